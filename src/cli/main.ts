@@ -1,0 +1,43 @@
+/**
+ * Entry of `kubemaint`. Each subcommand lives in its own file under `commands/` and registers
+ * itself here; this file only wires them and maps errors to exit codes.
+ */
+import { Command, CommanderError } from 'commander';
+import { KubemaintError, exitCodeOf } from '../errors.js';
+import { EXIT } from '../core/exit-codes.js';
+import { VERSION } from '../version.js';
+import { registerCommands } from './commands/index.js';
+
+export function buildProgram(): Command {
+  const program = new Command('kubemaint')
+    .description(
+      'Keep a Kubernetes fleet patched: detect nodes that need a reboot or a kubelet upgrade,\n' +
+        'ask people for approval, drain and reboot inside maintenance windows, prove each node came back.',
+    )
+    .version(VERSION, '-V, --version', 'print the version and exit')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  registerCommands(program);
+  return program;
+}
+
+export function reportError(error: unknown): number {
+  if (error instanceof CommanderError) {
+    // Commander already printed its message (or the help/version text).
+    return error.exitCode === 0 ? EXIT.ok : EXIT.config;
+  }
+  if (error instanceof KubemaintError) {
+    process.stderr.write(`error: ${error.message}\n`);
+    if (error.hint) process.stderr.write(`hint: ${error.hint}\n`);
+    return exitCodeOf(error);
+  }
+  const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  process.stderr.write(`unexpected error: ${message}\n`);
+  return EXIT.unexpected;
+}
+
+try {
+  await buildProgram().parseAsync(process.argv);
+} catch (error) {
+  process.exitCode = reportError(error);
+}

@@ -1,0 +1,91 @@
+/**
+ * The maintenance request: the one record kubemaint keeps per node, stored as JSON in the Node's
+ * `kubemaint.io/request` annotation (DESIGN §3, §4). Every part reads and writes this shape; the
+ * state machine that moves it lives in `approval.ts`. Pure types and constants only.
+ */
+
+/** What a request does to its node. */
+export type Action = 'reboot' | 'upgrade';
+
+/** DESIGN §4: proposed → approved → running → verifying → done, or one of the end states. */
+export const ACTIVE_STATES = ['proposed', 'approved', 'running', 'verifying'] as const;
+export const FINAL_STATES = ['done', 'rejected', 'expired', 'cancelled', 'failed'] as const;
+export type ActiveState = (typeof ACTIVE_STATES)[number];
+export type FinalState = (typeof FINAL_STATES)[number];
+export type RequestState = ActiveState | FinalState;
+
+/** An operator's answer to a stalled drain, read by the running executor. */
+export type DrainDecision = 'wait' | 'skip' | 'force';
+
+export interface Approval {
+  /** Who approved: a Slack user ID, `cli:<user>`, or `policy:<rule>` for auto-approval. */
+  by: string;
+  /** ISO-8601 instant. */
+  at: string;
+}
+
+export interface Transition {
+  from: RequestState | null;
+  to: RequestState;
+  at: string;
+  by: string;
+  note?: string;
+}
+
+/** Drain progress the executor writes so people can see where it is. */
+export interface DrainProgress {
+  total: number;
+  evicted: number;
+  /** Pods still in the way, `namespace/name`, each with why ("PDB payments-api allows 0 disruptions"). */
+  waitingOn: { pod: string; reason: string }[];
+  /** ISO instant since which the drain waits on the same blocker. */
+  stalledSince?: string;
+  message: string;
+}
+
+export interface MaintenanceRequest {
+  /** Stable short id, e.g. `r-7f3a9c`; unique per node and request. */
+  id: string;
+  node: string;
+  action: Action;
+  /** For upgrades: the kubelet version to reach, e.g. `v1.31.4`. */
+  targetVersion?: string;
+  state: RequestState;
+  /** Why it exists: "reboot-required label since …", "kubelet v1.29.8 behind apiserver v1.30.2". */
+  reason: string;
+  /** Who or what proposed it: `detector`, a Slack user ID, or `cli:<user>`. */
+  requestedBy: string;
+  createdAt: string;
+  updatedAt: string;
+  /** Shared by requests proposed together for the same reason. */
+  campaign?: string;
+  /** Pool the node belongs to (value of the configured pool label), for per-pool concurrency. */
+  pool?: string;
+  approvals: Approval[];
+  /** Why the request is not moving now (policy gates), refreshed every tick. */
+  blockedReasons?: string[];
+  /** Set when the executor starts: whether the node was already unschedulable before we touched it. */
+  wasCordoned?: boolean;
+  /** True once kubemaint (not someone else) cordoned the node. */
+  cordonedByUs?: boolean;
+  /** `status.nodeInfo.bootID` read before the host command was issued: the proof of a reboot. */
+  bootIdBefore?: string;
+  /** kubelet version read before an upgrade. */
+  kubeletVersionBefore?: string;
+  /** When the host command was issued; set once, never twice (invariant 5). */
+  hostCommandIssuedAt?: string;
+  /** Lease slot held while running, `kubemaint-slot-<i>`. */
+  slot?: string;
+  /** Executor Job name (deterministic per request). */
+  job?: string;
+  drain?: DrainProgress;
+  drainDecision?: { decision: DrainDecision; by: string; at: string };
+  /** Where the prompt lives in Slack, so replies thread under it and the prompt is edited in place. */
+  slack?: { channel: string; ts: string };
+  /** Human explanation of a failure, including the state the node was left in. */
+  failure?: string;
+  history: Transition[];
+}
+
+export const isActive = (state: RequestState): state is ActiveState =>
+  (ACTIVE_STATES as readonly string[]).includes(state);
