@@ -1,0 +1,81 @@
+/**
+ * Proof that a node came back (DESIGN §1 step 5). A reboot is proven by a bootID different from the one
+ * recorded before the host command, with the node Ready; an upgrade by the kubelet reporting the target
+ * version, Ready. Job success alone proves nothing: the Job's pod dies with its node.
+ * Pure: the caller passes the node's facts and `now`.
+ */
+import type { MaintenanceRequest } from './request.js';
+
+export interface NodeFacts {
+  ready: string;
+  bootId: string;
+  kubeletVersion: string;
+}
+
+export type VerifyOutcome =
+  | { result: 'proven'; proof: string }
+  | { result: 'waiting'; message: string }
+  | { result: 'failed'; message: string };
+
+/** `v1.31.4-eks-abc` and `1.31.4` name the same kubelet release. */
+const coreVersion = (version: string): string =>
+  /^v?(\d+\.\d+\.\d+)/.exec(version.trim())?.[1] ?? version.trim();
+
+export function verifyNode(
+  request: MaintenanceRequest,
+  node: NodeFacts | undefined,
+  verifyingSince: Date,
+  timeoutMs: number,
+  now: Date,
+): VerifyOutcome {
+  const waited = now.getTime() - verifyingSince.getTime();
+  const timedOut = waited > timeoutMs;
+  const minutes = Math.round(timeoutMs / 60_000);
+  if (!node) {
+    return timedOut
+      ? { result: 'failed', message: `node ${request.node} is gone from the cluster` }
+      : { result: 'waiting', message: `node ${request.node} is not listed` };
+  }
+  const state = describeNode(node);
+  if (request.action === 'reboot') {
+    if (!request.bootIdBefore) {
+      return {
+        result: 'failed',
+        message: 'no bootID was recorded before the reboot: cannot prove it',
+      };
+    }
+    const rebooted = node.bootId !== '' && node.bootId !== request.bootIdBefore;
+    if (rebooted && node.ready === 'True') {
+      return {
+        result: 'proven',
+        proof: `bootID ${short(request.bootIdBefore)} → ${short(node.bootId)}, Ready`,
+      };
+    }
+    const why = rebooted ? 'rebooted but not Ready yet' : 'bootID unchanged (not rebooted yet)';
+    return timedOut
+      ? { result: 'failed', message: `node did not come back within ${minutes}m: ${why}; ${state}` }
+      : { result: 'waiting', message: why };
+  }
+  const target = request.targetVersion ?? '';
+  const upgraded = coreVersion(node.kubeletVersion) === coreVersion(target);
+  if (upgraded && node.ready === 'True') {
+    return {
+      result: 'proven',
+      proof: `kubelet ${request.kubeletVersionBefore ?? '?'} → ${node.kubeletVersion}, Ready`,
+    };
+  }
+  const why = upgraded
+    ? 'kubelet upgraded but node not Ready yet'
+    : `kubelet still ${node.kubeletVersion}, want ${target}`;
+  return timedOut
+    ? { result: 'failed', message: `upgrade not proven within ${minutes}m: ${why}; ${state}` }
+    : { result: 'waiting', message: why };
+}
+
+/** One line people can act on: "node is NotReady (Ready=Unknown), bootID 1a2b3c, kubelet v1.30.2". */
+export function describeNode(node: NodeFacts): string {
+  const readiness = node.ready === 'True' ? 'Ready' : `NotReady (Ready=${node.ready})`;
+  return `node is ${readiness}, bootID ${short(node.bootId)}, kubelet ${node.kubeletVersion}`;
+}
+
+const short = (id: string): string => (id.length > 8 ? id.slice(0, 8) : id || '(none)');
