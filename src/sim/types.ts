@@ -71,6 +71,19 @@ export interface ListOptions {
   labelSelector?: string;
   /** `spec.nodeName=n1,status.phase!=Succeeded,metadata.name=x,metadata.namespace=y`. */
   fieldSelector?: string;
+  /** Page size for `listPage`; 0 or absent returns everything. */
+  limit?: number;
+  /** Opaque token from a previous page's `continue` (410 Expired once it falls out of history). */
+  continue?: string;
+}
+
+/** One page of a list, as the API's `<Kind>List` carries it. */
+export interface ListPage {
+  items: KObject[];
+  /** The store's resourceVersion when the page was served (watch from here). */
+  resourceVersion: string;
+  /** Set when more items follow: pass it back as `continue`. */
+  continue?: string;
 }
 
 export interface WriteOptions {
@@ -78,12 +91,25 @@ export interface WriteOptions {
   actor?: string;
   /** `dryRun=All`: validate and return the result, store nothing, emit no watch event. */
   dryRun?: boolean;
+  /** Subresource written, for the audit log (`status` also limits an update to the status). */
+  subresource?: string;
+  /** Audit verb when it is not the method's own (the API's PATCH is an update underneath). */
+  verb?: 'patch';
 }
+
+export type PropagationPolicy = 'Foreground' | 'Background' | 'Orphan';
 
 export interface DeleteOptions extends WriteOptions {
   /** Graceful deletion: objects with a grace period > 0 get deletionTimestamp and stay until finalized. */
   gracePeriodSeconds?: number;
   preconditions?: { uid?: string; resourceVersion?: string };
+  /**
+   * What should happen to dependents (objects whose ownerReferences name this one). The store leaves
+   * dependents alone and only records the policy (on the DELETED watch event and the audit entry);
+   * the sim's garbage collector acts on it. Absent: the kind's default (Orphan for batch/v1 Jobs,
+   * Background otherwise).
+   */
+  propagationPolicy?: PropagationPolicy;
 }
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
@@ -91,6 +117,8 @@ export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
 export interface WatchEvent {
   type: WatchEventType;
   object: KObject;
+  /** DELETED only: the effective propagation policy of the delete that removed the object. */
+  propagationPolicy?: PropagationPolicy;
 }
 
 /**
@@ -133,8 +161,13 @@ export interface AuditEntry {
   namespace?: string;
   name: string;
   actor: string;
-  /** The object after the write (a deep copy); for deletes, the last state. */
+  /**
+   * The object after the write; for deletes, the last state. Shared with the store's history (the
+   * store never mutates a stored object in place): read it, do not modify it.
+   */
   object: KObject;
+  /** Deletes only: the effective propagation policy. */
+  propagationPolicy?: PropagationPolicy;
 }
 
 /** In-process store API used by controllers. All methods are synchronous and return deep copies. */
@@ -169,6 +202,24 @@ export interface Store {
   watch(resource: ResourceKey, handler: (event: WatchEvent) => void): () => void;
   /** Every write so far, oldest first. */
   audit(): readonly AuditEntry[];
+  /** The global resourceVersion of the last write ("0" before any). */
+  resourceVersion(): string;
+  /**
+   * One page of a list in key order (namespace/name), O(log n + page). With `shared` the items are
+   * the stored objects themselves (no copy: for serializers that only read them).
+   */
+  listPage(resource: ResourceKey, options?: ListOptions, view?: { shared?: boolean }): ListPage;
+  /**
+   * Watch from a resourceVersion: replays the retained events after `sinceRv`, then follows live
+   * changes. Throws StatusError 410 Expired when `sinceRv` is older than the retained window.
+   * `sinceRv` undefined means "from now". With `shared`, events carry the stored objects (read-only).
+   */
+  watchFrom(
+    resource: ResourceKey,
+    sinceRv: string | undefined,
+    handler: (event: WatchEvent) => void,
+    options?: { shared?: boolean },
+  ): () => void;
 }
 
 /**

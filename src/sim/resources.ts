@@ -1,0 +1,250 @@
+/**
+ * The sim's resource registry: for every kind, what discovery advertises (group, version, plural,
+ * kind, scope, short names, subresources) and what the generic store does differently for it
+ * (defaults, validation, selectable fields, update/delete strategy). Adding a kind is one entry.
+ */
+import type { KObject, PropagationPolicy, ResourceKey } from './types.js';
+import type { StatusCause } from './status-errors.js';
+import {
+  asObj,
+  checkMicroTimes,
+  daemonSetDefaults,
+  deploymentDefaults,
+  eventsV1Validate,
+  jobDefaults,
+  jobValidate,
+  namespaceDefaults,
+  podDefaults,
+  podGracePeriod,
+  podValidate,
+  replicasDefaults,
+  secretDefaults,
+  workloadValidate,
+} from './resource-hooks.js';
+
+export type FieldGetter = (object: KObject) => string | undefined;
+
+export interface ResourceDef {
+  key: ResourceKey;
+  /** '' for the core group. */
+  group: string;
+  version: string;
+  plural: string;
+  singular: string;
+  kind: string;
+  namespaced: boolean;
+  shortNames: readonly string[];
+  categories: readonly string[];
+  /** Subresources served under `<plural>/<name>/<sub>`: `status`, `eviction`, `binding`. */
+  subresources: readonly string[];
+  /** Extra selectable fields beyond metadata.name/metadata.namespace. */
+  fields: Readonly<Record<string, FieldGetter>>;
+  /** PUT without metadata.resourceVersion is allowed (false for Leases: 422). @default true */
+  unconditionalUpdate: boolean;
+  /** PUT of a missing object creates it (Leases). @default false */
+  createOnUpdate: boolean;
+  /** Defaults applied on create (after uid/name are set). */
+  defaults?: (object: KObject) => void;
+  /** Field errors on create and update (422 Invalid). May throw a 400 for undecodable values. */
+  validate?: (object: KObject) => StatusCause[];
+  /** Seconds until a deleted object is removed; 0 removes it at once. @default 0 */
+  gracePeriod?: (object: KObject, requested: number | undefined) => number;
+  /** What a DELETE without propagationPolicy means for dependents. @default 'Background' */
+  defaultPropagation: PropagationPolicy;
+}
+
+const path =
+  (...parts: string[]): FieldGetter =>
+  (o) => {
+    let v: unknown = o;
+    for (const p of parts) v = asObj(v)[p];
+    if (v === undefined || v === null) return undefined;
+    return typeof v === 'string' ? v : JSON.stringify(v);
+  };
+
+const refFields = (prefix: string): Record<string, FieldGetter> =>
+  Object.fromEntries(
+    ['kind', 'namespace', 'name', 'uid', 'apiVersion', 'resourceVersion', 'fieldPath'].map((f) => [
+      `${prefix}.${f}`,
+      path(prefix, f),
+    ]),
+  );
+
+type DefInput = Pick<ResourceDef, 'group' | 'plural' | 'kind'> & Partial<ResourceDef>;
+
+function def(input: DefInput): ResourceDef {
+  return {
+    key: input.group === '' ? input.plural : `${input.plural}.${input.group}`,
+    version: 'v1',
+    singular: input.kind.toLowerCase(),
+    namespaced: true,
+    shortNames: [],
+    categories: [],
+    subresources: [],
+    fields: {},
+    unconditionalUpdate: true,
+    createOnUpdate: false,
+    defaultPropagation: 'Background',
+    ...input,
+  };
+}
+
+const workload = { categories: ['all'], subresources: ['status'], validate: workloadValidate };
+
+const DEFS: readonly ResourceDef[] = [
+  def({
+    group: '',
+    plural: 'namespaces',
+    kind: 'Namespace',
+    namespaced: false,
+    shortNames: ['ns'],
+    subresources: ['status'],
+    defaults: namespaceDefaults,
+    fields: { 'status.phase': path('status', 'phase') },
+  }),
+  def({
+    group: '',
+    plural: 'nodes',
+    kind: 'Node',
+    namespaced: false,
+    shortNames: ['no'],
+    subresources: ['status'],
+    fields: { 'spec.unschedulable': (o) => (asObj(o.spec)['unschedulable'] ? 'true' : 'false') },
+  }),
+  def({
+    group: '',
+    plural: 'pods',
+    kind: 'Pod',
+    shortNames: ['po'],
+    categories: ['all'],
+    subresources: ['status', 'eviction', 'binding'],
+    defaults: podDefaults,
+    validate: podValidate,
+    gracePeriod: podGracePeriod,
+    fields: {
+      'spec.nodeName': path('spec', 'nodeName'),
+      'spec.restartPolicy': path('spec', 'restartPolicy'),
+      'spec.schedulerName': path('spec', 'schedulerName'),
+      'spec.serviceAccountName': path('spec', 'serviceAccountName'),
+      'spec.hostNetwork': (o) => (asObj(o.spec)['hostNetwork'] ? 'true' : 'false'),
+      'status.phase': path('status', 'phase'),
+      'status.podIP': path('status', 'podIP'),
+      'status.nominatedNodeName': path('status', 'nominatedNodeName'),
+    },
+  }),
+  def({
+    group: '',
+    plural: 'events',
+    kind: 'Event',
+    shortNames: ['ev'],
+    validate: (o) => (checkMicroTimes(o, ['eventTime']), []),
+    fields: {
+      ...refFields('involvedObject'),
+      reason: path('reason'),
+      reportingComponent: path('reportingComponent'),
+      source: path('source', 'component'),
+      type: path('type'),
+    },
+  }),
+  def({ group: '', plural: 'configmaps', kind: 'ConfigMap', shortNames: ['cm'] }),
+  def({
+    group: '',
+    plural: 'secrets',
+    kind: 'Secret',
+    defaults: secretDefaults,
+    fields: { type: path('type') },
+  }),
+  def({ group: '', plural: 'serviceaccounts', kind: 'ServiceAccount', shortNames: ['sa'] }),
+  def({
+    group: 'policy',
+    plural: 'poddisruptionbudgets',
+    kind: 'PodDisruptionBudget',
+    shortNames: ['pdb'],
+    subresources: ['status'],
+  }),
+  def({
+    group: 'coordination.k8s.io',
+    plural: 'leases',
+    kind: 'Lease',
+    unconditionalUpdate: false,
+    createOnUpdate: true,
+    validate: (o) => (checkMicroTimes(o, ['spec.acquireTime', 'spec.renewTime']), []),
+  }),
+  def({
+    group: 'batch',
+    plural: 'jobs',
+    kind: 'Job',
+    categories: ['all'],
+    subresources: ['status'],
+    defaults: jobDefaults,
+    validate: jobValidate,
+    // batch/v1 Jobs orphan their pods unless told otherwise (pkg/registry/batch/job/storage).
+    defaultPropagation: 'Orphan',
+  }),
+  def({
+    group: 'apps',
+    plural: 'deployments',
+    kind: 'Deployment',
+    shortNames: ['deploy'],
+    ...workload,
+    defaults: deploymentDefaults,
+  }),
+  def({
+    group: 'apps',
+    plural: 'replicasets',
+    kind: 'ReplicaSet',
+    shortNames: ['rs'],
+    ...workload,
+    defaults: replicasDefaults,
+  }),
+  def({
+    group: 'apps',
+    plural: 'daemonsets',
+    kind: 'DaemonSet',
+    shortNames: ['ds'],
+    ...workload,
+    defaults: daemonSetDefaults,
+  }),
+  def({
+    group: 'apps',
+    plural: 'statefulsets',
+    kind: 'StatefulSet',
+    shortNames: ['sts'],
+    ...workload,
+    defaults: replicasDefaults,
+  }),
+  def({
+    group: 'events.k8s.io',
+    plural: 'events',
+    kind: 'Event',
+    shortNames: ['ev'],
+    validate: (o) => (checkMicroTimes(o, ['eventTime']), eventsV1Validate(o)),
+    fields: {
+      ...refFields('regarding'),
+      reason: path('reason'),
+      reportingController: path('reportingController'),
+      type: path('type'),
+    },
+  }),
+];
+
+const BY_KEY = new Map(DEFS.map((d) => [d.key, d]));
+
+export const allResources = (): readonly ResourceDef[] => DEFS;
+
+export const resourceDef = (key: ResourceKey): ResourceDef | undefined => BY_KEY.get(key);
+
+export const apiVersionOf = (d: Pick<ResourceDef, 'group' | 'version'>): string =>
+  d.group === '' ? d.version : `${d.group}/${d.version}`;
+
+/** The fields a resource's field selector accepts. */
+export function fieldGetter(d: ResourceDef, field: string): FieldGetter | undefined {
+  if (field === 'metadata.name') return (o) => o.metadata.name;
+  if (field === 'metadata.namespace' && d.namespaced) return (o) => o.metadata.namespace;
+  return d.fields[field];
+}
+
+/** Looks a resource up by group/version/plural, as URL paths name it. */
+export function resourceByPath(group: string, version: string, plural: string) {
+  return DEFS.find((d) => d.group === group && d.version === version && d.plural === plural);
+}

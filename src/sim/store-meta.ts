@@ -1,0 +1,94 @@
+/**
+ * Object metadata rules of the generic registry: name and label validation, `generateName`
+ * suffixes, timestamps at the apiserver's precision, and the structural helpers (copy, equality,
+ * "did the spec change") the store uses to decide on generation bumps and no-op writes.
+ */
+import { randomInt } from 'node:crypto';
+import type { KObject } from './types.js';
+import type { StatusCause } from './status-errors.js';
+
+/** Objects are plain JSON; a JSON round trip also drops `undefined` fields as the wire would. */
+export const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    return a.length === b.length && a.every((v, i) => deepEqual(v, b[i]));
+  }
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  const keys = Object.keys(ao).filter((k) => ao[k] !== undefined);
+  if (keys.length !== Object.keys(bo).filter((k) => bo[k] !== undefined).length) return false;
+  return keys.every((k) => deepEqual(ao[k], bo[k]));
+}
+
+/** Everything but metadata/status/type info: what a `generation` bump tracks. */
+export function specChanged(before: KObject, after: KObject): boolean {
+  const strip = (o: KObject) => {
+    const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = o;
+    return rest;
+  };
+  return !deepEqual(strip(before), strip(after));
+}
+
+/** RFC 3339 with seconds precision, as `metav1.Time` serializes. */
+export const formatTime = (at: Date): string => at.toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+// k8s.io/apiserver/pkg/storage/names: 5 characters from an alphabet without vowels or look-alikes.
+const SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+
+export function generateName(prefix: string): string {
+  let suffix = '';
+  for (let i = 0; i < 5; i++) suffix += SUFFIX_ALPHABET[randomInt(SUFFIX_ALPHABET.length)];
+  return `${prefix.slice(0, 58)}${suffix}`;
+}
+
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const LABEL_KEY =
+  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+
+export function validateName(name: string, dnsLabel: boolean): StatusCause[] {
+  const ok = dnsLabel
+    ? DNS_LABEL.test(name) && name.length <= 63
+    : DNS_SUBDOMAIN.test(name) && name.length <= 253;
+  if (ok) return [];
+  const rule = dnsLabel
+    ? "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (at most 63 characters)"
+    : "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (at most 253 characters)";
+  return [
+    {
+      reason: 'FieldValueInvalid',
+      field: 'metadata.name',
+      message: `Invalid value: ${JSON.stringify(name)}: ${rule}`,
+    },
+  ];
+}
+
+export function validateLabels(labels: unknown): StatusCause[] {
+  if (labels === undefined || labels === null) return [];
+  if (typeof labels !== 'object' || Array.isArray(labels)) {
+    return [{ reason: 'FieldValueInvalid', field: 'metadata.labels', message: 'must be a map' }];
+  }
+  const causes: StatusCause[] = [];
+  for (const [key, value] of Object.entries(labels as Record<string, unknown>)) {
+    if (!LABEL_KEY.test(key) || key.split('/').pop()!.length > 63) {
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field: 'metadata.labels',
+        message: `Invalid value: ${JSON.stringify(key)}: name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`,
+      });
+    }
+    if (typeof value !== 'string' || !LABEL_VALUE.test(value) || value.length > 63) {
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field: 'metadata.labels',
+        message: `Invalid value: ${JSON.stringify(value)}: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (at most 63 characters)`,
+      });
+    }
+  }
+  return causes;
+}
