@@ -1,0 +1,74 @@
+/**
+ * Retry with exponential backoff and full jitter, for what is safe to repeat: reads, and any call that
+ * failed with `throttled` (429, including API Priority & Fairness) or `unavailable` (5xx, network).
+ * Conflicts are never retried here: the caller must re-read and decide again, which is the whole
+ * point of a conditional write. A PDB refusal (429 with a DisruptionBudget cause) is not retried here
+ * either: the drain owns that loop, because it reports what it waits on.
+ */
+import { isKubeError, translate, type KubeError } from './errors.js';
+
+export interface RetryPolicy {
+  /** Attempts in total, the first included. @default 5 */
+  attempts: number;
+  /** First backoff ceiling; doubles per attempt. @default 200 */
+  baseMs: number;
+  /** Backoff ceiling. @default 10_000 */
+  maxMs: number;
+  /** Injectable for tests: returns [0, 1). */
+  random: () => number;
+  sleep: (ms: number) => Promise<void>;
+}
+
+export const defaultSleep = (ms: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, ms));
+
+export const DEFAULT_RETRY: RetryPolicy = {
+  attempts: 5,
+  baseMs: 200,
+  maxMs: 10_000,
+  random: Math.random,
+  sleep: defaultSleep,
+};
+
+/** A PDB refusal is a decision of the cluster, not overload: retrying it blindly hides why we wait. */
+export const isDisruptionBudgetRefusal = (error: KubeError): boolean =>
+  error.kind === 'throttled' && error.causes.some((c) => c.reason === 'DisruptionBudget');
+
+export function isRetryable(error: unknown): boolean {
+  if (!isKubeError(error)) return false;
+  if (error.kind === 'unavailable') return true;
+  return error.kind === 'throttled' && !isDisruptionBudgetRefusal(error);
+}
+
+/** Delay before attempt `attempt + 1`: Retry-After when the server named one, else jittered backoff. */
+export function backoffMs(policy: RetryPolicy, attempt: number, error: KubeError): number {
+  if (error.retryAfterMs !== undefined) return Math.min(error.retryAfterMs, policy.maxMs * 3);
+  const ceiling = Math.min(policy.maxMs, policy.baseMs * 2 ** attempt);
+  return Math.floor(policy.random() * ceiling);
+}
+
+/** Run `call`, translating its errors, retrying the retryable ones. */
+export async function withRetry<T>(
+  action: string,
+  call: () => Promise<T>,
+  policy: RetryPolicy = DEFAULT_RETRY,
+): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await call();
+    } catch (raw) {
+      const error = translate(raw, action);
+      if (!isRetryable(error) || attempt + 1 >= policy.attempts) throw error;
+      await policy.sleep(backoffMs(policy, attempt, error));
+    }
+  }
+}
+
+/** Translate without retrying: for writes whose repetition the caller must decide on. */
+export async function once<T>(action: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (raw) {
+    throw translate(raw, action);
+  }
+}

@@ -1,0 +1,210 @@
+/**
+ * The executor Job's step sequence (DESIGN §1 step 4): check the request → take a slot → mark the
+ * request running → cordon → drain → record the bootID → mark the host command issued → issue it.
+ * Every step reads the cluster first, so a re-run after a crash resumes where the last run stopped, and
+ * the host command is guarded by `hostCommandIssuedAt`, written with a conditional write BEFORE the
+ * command runs: a re-run never issues it twice (invariant 5). Returns an exit code, never exits.
+ */
+import { EXIT, type ExitCode } from '../../core/exit-codes.js';
+import { KubemaintError } from '../../errors.js';
+import type { Logger } from '../../log.js';
+import type { Clock, EventsPort, HostPort, LeasesPort, NodesPort, PodsPort } from '../ports.js';
+import { cordon } from './cordon.js';
+import { drainNode, type DrainReport } from './drain.js';
+import { finishBlocked, issueHostCommand } from './executor-finish.js';
+import { rebootActions, upgradeActions, type HostAction } from './host.js';
+import { checkRequest, RequestHandle, transition } from './request-state.js';
+import { settingsForSlots } from './settings.js';
+import type { ExecutorSettings } from './settings.js';
+import { acquireSlot, holderOf, keepRenewing, parseHolder } from './slots.js';
+import { throttled } from './throttle.js';
+
+export interface ExecutorPorts {
+  nodes: NodesPort;
+  pods: PodsPort;
+  leases: LeasesPort;
+  events: EventsPort;
+  host: HostPort;
+  clock: Clock;
+  log: Logger;
+}
+
+export interface ExecutorInput {
+  node: string;
+  requestId: string;
+  settings: ExecutorSettings;
+  /** The executor's own pod, `namespace/name` (from the downward API). */
+  selfPod?: string;
+  /** The Job running us, recorded on the request. */
+  job?: string;
+}
+
+export interface ExecutorOutcome {
+  exitCode: ExitCode;
+  message: string;
+  drain?: DrainReport;
+}
+
+const outcome = (exitCode: ExitCode, message: string, drain?: DrainReport): ExecutorOutcome => ({
+  exitCode,
+  message,
+  ...(drain ? { drain } : {}),
+});
+
+export async function runExecutor(
+  ports: ExecutorPorts,
+  input: ExecutorInput,
+): Promise<ExecutorOutcome> {
+  const { nodes, clock, log } = ports;
+  const node = await nodes.getNode(input.node);
+  const checked = checkRequest(node, input.node, input.requestId);
+  if (!checked.ok) return outcome(EXIT.requestInvalid, checked.why);
+  const request = checked.request;
+  if (request.hostCommandIssuedAt) {
+    return outcome(
+      EXIT.ok,
+      `host command already issued at ${request.hostCommandIssuedAt}; nothing to do`,
+    );
+  }
+  if (request.state !== 'approved' && request.state !== 'running') {
+    return outcome(EXIT.requestInvalid, `request ${request.id} is ${request.state}, not approved`);
+  }
+  // Decide the host actions before touching anything: a bad version or template changes nothing.
+  let actions: HostAction[];
+  try {
+    actions =
+      request.action === 'upgrade'
+        ? upgradeActions(input.settings, request.targetVersion)
+        : rebootActions(input.settings);
+  } catch (error) {
+    if (error instanceof KubemaintError && error.code === 'request_invalid') {
+      return outcome(EXIT.requestInvalid, error.message);
+    }
+    throw error;
+  }
+
+  const slots = settingsForSlots(input.settings);
+  const holder = holderOf(input.node, request.id);
+  const slotDeps = {
+    leases: ports.leases,
+    clock,
+    isHolderLive: async (other: string) => {
+      const parsed = parseHolder(other);
+      if (!parsed) return false;
+      return checkRequest(await nodes.getNode(parsed.node), parsed.node, parsed.requestId).ok;
+    },
+  };
+  const slot = await acquireSlot(slotDeps, slots, holder);
+  if (!slot)
+    return outcome(EXIT.noSlot, `all ${slots.concurrency} slots are held; nothing was changed`);
+  log.info({ node: input.node, request: request.id, slot: slot.name }, 'slot acquired');
+
+  const lost = new AbortController();
+  const renewing = keepRenewing(slotDeps, slots, slot, (why) => {
+    log.error({ node: input.node, why }, 'slot lost');
+    lost.abort(why);
+  });
+  try {
+    return await runSteps(ports, input, new RequestHandle(nodes, clock, node!, request), {
+      slotName: slot.name,
+      holder,
+      actions,
+      lost: lost.signal,
+    });
+  } finally {
+    renewing.stop();
+  }
+}
+
+interface StepContext {
+  slotName: string;
+  holder: string;
+  actions: HostAction[];
+  lost: AbortSignal;
+}
+
+async function runSteps(
+  ports: ExecutorPorts,
+  input: ExecutorInput,
+  handle: RequestHandle,
+  ctx: StepContext,
+): Promise<ExecutorOutcome> {
+  const { nodes, events, clock, log } = ports;
+  const first = handle.request.state === 'approved';
+  // wasCordoned and cordonedByUs are written BEFORE cordoning: a crash right after the cordon must
+  // not make a re-run believe someone else cordoned the node (it would then never be uncordoned).
+  await handle.update((r, now) => {
+    const started = transition(r, 'running', now, `executor started (slot ${ctx.slotName})`);
+    const wasCordoned = r.wasCordoned ?? handle.node.unschedulable;
+    return {
+      ...started,
+      slot: ctx.slotName,
+      ...(input.job ? { job: input.job } : {}),
+      wasCordoned,
+      cordonedByUs: r.cordonedByUs ?? !wasCordoned,
+    };
+  });
+  const ref = { name: handle.node.name, uid: handle.node.uid };
+  if (first) {
+    await events.recordNodeEvent(ref, {
+      reason: 'KubemaintStarted',
+      message: `request ${handle.request.id} (${handle.request.action}) running in slot ${ctx.slotName}`,
+      type: 'Normal',
+    });
+  }
+  if (!handle.node.unschedulable) {
+    handle.node = await cordon(nodes, handle.node);
+    await events.recordNodeEvent(ref, {
+      reason: 'KubemaintCordoned',
+      message: 'node cordoned',
+      type: 'Normal',
+    });
+  }
+
+  await events.recordNodeEvent(ref, {
+    reason: 'KubemaintDraining',
+    message: 'draining the node',
+    type: 'Normal',
+  });
+  const progress = throttled(
+    async (drain: NonNullable<typeof handle.request.drain>) => {
+      await handle.update((r) => ({ ...r, drain }));
+    },
+    input.settings.progressIntervalMs,
+    clock,
+    (error) => log.warn({ err: error }, 'could not write drain progress'),
+  );
+  const report = await drainNode(
+    { pods: ports.pods, clock },
+    {
+      node: input.node,
+      settings: input.settings.drain,
+      ...(input.selfPod ? { selfPod: input.selfPod } : {}),
+    },
+    {
+      onProgress: (p) => progress.push(p),
+      decision: async () => (await handle.refresh()).drainDecision?.decision,
+      log,
+    },
+  );
+  progress.push(report.progress);
+  await progress.flush();
+  log.info(
+    { node: input.node, outcome: report.outcome, message: report.message },
+    'drain finished',
+  );
+  if (report.outcome !== 'drained') {
+    return finishBlocked(ports, input, handle, ctx, report);
+  }
+  await events.recordNodeEvent(ref, {
+    reason: 'KubemaintDrained',
+    message: report.message,
+    type: 'Normal',
+  });
+  if (ctx.lost.aborted) {
+    throw new KubemaintError('unexpected', `lost slot ${ctx.slotName} before the host command`, {
+      hint: 'lock.ttl may be shorter than a drain takes; the request was left running for the tick',
+    });
+  }
+  return issueHostCommand(ports, handle, ctx.actions, report);
+}

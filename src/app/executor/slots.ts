@@ -1,0 +1,208 @@
+/**
+ * Lock slots: Leases `kubemaint-slot-0 … kubemaint-slot-<concurrency-1>` in the kubemaint namespace.
+ * A slot is taken with a conditional write (create, or replace at the resourceVersion read), so two
+ * executors can never both hold one: the loser gets a conflict and moves on. A slot is free when its
+ * holder is empty, its lease expired (not renewed within its duration), or its holder is stale (the
+ * holder's node is gone, or that node's request is not the holder's active request any more).
+ * Holder identity: `<node>/<requestId>`, the same string the control plane's SlotView shows.
+ */
+import { KubemaintError } from '../../errors.js';
+import { slotName } from '../../core/names.js';
+import type { Clock, LeaseInfo, LeaseRecord, LeasesPort } from '../ports.js';
+
+export const holderOf = (node: string, requestId: string): string => `${node}/${requestId}`;
+
+export function parseHolder(holder: string): { node: string; requestId: string } | undefined {
+  const slash = holder.lastIndexOf('/');
+  return slash > 0
+    ? { node: holder.slice(0, slash), requestId: holder.slice(slash + 1) }
+    : undefined;
+}
+
+export interface SlotConfig {
+  namespace: string;
+  concurrency: number;
+  ttlMs: number;
+}
+
+export interface SlotDeps {
+  leases: LeasesPort;
+  clock: Clock;
+  /** Whether the holder still has a reason to hold (its node exists with that request active). */
+  isHolderLive: (holder: string) => Promise<boolean>;
+}
+
+export interface HeldSlot {
+  name: string;
+  holder: string;
+  lease: LeaseInfo;
+}
+
+const isConflict = (error: unknown): boolean =>
+  error instanceof KubemaintError && error.code === 'conflict';
+
+export function isExpired(lease: LeaseInfo, now: Date): boolean {
+  const renewed = lease.renewedAt ?? lease.acquiredAt;
+  if (!renewed) return true;
+  return renewed.getTime() + lease.durationSeconds * 1_000 <= now.getTime();
+}
+
+function record(
+  holder: string,
+  ttlMs: number,
+  now: Date,
+  acquiredAt: Date,
+  transitions: number,
+): LeaseRecord {
+  return {
+    holder,
+    durationSeconds: Math.ceil(ttlMs / 1_000),
+    acquiredAt,
+    renewedAt: now,
+    transitions,
+  };
+}
+
+/** Why `lease` may be taken now, or undefined when it is someone's and still valid. */
+async function freeReason(
+  deps: SlotDeps,
+  lease: LeaseInfo,
+  now: Date,
+): Promise<string | undefined> {
+  if (lease.holder === '') return 'free';
+  if (isExpired(lease, now)) return `expired (held by ${lease.holder})`;
+  if (!(await deps.isHolderLive(lease.holder))) return `stale (held by ${lease.holder})`;
+  return undefined;
+}
+
+/**
+ * Take a slot for `holder`, or return undefined when every slot is validly held by someone else.
+ * A slot this holder already has (a re-run of the same request) is renewed, never doubled.
+ */
+export async function acquireSlot(
+  deps: SlotDeps,
+  config: SlotConfig,
+  holder: string,
+): Promise<HeldSlot | undefined> {
+  const names = Array.from({ length: config.concurrency }, (_, i) => slotName(i));
+  const seen = new Map<string, LeaseInfo | undefined>();
+  for (const name of names) seen.set(name, await deps.leases.getLease(config.namespace, name));
+  for (const [name, lease] of seen) {
+    if (lease?.holder === holder) {
+      const renewed = await renewSlot(deps, config, { name, holder, lease });
+      if (renewed) return renewed;
+    }
+  }
+  for (const [name, lease] of seen) {
+    const now = deps.clock.now();
+    try {
+      if (!lease) {
+        const created = await deps.leases.createLease(
+          config.namespace,
+          name,
+          record(holder, config.ttlMs, now, now, 0),
+        );
+        return { name, holder, lease: created };
+      }
+      if ((await freeReason(deps, lease, now)) === undefined) continue;
+      const taken = await deps.leases.replaceLease(
+        config.namespace,
+        name,
+        lease.resourceVersion,
+        record(holder, config.ttlMs, now, now, lease.transitions + 1),
+      );
+      return { name, holder, lease: taken };
+    } catch (error) {
+      if (!isConflict(error)) throw error;
+      // Another executor took it between our read and our write: try the next slot.
+    }
+  }
+  return undefined;
+}
+
+/** Extend the lease; undefined when it is no longer ours (someone reclaimed it). */
+export async function renewSlot(
+  deps: Pick<SlotDeps, 'leases' | 'clock'>,
+  config: SlotConfig,
+  slot: HeldSlot,
+): Promise<HeldSlot | undefined> {
+  let lease: LeaseInfo | undefined = slot.lease;
+  for (let attempt = 0; attempt < 5 && lease; attempt++) {
+    if (lease.holder !== slot.holder) return undefined;
+    const now = deps.clock.now();
+    try {
+      const renewed = await deps.leases.replaceLease(
+        config.namespace,
+        slot.name,
+        lease.resourceVersion,
+        record(slot.holder, config.ttlMs, now, lease.acquiredAt ?? now, lease.transitions),
+      );
+      return { ...slot, lease: renewed };
+    } catch (error) {
+      if (!isConflict(error)) throw error;
+      lease = await deps.leases.getLease(config.namespace, slot.name);
+    }
+  }
+  return undefined;
+}
+
+/** Give the slot back (holder emptied), unless someone else holds it by now. */
+export async function releaseSlot(
+  deps: Pick<SlotDeps, 'leases' | 'clock'>,
+  config: SlotConfig,
+  name: string,
+  holder: string,
+): Promise<boolean> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const lease = await deps.leases.getLease(config.namespace, name);
+    if (!lease || lease.holder !== holder) return false;
+    const now = deps.clock.now();
+    try {
+      await deps.leases.replaceLease(config.namespace, name, lease.resourceVersion, {
+        holder: '',
+        durationSeconds: 1,
+        acquiredAt: lease.acquiredAt ?? now,
+        renewedAt: now,
+        transitions: lease.transitions,
+      });
+      return true;
+    } catch (error) {
+      if (!isConflict(error)) throw error;
+    }
+  }
+  return false;
+}
+
+/**
+ * Renew every `ttl/3` until stopped; `onLost` runs once if the slot stops being ours, so the caller
+ * can stop before doing anything disruptive without it.
+ */
+export function keepRenewing(
+  deps: Pick<SlotDeps, 'leases' | 'clock'>,
+  config: SlotConfig,
+  slot: HeldSlot,
+  onLost: (why: string) => void,
+): { stop: () => void; current: () => HeldSlot } {
+  const stopped = new AbortController();
+  let held = slot;
+  const loop = async (): Promise<void> => {
+    while (!stopped.signal.aborted) {
+      await deps.clock.sleep(Math.max(100, config.ttlMs / 3), stopped.signal);
+      if (stopped.signal.aborted) return;
+      try {
+        const renewed = await renewSlot(deps, config, held);
+        if (!renewed) return onLost(`slot ${slot.name} was taken by someone else`);
+        held = renewed;
+      } catch (error) {
+        // A failed renewal is not yet a lost slot: the lease is valid until its duration passes.
+        if (isExpired(held.lease, deps.clock.now())) {
+          return onLost(
+            `slot ${slot.name} expired: ${error instanceof Error ? error.message : ''}`,
+          );
+        }
+      }
+    }
+  };
+  void loop();
+  return { stop: () => stopped.abort(), current: () => held };
+}

@@ -1,0 +1,157 @@
+/**
+ * Ports the app layer uses to reach the cluster and the host: plain views in, plain views out, no SDK
+ * types. The kube adapter implements them over the real API (and so over the sim); test/fakes holds
+ * in-memory versions that record what happened. Errors: a conditional write that lost its race throws
+ * a KubemaintError with code `conflict`; a missing object is `undefined`, not an error.
+ */
+
+/** The facts of one Node the executor reads and writes. */
+export interface NodeInfo {
+  name: string;
+  uid: string;
+  resourceVersion: string;
+  unschedulable: boolean;
+  bootId: string;
+  kubeletVersion: string;
+  /** Ready condition status: 'True' | 'False' | 'Unknown' (missing counts as 'Unknown'). */
+  ready: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+}
+
+export interface OwnerRef {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  controller: boolean;
+}
+
+/** The facts of one Pod the drain needs: identity, ownership, storage, lifecycle. */
+export interface PodInfo {
+  namespace: string;
+  name: string;
+  uid: string;
+  nodeName: string;
+  phase: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  owners: OwnerRef[];
+  hasEmptyDir: boolean;
+  /** Set once the pod is terminating. */
+  deletionTimestamp?: Date;
+}
+
+export interface PodWatchEvent {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  pod: PodInfo;
+}
+
+/** The outcome of one eviction request; refusals are values because the drain reports them. */
+export type EvictionResult =
+  | { outcome: 'evicting' }
+  | { outcome: 'gone' }
+  /** 429: a PDB (reason DisruptionBudget) or overload; retry after `retryAfterMs` when given. */
+  | { outcome: 'refused'; message: string; pdbBlocked: boolean; retryAfterMs?: number }
+  /** Anything that retrying will not fix (500 several PDBs, 403, 422). */
+  | { outcome: 'failed'; message: string };
+
+export interface NodesPort {
+  getNode(name: string): Promise<NodeInfo | undefined>;
+  /**
+   * Merge-patch labels and annotations (null deletes a key), conditional on `resourceVersion`:
+   * a stale one throws a `conflict` KubemaintError. Returns the node as written.
+   */
+  writeNodeMeta(
+    name: string,
+    resourceVersion: string,
+    meta: { labels?: Record<string, string | null>; annotations?: Record<string, string | null> },
+  ): Promise<NodeInfo>;
+  /** Cordon (true) or uncordon (false; sends null so the field is removed, as kubectl does). */
+  setUnschedulable(name: string, unschedulable: boolean): Promise<NodeInfo>;
+}
+
+export interface PodsPort {
+  /** Every pod bound to the node (fieldSelector spec.nodeName), paginated, narrowed by `labelSelector`. */
+  listPodsOnNode(node: string, labelSelector?: string): Promise<PodInfo[]>;
+  evictPod(
+    pod: { namespace: string; name: string; uid: string },
+    options: { gracePeriodSeconds?: number; dryRun?: boolean },
+  ): Promise<EvictionResult>;
+  /** DELETE with a UID precondition (a same-name replacement is never deleted); gone is not an error. */
+  deletePod(
+    pod: { namespace: string; name: string; uid: string },
+    options: { gracePeriodSeconds?: number },
+  ): Promise<void>;
+  /**
+   * Watch pods on the node; `handler` gets every change, `onEnd` when the stream ends for any reason
+   * (the caller decides whether to resync and re-watch). Returns a stop function.
+   */
+  watchPodsOnNode(
+    node: string,
+    handler: (event: PodWatchEvent) => void,
+    onEnd: (error?: unknown) => void,
+  ): Promise<() => void>;
+}
+
+/** A coordination.k8s.io/v1 Lease as the slots see it. */
+export interface LeaseInfo {
+  name: string;
+  resourceVersion: string;
+  /** Empty when free. */
+  holder: string;
+  durationSeconds: number;
+  acquiredAt?: Date;
+  renewedAt?: Date;
+  transitions: number;
+}
+
+export interface LeaseRecord {
+  holder: string;
+  durationSeconds: number;
+  acquiredAt: Date;
+  renewedAt: Date;
+  transitions: number;
+}
+
+export interface LeasesPort {
+  getLease(namespace: string, name: string): Promise<LeaseInfo | undefined>;
+  /** Create; AlreadyExists throws a `conflict` KubemaintError (someone else created it first). */
+  createLease(namespace: string, name: string, record: LeaseRecord): Promise<LeaseInfo>;
+  /** Replace, conditional on `resourceVersion` (a stale one throws `conflict`). */
+  replaceLease(
+    namespace: string,
+    name: string,
+    resourceVersion: string,
+    record: LeaseRecord,
+  ): Promise<LeaseInfo>;
+}
+
+export interface NodeEvent {
+  reason: string;
+  message: string;
+  type: 'Normal' | 'Warning';
+}
+
+export interface EventsPort {
+  /** A core/v1 Event on the Node (namespace `default`). Never throws: Events are best effort. */
+  recordNodeEvent(node: { name: string; uid: string }, event: NodeEvent): Promise<void>;
+}
+
+export interface HostResult {
+  exitCode: number;
+  /** The last lines of stderr, for the failure report. */
+  stderr: string;
+}
+
+/** What runs on the host: the argv of a process, or a signal to a PID (the `signal` reboot method). */
+export interface HostPort {
+  run(argv: readonly string[]): Promise<HostResult>;
+  signal(pid: number, signal: number): void;
+}
+
+/** Time, injectable: the sim runs on a scaled clock, tests on a manual one. */
+export interface Clock {
+  now(): Date;
+  /** Resolves after `ms`, or early (without error) when `signal` aborts. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
