@@ -168,8 +168,8 @@ describe('propose', () => {
         message,
       ));
   }
-  it('accepts distribution-suffixed versions', () =>
-    ok(
+  it('accepts distribution-suffixed versions', () => {
+    const r = ok(
       propose(
         undefined,
         {
@@ -182,7 +182,9 @@ describe('propose', () => {
         },
         T0,
       ),
-    ));
+    );
+    assert.equal(r.targetVersion, 'v1.30.2-eks-a1b2c3');
+  });
 });
 
 describe('approve', () => {
