@@ -1,0 +1,155 @@
+/**
+ * The DaemonSet controller: one pod per eligible node (node selector and taints, with the tolerations
+ * the real controller adds: not-ready/unreachable NoExecute forever, unschedulable and pressure
+ * NoSchedule), pinned through required node affinity on `metadata.name` so the scheduler binds it even
+ * to a cordoned node. Pods on nodes that no longer qualify, or gone nodes, are deleted.
+ */
+import { R, type KObject } from '../types.js';
+import type { ControllerContext, Stop } from './context.js';
+import { podFromTemplate } from './pod-template.js';
+import { ownedPods } from './replicaset.js';
+import { isTolerated } from './selectors.js';
+import {
+  isPodActive,
+  isPodReady,
+  keyOf,
+  controllerRef,
+  podSpec,
+  splitKey,
+  type Taint,
+  type Toleration,
+} from './shapes.js';
+import { createWorkQueue } from './work-queue.js';
+
+const ACTOR = 'controller/daemonset';
+
+/** `pkg/controller/daemon/util/daemonset_util.go` AddOrUpdateDaemonPodTolerations. */
+export const DAEMON_TOLERATIONS: readonly Toleration[] = [
+  { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute' },
+  { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute' },
+  { key: 'node.kubernetes.io/disk-pressure', operator: 'Exists', effect: 'NoSchedule' },
+  { key: 'node.kubernetes.io/memory-pressure', operator: 'Exists', effect: 'NoSchedule' },
+  { key: 'node.kubernetes.io/pid-pressure', operator: 'Exists', effect: 'NoSchedule' },
+  { key: 'node.kubernetes.io/unschedulable', operator: 'Exists', effect: 'NoSchedule' },
+];
+
+function daemonTolerations(own: Toleration[] | undefined): Toleration[] {
+  const out = [...(own ?? [])];
+  for (const t of DAEMON_TOLERATIONS) {
+    if (!out.some((o) => o.key === t.key && o.effect === t.effect)) out.push({ ...t });
+  }
+  return out;
+}
+
+/** Whether `node` should run the daemon pod (taints checked with the daemon's tolerations). */
+export function shouldRun(ds: KObject, node: KObject): boolean {
+  const templateSpec =
+    (
+      ((ds.spec ?? {})['template'] ?? {}) as {
+        spec?: { nodeSelector?: Record<string, string>; tolerations?: Toleration[] };
+      }
+    ).spec ?? {};
+  const labels = node.metadata.labels ?? {};
+  if (!Object.entries(templateSpec.nodeSelector ?? {}).every(([k, v]) => labels[k] === v))
+    return false;
+  const tolerations = daemonTolerations(templateSpec.tolerations);
+  const taints = (node.spec?.['taints'] ?? []) as Taint[];
+  return taints.every(
+    (taint) => taint.effect === 'PreferNoSchedule' || isTolerated(tolerations, taint),
+  );
+}
+
+const nodeOfPod = (pod: KObject): string | undefined => {
+  const terms =
+    podSpec(pod).affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution
+      ?.nodeSelectorTerms;
+  return podSpec(pod).nodeName ?? terms?.[0]?.matchFields?.[0]?.values?.[0];
+};
+
+export function startDaemonSetController(ctx: ControllerContext): Stop {
+  const { store, clock } = ctx;
+
+  const reconcile = (key: string): void => {
+    const [namespace, name] = splitKey(key);
+    const ds = store.get(R.daemonsets, namespace, name);
+    if (!ds || ds.metadata.deletionTimestamp) return;
+    const nodes = store.listPage(R.nodes, {}, { shared: true }).items;
+    const wanted = new Set(
+      nodes.filter((node) => shouldRun(ds, node)).map((n) => n.metadata.name ?? ''),
+    );
+    const pods = ownedPods(ctx, ds).filter(isPodActive);
+    const byNode = new Map<string, KObject>();
+    for (const pod of pods) {
+      const node = nodeOfPod(pod) ?? '';
+      if (!wanted.has(node) || byNode.has(node)) {
+        store.delete(R.pods, namespace, pod.metadata.name ?? '', { actor: ACTOR });
+      } else {
+        byNode.set(node, pod);
+      }
+    }
+    const templateSpec = podSpec({
+      metadata: {},
+      spec: (ds.spec?.['template'] as { spec?: Record<string, unknown> } | undefined)?.spec ?? {},
+    });
+    for (const node of wanted) {
+      if (byNode.has(node)) continue;
+      const pod = podFromTemplate(ds, {
+        spec: {
+          tolerations: daemonTolerations(templateSpec.tolerations),
+          affinity: {
+            nodeAffinity: {
+              requiredDuringSchedulingIgnoredDuringExecution: {
+                nodeSelectorTerms: [
+                  { matchFields: [{ key: 'metadata.name', operator: 'In', values: [node] }] },
+                ],
+              },
+            },
+          },
+        },
+      });
+      store.create(R.pods, pod, { actor: ACTOR });
+    }
+    const current = [...byNode.values()];
+    const ready = current.filter(isPodReady).length;
+    store.mutate(
+      R.daemonsets,
+      namespace,
+      name,
+      (object) => {
+        object.status = {
+          ...object.status,
+          desiredNumberScheduled: wanted.size,
+          currentNumberScheduled: current.length,
+          updatedNumberScheduled: current.length,
+          numberReady: ready,
+          numberAvailable: ready,
+          numberUnavailable: Math.max(0, wanted.size - ready),
+          numberMisscheduled: 0,
+          observedGeneration: object.metadata.generation ?? 1,
+        };
+      },
+      { actor: ACTOR, subresource: 'status' },
+    );
+  };
+
+  const queue = createWorkQueue({ name: 'daemonset', clock, log: ctx.log, reconcile });
+  const allDaemonSets = (): void => {
+    for (const ds of store.listPage(R.daemonsets, {}, { shared: true }).items) queue.add(keyOf(ds));
+  };
+  const stops = [
+    store.watch(R.daemonsets, (e) => {
+      if (e.type !== 'DELETED') queue.add(keyOf(e.object));
+    }),
+    store.watch(R.pods, (e) => {
+      const ref = controllerRef(e.object);
+      if (ref?.kind === 'DaemonSet') queue.add(`${e.object.metadata.namespace ?? ''}/${ref.name}`);
+    }),
+    store.watch(R.nodes, allDaemonSets),
+    clock.every(ctx.delays.resyncMs, allDaemonSets),
+  ];
+  allDaemonSets();
+  return () => {
+    for (const stop of stops) stop();
+    queue.stop();
+  };
+}

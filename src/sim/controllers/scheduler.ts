@@ -1,0 +1,114 @@
+/**
+ * The scheduler: binds every pod that has no `spec.nodeName` to a node chosen by `placePod`, or marks it
+ * `PodScheduled=False/Unschedulable` and tries again when nodes or pods change. Pods created with
+ * `spec.nodeName` (the executor Job, DaemonSet pods of old) never pass through here, as in Kubernetes.
+ */
+import { R, type KObject } from '../types.js';
+import type { ControllerContext, Stop } from './context.js';
+import { placePod } from './scheduling.js';
+import { isPodTerminal, keyOf, podSpec, setCondition, splitKey, type PodStatus } from './shapes.js';
+import { createWorkQueue } from './work-queue.js';
+
+const ACTOR = 'controller/scheduler';
+const ALL = '*';
+
+export function startScheduler(ctx: ControllerContext): Stop {
+  const { store, clock } = ctx;
+  /** podKey → node, for active pods already bound: the per-node counts come from this. */
+  const boundTo = new Map<string, string>();
+  const pending = new Set<string>();
+
+  const track = (pod: KObject, deleted: boolean): void => {
+    const key = keyOf(pod);
+    const node = podSpec(pod).nodeName;
+    boundTo.delete(key);
+    pending.delete(key);
+    if (deleted || isPodTerminal(pod)) return;
+    if (node) boundTo.set(key, node);
+    else if (pod.metadata.deletionTimestamp === undefined) pending.add(key);
+  };
+
+  const counts = (): Map<string, number> => {
+    const out = new Map<string, number>();
+    for (const node of boundTo.values()) out.set(node, (out.get(node) ?? 0) + 1);
+    return out;
+  };
+
+  const bind = (key: string, nodes: KObject[], podCounts: Map<string, number>): void => {
+    const [namespace, name] = splitKey(key);
+    const pod = store.get(R.pods, namespace, name);
+    if (!pod || podSpec(pod).nodeName || pod.metadata.deletionTimestamp) return;
+    const placement = placePod(pod, nodes, podCounts);
+    const now = clock.now().toISOString();
+    if (placement.node === undefined) {
+      store.mutate(
+        R.pods,
+        namespace,
+        name,
+        (p) => {
+          const status = (p.status ??= {}) as PodStatus;
+          setCondition(
+            status,
+            {
+              type: 'PodScheduled',
+              status: 'False',
+              reason: 'Unschedulable',
+              message: placement.message,
+              lastProbeTime: null,
+            },
+            now,
+          );
+        },
+        { actor: ACTOR, subresource: 'status' },
+      );
+      return;
+    }
+    const node = placement.node;
+    store.mutate(R.pods, namespace, name, (p) => void ((p.spec ??= {}).nodeName = node), {
+      actor: ACTOR,
+      subresource: 'binding',
+    });
+    store.mutate(
+      R.pods,
+      namespace,
+      name,
+      (p) => {
+        const status = (p.status ??= {}) as PodStatus;
+        setCondition(status, { type: 'PodScheduled', status: 'True', lastProbeTime: null }, now);
+      },
+      { actor: ACTOR, subresource: 'status' },
+    );
+    podCounts.set(node, (podCounts.get(node) ?? 0) + 1);
+  };
+
+  const queue = createWorkQueue({
+    name: 'scheduler',
+    clock,
+    log: ctx.log,
+    reconcile: () => {
+      if (pending.size === 0) return;
+      const nodes = store.list(R.nodes);
+      const podCounts = counts();
+      for (const key of [...pending].sort()) bind(key, nodes, podCounts);
+    },
+  });
+
+  for (const pod of store.list(R.pods)) track(pod, false);
+  const unwatchPods = store.watch(R.pods, (event) => {
+    track(event.object, event.type === 'DELETED');
+    if (pending.size > 0) queue.add(ALL);
+  });
+  const unwatchNodes = store.watch(R.nodes, () => {
+    if (pending.size > 0) queue.add(ALL);
+  });
+  const stopResync = clock.every(ctx.delays.resyncMs, () => {
+    if (pending.size > 0) queue.add(ALL);
+  });
+  queue.add(ALL);
+  return () => {
+    unwatchPods();
+    unwatchNodes();
+    stopResync();
+    queue.stop();
+  };
+}

@@ -1,0 +1,157 @@
+/**
+ * The pod runner behind the kubelets: a container whose image is mapped in the sim config
+ * (`images: { "ghcr.io/kubemaint/kubemaint:*": { command: [...] } }`) runs as a LOCAL child process with
+ * the container's resolved env plus `KUBECONFIG` (the sim's), `NODE_NAME`, `POD_NAME`, `POD_NAMESPACE` and
+ * `KUBEMAINT_SIM_HOST_URL`; its exit code becomes the container's. The mapping stands for the image's
+ * binary: it replaces `command[0]` (or the entrypoint when `command` is unset) and the rest of
+ * `command` and `args` follow. Killing a pod sends SIGTERM, then SIGKILL after the grace period.
+ */
+import { spawn } from 'node:child_process';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Logger } from '../log.js';
+import type { Container } from './controllers/shapes.js';
+import { resolveEnv } from './jobs-runner-env.js';
+import type { KObject, SimClock, Store } from './types.js';
+
+export interface ImageMapping {
+  /** argv standing for the image's binary, e.g. `[process.execPath, "--import", "tsx", "src/cli/main.ts"]`. */
+  command: string[];
+  cwd?: string;
+  env?: Record<string, string>;
+}
+
+/** Image pattern (`*` matches anything) → local command. */
+export type ImageMap = Record<string, ImageMapping>;
+
+export interface ContainerExit {
+  exitCode: number;
+  reason?: string;
+  message?: string;
+}
+
+export interface ContainerProcess {
+  /** SIGTERM now, SIGKILL after `graceSimMs` of sim time if it is still running. */
+  kill(graceSimMs: number): void;
+}
+
+/** Where `kubemaint-sim-host` lives, so a pod's host command finds it on PATH. */
+export const SIM_BIN_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../bin');
+
+const LOG_TAIL = 64 * 1024;
+
+export function mappingFor(images: ImageMap, image: string | undefined): ImageMapping | undefined {
+  if (!image) return undefined;
+  for (const [pattern, mapping] of Object.entries(images)) {
+    const re = new RegExp(
+      `^${pattern
+        .split('*')
+        .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*')}$`,
+    );
+    if (re.test(image)) return mapping;
+  }
+  return undefined;
+}
+
+export interface JobsRunner {
+  mappingFor(image: string | undefined): ImageMapping | undefined;
+  start(
+    pod: KObject,
+    container: Container,
+    onExit: (exit: ContainerExit) => void,
+  ): ContainerProcess;
+  /** The tail of a pod's output (stdout and stderr), for tests and `admin.logs`. */
+  logs(podUid: string): string;
+  stopAll(): void;
+}
+
+export function createJobsRunner(options: {
+  images: ImageMap;
+  store: Store;
+  clock: SimClock;
+  log: Logger;
+  kubeconfigPath: () => string;
+  hostUrl: () => string;
+}): JobsRunner {
+  const output = new Map<string, string>();
+  const running = new Set<ReturnType<typeof spawn>>();
+
+  return {
+    mappingFor: (image) => mappingFor(options.images, image),
+    logs: (uid) => output.get(uid) ?? '',
+    stopAll() {
+      for (const child of running) child.kill('SIGKILL');
+      running.clear();
+    },
+    start(pod, container, onExit) {
+      const mapping = mappingFor(options.images, container.image);
+      if (!mapping) throw new Error(`image ${container.image ?? ''} is not mapped`);
+      const uid = pod.metadata.uid ?? '';
+      const append = (chunk: string): void => {
+        output.set(uid, ((output.get(uid) ?? '') + chunk).slice(-LOG_TAIL));
+      };
+      let env: Record<string, string>;
+      try {
+        env = resolveEnv(options.store, pod, container);
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        queueMicrotask(() =>
+          onExit({ exitCode: 1, reason: 'CreateContainerConfigError', message }),
+        );
+        return { kill: () => undefined };
+      }
+      const [file, ...base] = mapping.command;
+      const argv = [...base, ...(container.command?.slice(1) ?? []), ...(container.args ?? [])];
+      const path = [SIM_BIN_DIR, dirname(process.execPath), process.env['PATH'] ?? ''].join(':');
+      const child = spawn(file ?? process.execPath, argv, {
+        cwd: mapping.cwd ?? process.cwd(),
+        env: {
+          ...process.env,
+          ...mapping.env,
+          ...env,
+          PATH: path,
+          KUBECONFIG: options.kubeconfigPath(),
+          NODE_NAME: pod.spec?.['nodeName'] as string,
+          POD_NAME: pod.metadata.name ?? '',
+          POD_NAMESPACE: pod.metadata.namespace ?? '',
+          KUBEMAINT_SIM_HOST_URL: options.hostUrl(),
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      running.add(child);
+      child.stdout.setEncoding('utf8').on('data', append);
+      child.stderr.setEncoding('utf8').on('data', append);
+      let cancelKill: (() => void) | undefined;
+      let finished = false;
+      const finish = (exit: ContainerExit): void => {
+        if (finished) return;
+        finished = true;
+        running.delete(child);
+        cancelKill?.();
+        options.log.debug(
+          { pod: pod.metadata.name, exitCode: exit.exitCode },
+          'sim container exited',
+        );
+        onExit(exit);
+      };
+      child.on('error', (error) =>
+        finish({ exitCode: 127, reason: 'StartError', message: error.message }),
+      );
+      child.on('close', (code, signal) => {
+        const exitCode = code ?? (signal === 'SIGKILL' ? 137 : 143);
+        const tail = (output.get(uid) ?? '').trim().split('\n').slice(-5).join('\n');
+        finish({ exitCode, ...(exitCode === 0 ? {} : { message: tail.slice(-1024) }) });
+      });
+      return {
+        kill(graceSimMs) {
+          if (finished) return;
+          child.kill('SIGTERM');
+          cancelKill = options.clock.after(graceSimMs, () => {
+            if (!finished) child.kill('SIGKILL');
+          });
+        },
+      };
+    },
+  };
+}

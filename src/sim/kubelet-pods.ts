@@ -1,0 +1,191 @@
+/**
+ * One node's containers: pods bound to the node start (Pending → Running after `podStartMs`, Ready
+ * after `podReadyMs`), mapped images run as child processes through the jobs runner, unmapped Job pods
+ * "run" for `jobPodRunMs`, deleted pods stop within their grace period and are then removed, and
+ * restarts (reboot, kubelet upgrade) bump restartCount. Writes go through the store as the kubelet's.
+ */
+import { R, type KObject } from './types.js';
+import type { ControllerContext } from './controllers/context.js';
+import { isPodTerminal, podSpec, type Container } from './controllers/shapes.js';
+import type { ContainerExit, ContainerProcess, JobsRunner } from './jobs-runner.js';
+import { markReady, markRestarting, markStarted, markTerminated } from './kubelet-pod-status.js';
+
+/** Annotation for unmapped pods: the exit code their container "returns" (Job pods). */
+export const EXIT_CODE_ANNOTATION = 'sim.kubemaint.io/exit-code';
+
+interface PodRun {
+  timers: (() => void)[];
+  process?: ContainerProcess;
+  terminating: boolean;
+}
+
+export interface NodePods {
+  /** A watch event for a pod bound to this node. */
+  sync(pod: KObject): void;
+  forget(uid: string): void;
+  /** Containers are gone (node down, kubelet restarting): cancel everything, kill processes. */
+  killAll(): void;
+  /** The kubelet is back: every container of every live pod starts again. */
+  restartAll(pods: readonly KObject[]): void;
+}
+
+export function createNodePods(
+  ctx: ControllerContext,
+  node: { name: string; actor: string; hostIP: () => string; nextPodIP: () => string },
+  runner: JobsRunner,
+): NodePods {
+  const { store, clock, delays } = ctx;
+  const runs = new Map<string, PodRun>();
+  const nowIso = (): string => clock.now().toISOString();
+  const write = (pod: KObject, fn: (p: KObject) => void): KObject | undefined => {
+    const current = store.get(R.pods, pod.metadata.namespace, pod.metadata.name ?? '');
+    if (!current || current.metadata.uid !== pod.metadata.uid) return undefined;
+    return store.mutate(R.pods, pod.metadata.namespace, pod.metadata.name ?? '', fn, {
+      actor: node.actor,
+      subresource: 'status',
+    });
+  };
+  const runOf = (uid: string): PodRun => {
+    let run = runs.get(uid);
+    if (!run) runs.set(uid, (run = { timers: [], terminating: false }));
+    return run;
+  };
+  const later = (run: PodRun, ms: number, fn: () => void): void =>
+    void run.timers.push(clock.after(ms, fn));
+  const cancel = (run: PodRun): void => {
+    for (const stop of run.timers.splice(0)) stop();
+  };
+
+  const onExit = (pod: KObject, exit: ContainerExit): void => {
+    const run = runs.get(pod.metadata.uid ?? '');
+    if (!run) return;
+    run.process = undefined;
+    if (run.terminating) return remove(pod);
+    const policy = podSpec(pod).restartPolicy ?? 'Always';
+    if (policy === 'Always' || (policy === 'OnFailure' && exit.exitCode !== 0)) {
+      write(pod, (p) => markRestarting(p, nowIso()));
+      later(run, delays.podStartMs, () => runContainers(pod, run));
+      return;
+    }
+    cancel(run);
+    write(pod, (p) => markTerminated(p, { ...exit, nowIso: nowIso() }));
+  };
+
+  const runContainers = (pod: KObject, run: PodRun): void => {
+    const container: Container | undefined = podSpec(pod).containers?.[0];
+    if (container && runner.mappingFor(container.image)) {
+      const fresh = store.get(R.pods, pod.metadata.namespace, pod.metadata.name ?? '') ?? pod;
+      run.process = runner.start(fresh, container, (exit) => onExit(pod, exit));
+    } else if ((podSpec(pod).restartPolicy ?? 'Always') !== 'Always') {
+      const code = Number(pod.metadata.annotations?.[EXIT_CODE_ANNOTATION] ?? 0);
+      later(run, delays.jobPodRunMs, () =>
+        onExit(pod, { exitCode: Number.isFinite(code) ? code : 1 }),
+      );
+    }
+    later(run, delays.podReadyMs, () => write(pod, (p) => markReady(p, nowIso())));
+  };
+
+  const start = (pod: KObject, run: PodRun): void => {
+    const started = write(pod, (p) =>
+      markStarted(p, { nowIso: nowIso(), hostIP: node.hostIP(), podIP: node.nextPodIP() }),
+    );
+    if (started && !started.metadata.deletionTimestamp) runContainers(started, run);
+  };
+
+  const remove = (pod: KObject): void => {
+    const run = runs.get(pod.metadata.uid ?? '');
+    if (run) cancel(run);
+    runs.delete(pod.metadata.uid ?? '');
+    try {
+      store.delete(R.pods, pod.metadata.namespace, pod.metadata.name ?? '', {
+        actor: node.actor,
+        gracePeriodSeconds: 0,
+        preconditions: { uid: pod.metadata.uid ?? '' },
+      });
+    } catch {
+      // Already gone, or a new pod took the name: nothing of ours left to remove.
+    }
+  };
+
+  const terminate = (pod: KObject, run: PodRun): void => {
+    run.terminating = true;
+    cancel(run);
+    const graceMs = (pod.metadata.deletionGracePeriodSeconds ?? 30) * 1_000;
+    if (run.process) {
+      run.process.kill(graceMs);
+      later(run, graceMs, () => remove(pod));
+    } else {
+      later(run, Math.min(graceMs, delays.podStopMs), () => remove(pod));
+    }
+  };
+
+  return {
+    sync(pod) {
+      const uid = pod.metadata.uid ?? '';
+      const run = runs.get(uid);
+      if (pod.metadata.deletionTimestamp) {
+        if (!run?.terminating) terminate(pod, run ?? runOf(uid));
+        return;
+      }
+      if (isPodTerminal(pod)) {
+        if (run && !run.process) {
+          cancel(run);
+          runs.delete(uid);
+        }
+        return;
+      }
+      if (run) return;
+      const fresh = runOf(uid);
+      if (pod.status?.['phase'] === 'Running') {
+        // Adopted (seeded by a scenario, or the kubelet restarted): already running, maybe not ready.
+        const ready = (
+          pod.status['conditions'] as { type: string; status: string }[] | undefined
+        )?.some((c) => c.type === 'Ready' && c.status === 'True');
+        if (!ready)
+          later(fresh, delays.podReadyMs, () => write(pod, (p) => markReady(p, nowIso())));
+        return;
+      }
+      later(fresh, delays.podStartMs, () => start(pod, fresh));
+    },
+    forget(uid) {
+      const run = runs.get(uid);
+      if (!run) return;
+      cancel(run);
+      run.process?.kill(0);
+      runs.delete(uid);
+    },
+    killAll() {
+      for (const [uid, run] of runs) {
+        cancel(run);
+        run.terminating = false;
+        const process = run.process;
+        run.process = undefined;
+        process?.kill(0);
+        runs.delete(uid);
+      }
+    },
+    restartAll(pods) {
+      for (const pod of pods) {
+        if (isPodTerminal(pod)) continue;
+        const run = runOf(pod.metadata.uid ?? '');
+        if (pod.metadata.deletionTimestamp) {
+          remove(pod);
+          continue;
+        }
+        if (pod.status?.['phase'] !== 'Running') {
+          later(run, delays.podStartMs, () => start(pod, run));
+          continue;
+        }
+        if ((podSpec(pod).restartPolicy ?? 'Always') === 'Never') {
+          write(pod, (p) =>
+            markTerminated(p, { exitCode: 137, nowIso: nowIso(), reason: 'Error' }),
+          );
+          runs.delete(pod.metadata.uid ?? '');
+          continue;
+        }
+        const restarted = write(pod, (p) => markRestarting(p, nowIso()));
+        if (restarted) runContainers(restarted, run);
+      }
+    },
+  };
+}

@@ -1,0 +1,203 @@
+/**
+ * The simulated kubelets, one per Node: heartbeats (the kube-node-lease Lease and the Ready condition's
+ * lastHeartbeatTime), `status.nodeInfo`, and the node's pods (kubelet-pods.ts). A REBOOT posts
+ * Ready=False ("node is shutting down"), kills every container and stops heartbeating for
+ * `rebootDowntimeMs`; the node comes back with a new bootID and restarts its pods (restartCount+1,
+ * pods that may not restart end Failed). A kubelet UPGRADE stops the kubelet for `upgradeDowntimeMs`
+ * and comes back with the new kubeletVersion, restarting every container.
+ */
+import { R, type KObject } from './types.js';
+import type { ControllerContext, Stop } from './controllers/context.js';
+import { podSpec, isPodTerminal } from './controllers/shapes.js';
+import type { JobsRunner } from './jobs-runner.js';
+import {
+  applyNodeStatus,
+  initialNodeInfo,
+  newBootId,
+  type NodeInfo,
+} from './kubelet-node-status.js';
+import { markShutdown } from './kubelet-pod-status.js';
+import { createNodePods, type NodePods } from './kubelet-pods.js';
+
+export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
+
+/** MicroTime: the apiserver wants exactly six fractional digits. */
+export const microTime = (date: Date): string => date.toISOString().replace(/Z$/, '000Z');
+
+export interface Kubelet {
+  readonly name: string;
+  info(): NodeInfo;
+  isUp(): boolean;
+  /** The machine goes down now and boots again after `rebootDowntimeMs`. */
+  reboot(): void;
+  /** The kubelet restarts as `version` after `upgradeDowntimeMs`. */
+  upgrade(version: string): void;
+  /** The kubelet process dies (containers keep running): heartbeats stop until `startKubelet`. */
+  stopKubelet(): void;
+  startKubelet(): void;
+  syncPod(pod: KObject, deleted: boolean): void;
+  stop(): void;
+}
+
+export function createKubelet(
+  ctx: ControllerContext,
+  node: KObject,
+  options: { index: number; version: string; runner: JobsRunner },
+): Kubelet {
+  const { store, clock, delays } = ctx;
+  const name = node.metadata.name ?? '';
+  const actor = `kubelet/${name}`;
+  const info = initialNodeInfo(node, options.version);
+  const hostIP = `10.0.${Math.floor(options.index / 250)}.${(options.index % 250) + 2}`;
+  let podCounter = 0;
+  let up = false;
+  let stopHeartbeat: Stop | undefined;
+  const timers: Stop[] = [];
+  const pods: NodePods = createNodePods(
+    ctx,
+    {
+      name,
+      actor,
+      hostIP: () => hostIP,
+      nextPodIP: () =>
+        `10.${64 + (options.index >> 8)}.${options.index & 255}.${(podCounter++ % 250) + 2}`,
+    },
+    options.runner,
+  );
+  const podsHere = (): KObject[] => store.list(R.pods, { fieldSelector: `spec.nodeName=${name}` });
+
+  const postStatus = (ready: boolean, message?: string): void => {
+    const nowIso = clock.now().toISOString();
+    store.mutate(
+      R.nodes,
+      undefined,
+      name,
+      (n) =>
+        applyNodeStatus(n, { info, ip: hostIP, ready, nowIso, ...(message ? { message } : {}) }),
+      { actor, subresource: 'status' },
+    );
+  };
+
+  const renewLease = (): void => {
+    const renewTime = microTime(clock.now());
+    const updated = store.mutate(
+      R.leases,
+      NODE_LEASE_NAMESPACE,
+      name,
+      (lease) => {
+        (lease.spec ??= {})['renewTime'] = renewTime;
+      },
+      { actor },
+    );
+    if (updated || !store.get(R.namespaces, undefined, NODE_LEASE_NAMESPACE)) return;
+    const owner = store.get(R.nodes, undefined, name);
+    store.create(
+      R.leases,
+      {
+        metadata: {
+          name,
+          namespace: NODE_LEASE_NAMESPACE,
+          ...(owner
+            ? {
+                ownerReferences: [
+                  { apiVersion: 'v1', kind: 'Node', name, uid: owner.metadata.uid ?? '' },
+                ],
+              }
+            : {}),
+        },
+        spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime },
+      },
+      { actor },
+    );
+  };
+
+  const heartbeat = (): void => {
+    if (!up || !store.get(R.nodes, undefined, name)) return;
+    renewLease();
+    postStatus(true);
+  };
+
+  const comeUp = (restartContainers: boolean): void => {
+    up = true;
+    heartbeat();
+    // Spread heartbeats so a fleet does not write all at once.
+    const offset = Math.random() * delays.heartbeatMs;
+    timers.push(
+      clock.after(offset, () => {
+        if (up) stopHeartbeat = clock.every(delays.heartbeatMs, heartbeat);
+      }),
+    );
+    const current = podsHere();
+    if (restartContainers) pods.restartAll(current);
+    else for (const pod of current) pods.sync(pod);
+  };
+
+  const goDown = (): void => {
+    up = false;
+    stopHeartbeat?.();
+    stopHeartbeat = undefined;
+  };
+
+  const kubelet: Kubelet = {
+    name,
+    info: () => ({ ...info }),
+    isUp: () => up,
+    reboot() {
+      if (up) postStatus(false, 'node is shutting down');
+      goDown();
+      pods.killAll();
+      const nowIso = clock.now().toISOString();
+      // Graceful node shutdown: pods that may not restart fail; the rest lose readiness with their containers.
+      for (const pod of podsHere()) {
+        if (isPodTerminal(pod) || pod.metadata.deletionTimestamp) continue;
+        store.mutate(
+          R.pods,
+          pod.metadata.namespace,
+          pod.metadata.name ?? '',
+          (p) => {
+            if ((podSpec(p).restartPolicy ?? 'Always') === 'Never') markShutdown(p, nowIso);
+            else
+              for (const c of (p.status?.['conditions'] ?? []) as {
+                type: string;
+                status: string;
+              }[]) {
+                if (c.type === 'Ready' || c.type === 'ContainersReady') c.status = 'False';
+              }
+          },
+          { actor, subresource: 'status' },
+        );
+      }
+      timers.push(
+        clock.after(delays.rebootDowntimeMs, () => {
+          info.bootID = newBootId();
+          comeUp(true);
+        }),
+      );
+    },
+    upgrade(version) {
+      goDown();
+      pods.killAll();
+      timers.push(
+        clock.after(delays.upgradeDowntimeMs, () => {
+          info.kubeletVersion = version;
+          comeUp(true);
+        }),
+      );
+    },
+    stopKubelet: goDown,
+    startKubelet() {
+      if (!up) comeUp(false);
+    },
+    syncPod(pod, deleted) {
+      if (deleted) return pods.forget(pod.metadata.uid ?? '');
+      if (up) pods.sync(pod);
+    },
+    stop() {
+      goDown();
+      for (const stop of timers.splice(0)) stop();
+      pods.killAll();
+    },
+  };
+  comeUp(false);
+  return kubelet;
+}

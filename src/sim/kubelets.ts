@@ -1,0 +1,66 @@
+/**
+ * The fleet of kubelets: one per Node object (a node created later, through the API or a scenario,
+ * gets its kubelet at once; a deleted node loses it). Pod watch events go to the kubelet of the pod's
+ * node; the host endpoint reaches a node's kubelet through `get`.
+ */
+import { R } from './types.js';
+import type { ControllerContext } from './controllers/context.js';
+import { podSpec } from './controllers/shapes.js';
+import type { JobsRunner } from './jobs-runner.js';
+import { createKubelet, type Kubelet } from './kubelet.js';
+
+export interface Kubelets {
+  get(node: string): Kubelet | undefined;
+  names(): string[];
+  stop(): void;
+}
+
+export function startKubelets(
+  ctx: ControllerContext,
+  options: { version: string; runner: JobsRunner },
+): Kubelets {
+  const { store } = ctx;
+  const kubelets = new Map<string, Kubelet>();
+  let index = 0;
+  const add = (name: string): void => {
+    if (kubelets.has(name)) return;
+    const node = store.get(R.nodes, undefined, name);
+    if (!node) return;
+    kubelets.set(name, createKubelet(ctx, node, { index: index++, ...options }));
+  };
+  const stops = [
+    store.watchFrom(
+      R.nodes,
+      undefined,
+      (event) => {
+        const name = event.object.metadata.name ?? '';
+        if (event.type === 'ADDED') add(name);
+        if (event.type === 'DELETED') {
+          kubelets.get(name)?.stop();
+          kubelets.delete(name);
+        }
+      },
+      { shared: true },
+    ),
+    store.watchFrom(
+      R.pods,
+      undefined,
+      (event) => {
+        const node = podSpec(event.object).nodeName;
+        if (node) kubelets.get(node)?.syncPod(event.object, event.type === 'DELETED');
+      },
+      { shared: true },
+    ),
+  ];
+  for (const node of store.listPage(R.nodes, {}, { shared: true }).items)
+    add(node.metadata.name ?? '');
+  return {
+    get: (node) => kubelets.get(node),
+    names: () => [...kubelets.keys()],
+    stop() {
+      for (const stop of stops) stop();
+      for (const kubelet of kubelets.values()) kubelet.stop();
+      kubelets.clear();
+    },
+  };
+}
