@@ -1,0 +1,333 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  describeTime,
+  evaluatePolicy,
+  GATES,
+  listSome,
+  type PolicyFacts,
+  type Reason,
+} from '../../../src/core/policy.js';
+
+const NOW = new Date('2026-03-05T12:00:00Z'); // a Thursday
+const min = (m: number) => new Date(NOW.getTime() + m * 60_000);
+const node = 'node-a';
+
+function reasons(facts: Omit<PolicyFacts, 'node'>, now = NOW): Reason[] {
+  const verdict = evaluatePolicy({ node, ...facts }, now);
+  return verdict.verdict === 'proceed' ? [] : verdict.reasons;
+}
+const messages = (facts: Omit<PolicyFacts, 'node'>, now = NOW) =>
+  reasons(facts, now).map((r) => r.message);
+
+describe('evaluatePolicy: each gate', () => {
+  const cases: [why: string, facts: Omit<PolicyFacts, 'node'>, want: string[]][] = [
+    ['nothing configured proceeds', {}, []],
+    ['not paused', { pause: { paused: false } }, []],
+    [
+      'paused, with who and why',
+      { pause: { paused: true, by: 'U_ALICE', reason: 'incident 42' } },
+      ['kubemaint is paused by U_ALICE: incident 42'],
+    ],
+    ['paused, bare', { pause: { paused: true } }, ['kubemaint is paused']],
+    [
+      'unreadable pause state blocks',
+      { pause: { error: 'configmap forbidden' } },
+      ['could not read the pause state: configmap forbidden'],
+    ],
+    ['an open window', { window: { open: true, closesAt: min(240) } }, []],
+    [
+      'a closed window names the next opening in the window zone',
+      {
+        timeZone: 'Europe/Berlin',
+        window: { open: false, nextOpening: new Date('2026-03-07T01:00:00Z') },
+      },
+      ['window closed; opens Sat 02:00 Europe/Berlin'],
+    ],
+    [
+      'a closed window with no opening ahead',
+      { window: { open: false } },
+      ['window closed; no opening ahead'],
+    ],
+    [
+      'a freeze wins, and the closed window is reported too',
+      {
+        timeZone: 'Europe/Berlin',
+        window: {
+          open: false,
+          freeze: { reason: 'Black Friday', until: new Date('2026-03-06T23:00:00Z') },
+        },
+      },
+      ['freeze: Black Friday (until Sat 00:00 Europe/Berlin)', 'window closed; no opening ahead'],
+    ],
+    [
+      'unreadable windows block',
+      { window: { error: 'bad cron "x"' } },
+      ['could not evaluate the maintenance windows: bad cron "x"'],
+    ],
+    [
+      'a node that fits before the window closes',
+      { expectedDurationMs: 45 * 60_000, window: { open: true, closesAt: min(45) } },
+      [],
+    ],
+    [
+      'a node that does not fit before the window closes',
+      {
+        timeZone: 'Europe/Berlin',
+        expectedDurationMs: 45 * 60_000,
+        window: { open: true, closesAt: min(20) },
+      },
+      [
+        'window closes Thu 13:20 Europe/Berlin, in 20m; node-a needs about 45m (drain + host command + verify)',
+      ],
+    ],
+    ['unhealthy within the limit', { unhealthy: { nodes: ['node-b'], max: 1 } }, []],
+    [
+      'the node itself does not count as unhealthy',
+      { unhealthy: { nodes: ['node-a', 'node-b'], max: 1 } },
+      [],
+    ],
+    [
+      'too many unhealthy nodes',
+      { unhealthy: { nodes: ['node-c', 'node-b', 'node-a'], max: 1 } },
+      ['2 other nodes are not Ready (node-b, node-c); at most 1 allowed'],
+    ],
+    [
+      'one unhealthy node over a zero limit',
+      { unhealthy: { nodes: ['node-b'], max: 0 } },
+      ['1 other node is not Ready (node-b); at most 0 allowed'],
+    ],
+    [
+      'unreadable node health blocks',
+      { unhealthy: { error: 'timeout' } },
+      ['could not read node health: timeout'],
+    ],
+    ['no alerts', { alerts: { alerts: [] } }, []],
+    [
+      'a firing alert',
+      { alerts: { alerts: [{ name: 'KernelDeadlock', state: 'firing' }] } },
+      ['alert KernelDeadlock firing'],
+    ],
+    [
+      'a pending alert blocks by default',
+      { alerts: { alerts: [{ name: 'DiskFilling', state: 'pending' }] } },
+      ['alert DiskFilling pending'],
+    ],
+    [
+      'a pending alert passes with firingOnly',
+      {
+        alerts: {
+          alerts: [{ name: 'DiskFilling', state: 'pending' }],
+          filter: { firingOnly: true },
+        },
+      },
+      [],
+    ],
+    [
+      'a filtered alert is ignored',
+      {
+        alerts: {
+          alerts: [{ name: 'Watchdog', state: 'firing' }],
+          filter: { regexp: '^Watchdog$' },
+        },
+      },
+      [],
+    ],
+    [
+      'with matchOnly only matching alerts block',
+      {
+        alerts: {
+          alerts: [
+            { name: 'Watchdog', state: 'firing' },
+            { name: 'NodeDown', state: 'firing' },
+          ],
+          filter: { regexp: '^Node', matchOnly: true },
+        },
+      },
+      ['alert NodeDown firing'],
+    ],
+    [
+      'duplicate alert samples give one sorted reason each, firing wins',
+      {
+        alerts: {
+          alerts: [
+            { name: 'Z', state: 'pending' },
+            { name: 'A', state: 'pending' },
+            { name: 'Z', state: 'firing' },
+          ],
+        },
+      },
+      ['alert A pending', 'alert Z firing'],
+    ],
+    [
+      'an invalid alert filter blocks',
+      { alerts: { alerts: [], filter: { regexp: '(' } } },
+      ['alert filter "(" is not a valid regular expression; fix the alert filter'],
+    ],
+    [
+      'an unreachable Prometheus blocks',
+      { alerts: { error: 'connect ECONNREFUSED 10.0.0.1:9090' } },
+      ['could not query Prometheus alerts: connect ECONNREFUSED 10.0.0.1:9090'],
+    ],
+    [
+      'a running blocking pod blocks; finished ones do not',
+      {
+        blockingPods: {
+          pods: [
+            { pod: 'backup/velero-1', phase: 'Running', selector: 'app=velero' },
+            { pod: 'backup/velero-0', phase: 'Succeeded', selector: 'app=velero' },
+            { pod: 'backup/velero-2', phase: 'Unknown', selector: 'app=velero' },
+          ],
+        },
+      },
+      ['pod backup/velero-1 matches blocking selector app=velero'],
+    ],
+    [
+      'unreadable blocking pods block',
+      { blockingPods: { error: 'forbidden' } },
+      ['could not list blocking pods: forbidden'],
+    ],
+    ['a free slot', { slots: { inUse: 1, limit: 2 } }, []],
+    [
+      'all slots in use',
+      { slots: { inUse: 2, limit: 2, holders: ['node-b', 'node-c'] } },
+      ['all 2 lock slots in use (node-b, node-c)'],
+    ],
+    [
+      'zero concurrency',
+      { slots: { inUse: 0, limit: 0 } },
+      ['concurrency is 0: no node may start'],
+    ],
+    [
+      'the pool at its limit',
+      { slots: { inUse: 1, limit: 3, pool: { name: 'gpu', inUse: 1, limit: 1 } } },
+      ['pool gpu at its limit 1'],
+    ],
+    [
+      'unreadable slots block',
+      { slots: { error: 'leases forbidden' } },
+      ['could not read the lock slots: leases forbidden'],
+    ],
+    [
+      'PDBs with headroom',
+      {
+        pdbs: {
+          budgets: [{ name: 'payments/api', disruptionsAllowed: 1, pods: ['payments/api-7f9'] }],
+        },
+      },
+      [],
+    ],
+    [
+      'a PDB with no pods here',
+      { pdbs: { budgets: [{ name: 'payments/api', disruptionsAllowed: 0, pods: [] }] } },
+      [],
+    ],
+    [
+      'a PDB with no headroom',
+      {
+        pdbs: {
+          budgets: [{ name: 'payments/api', disruptionsAllowed: 0, pods: ['payments/api-7f9'] }],
+        },
+      },
+      ['PDB payments/api allows 0 disruptions (pod payments/api-7f9)'],
+    ],
+    [
+      'a pod under two PDBs',
+      {
+        pdbs: {
+          budgets: [
+            { name: 'a/one', disruptionsAllowed: 1, pods: ['a/p'] },
+            { name: 'a/two', disruptionsAllowed: 3, pods: ['a/p'] },
+          ],
+        },
+      },
+      ['pod a/p is covered by 2 PDBs (a/one, a/two); the Eviction API refuses it'],
+    ],
+    [
+      'a failed preflight blocks',
+      { pdbs: { error: 'dry-run eviction: 503' } },
+      ['could not run the PDB preflight: dry-run eviction: 503'],
+    ],
+  ];
+  for (const [why, facts, want] of cases) {
+    it(why, () => assert.deepEqual(messages(facts), want));
+  }
+});
+
+describe('evaluatePolicy: all reasons, in gate order', () => {
+  it('reports every failing gate, not only the first', () => {
+    const got = reasons({
+      timeZone: 'Europe/Berlin',
+      pause: { paused: true },
+      window: {
+        open: false,
+        nextOpening: new Date('2026-03-07T01:00:00Z'),
+        freeze: { reason: 'release week' },
+      },
+      unhealthy: { error: 'x' },
+      alerts: { alerts: [{ name: 'KernelDeadlock', state: 'firing' }] },
+      blockingPods: { pods: [{ pod: 'a/b', phase: 'Running', selector: 's=t' }] },
+      slots: { inUse: 1, limit: 1 },
+      pdbs: {
+        budgets: [{ name: 'payments/api', disruptionsAllowed: 0, pods: ['payments/api-7f9'] }],
+      },
+    });
+    assert.deepEqual(
+      got.map((r) => r.gate),
+      ['pause', 'freeze', 'window', 'unhealthy', 'alerts', 'blocking-pods', 'slot', 'pdb'],
+    );
+    assert.deepEqual(
+      [...GATES],
+      got.map((r) => r.gate),
+    );
+  });
+  it('proceeds when every gate passes', () =>
+    assert.deepEqual(
+      evaluatePolicy(
+        {
+          node,
+          expectedDurationMs: 60_000,
+          pause: { paused: false },
+          window: { open: true, closesAt: min(60) },
+          unhealthy: { nodes: [], max: 0 },
+          alerts: { alerts: [] },
+          blockingPods: { pods: [] },
+          slots: { inUse: 0, limit: 1 },
+          pdbs: { budgets: [] },
+        },
+        NOW,
+      ),
+      { verdict: 'proceed' },
+    ));
+});
+
+describe('describeTime', () => {
+  const cases: [at: string, now: string, zone: string, want: string][] = [
+    ['2026-03-07T01:00:00Z', '2026-03-05T12:00:00Z', 'Europe/Berlin', 'Sat 02:00 Europe/Berlin'],
+    [
+      '2026-03-26T01:00:00Z',
+      '2026-03-05T12:00:00Z',
+      'Europe/Berlin',
+      'Thu 26 Mar 02:00 Europe/Berlin',
+    ],
+    // Spring forward: 02:00 local does not exist on 2026-03-29, the opening is at 03:00 CEST.
+    ['2026-03-29T01:00:00Z', '2026-03-27T12:00:00Z', 'Europe/Berlin', 'Sun 03:00 Europe/Berlin'],
+    [
+      '2026-03-08T07:00:00Z',
+      '2026-03-05T12:00:00Z',
+      'America/New_York',
+      'Sun 03:00 America/New_York',
+    ],
+    ['2026-03-07T01:00:00Z', '2026-03-05T12:00:00Z', 'Not/AZone', 'Sat 01:00 UTC'],
+  ];
+  for (const [at, now, zone, want] of cases) {
+    it(`${at} in ${zone} → ${want}`, () =>
+      assert.equal(describeTime(new Date(at), new Date(now), zone), want));
+  }
+});
+
+describe('listSome', () => {
+  it('lists up to five names', () => assert.equal(listSome(['a', 'b']), 'a, b'));
+  it('summarises the rest', () =>
+    assert.equal(listSome(['a', 'b', 'c', 'd', 'e', 'f', 'g']), 'a, b, c, d, e and 2 more'));
+});
