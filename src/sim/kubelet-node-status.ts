@@ -76,7 +76,7 @@ export function applyNodeStatus(
   };
   const given = (status['capacity'] ?? {}) as Record<string, string>;
   status['capacity'] = { ...capacity, ...given };
-  status['allocatable'] = { ...capacity, ...given, ...((status['allocatable'] ?? {})) };
+  status['allocatable'] = { ...capacity, ...given, ...(status['allocatable'] ?? {}) };
   status['nodeInfo'] = { ...report.info };
   status['addresses'] = [
     { type: 'InternalIP', address: report.ip },
