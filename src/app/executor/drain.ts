@@ -319,7 +319,9 @@ class DrainRun {
     const deadline =
       settings.timeoutMs > 0 ? this.lastChangeAt.getTime() + settings.timeoutMs : Infinity;
     while (!this.done.signal.aborted) {
-      await clock.sleep(Math.min(1_000, Math.max(50, settings.stallAfterMs / 4)), this.done.signal);
+      const untilDeadline = Math.max(10, deadline - clock.now().getTime());
+      const tick = Math.min(1_000, Math.max(50, settings.stallAfterMs / 4), untilDeadline);
+      await clock.sleep(tick, this.done.signal);
       if (this.done.signal.aborted) return;
       const now = clock.now();
       this.skipLongDeleted(now);

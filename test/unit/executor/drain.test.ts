@@ -1,0 +1,176 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { drainNode, type DrainHooks } from '../../../src/app/executor/drain.js';
+import { DEFAULT_SETTINGS, type DrainSettings } from '../../../src/app/executor/settings.js';
+import type { DrainProgress } from '../../../src/core/request.js';
+import { FakeCluster, testClock, type FakeClusterOptions } from '../../fakes/cluster.js';
+
+const settings = (patch: Partial<DrainSettings> = {}): DrainSettings => ({
+  ...DEFAULT_SETTINGS.drain,
+  timeoutMs: 2_000,
+  evictionRetryMs: 10,
+  stallAfterMs: 200,
+  deleteEmptyDirData: true,
+  ...patch,
+});
+
+function cluster(options: FakeClusterOptions = {}): FakeCluster {
+  const c = new FakeCluster(options);
+  c.addNode('n1');
+  for (let i = 0; i < 8; i++)
+    c.addPod({ name: `web-${i}`, nodeName: 'n1', labels: { app: 'web' } });
+  c.addPod({
+    name: 'ds-1',
+    nodeName: 'n1',
+    owners: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'agent', controller: true }],
+  });
+  c.addPod({ name: 'cache', nodeName: 'n1', hasEmptyDir: true });
+  c.addPod({ name: 'done', nodeName: 'n1', phase: 'Succeeded', owners: [] });
+  c.addPod({
+    name: 'kubemaint-exec',
+    namespace: 'kubemaint',
+    nodeName: 'n1',
+    labels: { 'app.kubernetes.io/managed-by': 'kubemaint', 'kubemaint.io/node': 'n1' },
+    owners: [{ apiVersion: 'batch/v1', kind: 'Job', name: 'j', controller: true }],
+  });
+  c.addPod({ name: 'elsewhere', nodeName: 'n2' });
+  return c;
+}
+
+const run = (c: FakeCluster, s: DrainSettings, hooks: DrainHooks = {}) =>
+  drainNode({ pods: c.podsPort(), clock: testClock }, { node: 'n1', settings: s }, hooks);
+
+describe('drain', () => {
+  it('evicts every evictable pod, leaves DaemonSet pods and itself, and waits until they are gone', async () => {
+    const c = cluster();
+    const progress: DrainProgress[] = [];
+    const report = await run(c, settings(), { onProgress: (p) => void progress.push(p) });
+    assert.equal(report.outcome, 'drained');
+    assert.deepEqual(
+      c
+        .podsOn('n1')
+        .map((p) => p.name)
+        .sort(),
+      ['ds-1', 'kubemaint-exec'],
+    );
+    assert.equal(report.evict.length, 10);
+    assert.equal(report.progress.message, '10 of 10 pods evicted');
+    assert.ok(report.skipped.some((s) => s.pod === 'kubemaint/kubemaint-exec'));
+    assert.ok(
+      report.warnings.some((w) => w.startsWith('ignoring DaemonSet-managed Pods: default/ds-1')),
+    );
+    assert.ok(progress.length > 2, 'progress reported along the way');
+    assert.equal(c.pods.has('default/elsewhere'), true);
+  });
+
+  it('evicts nothing when the filters report an error', async () => {
+    const c = cluster();
+    c.addPod({ name: 'bare', nodeName: 'n1', owners: [] });
+    const report = await run(c, settings());
+    assert.equal(report.outcome, 'blocked');
+    assert.match(
+      report.errors[0] ?? '',
+      /cannot delete Pods that declare no controller.*default\/bare/,
+    );
+    assert.equal(c.log.filter((l) => l.startsWith('evict')).length, 0);
+  });
+
+  it('retries PDB refusals until the budget allows, and says what it waits on', async () => {
+    let allowed = 0;
+    const c = cluster({
+      refuse: (pod) =>
+        pod.name === 'web-0' && allowed++ < 3
+          ? 'The disruption budget web-pdb needs 2 healthy pods and has 2 currently'
+          : undefined,
+    });
+    const progress: DrainProgress[] = [];
+    const report = await run(c, settings(), { onProgress: (p) => void progress.push(p) });
+    assert.equal(report.outcome, 'drained');
+    assert.equal(c.log.filter((l) => l === 'refused default/web-0').length, 3);
+    assert.ok(
+      progress.some((p) =>
+        p.message.includes('waiting on default/web-0 — PDB web-pdb allows 0 disruptions'),
+      ),
+    );
+  });
+
+  it('ends blocked at the timeout, naming the pods in the way', async () => {
+    const c = cluster({
+      refuse: (pod) =>
+        pod.name === 'web-3'
+          ? 'The disruption budget web-pdb needs 8 healthy pods and has 8 currently'
+          : undefined,
+    });
+    const report = await run(c, settings({ timeoutMs: 300, stallAfterMs: 10_000 }));
+    assert.equal(report.outcome, 'blocked');
+    assert.deepEqual(report.remaining, [
+      { pod: 'default/web-3', reason: 'PDB web-pdb allows 0 disruptions (needs 8 healthy, has 8)' },
+    ]);
+    assert.match(report.message, /drain timeout/);
+    assert.equal(report.progress.evicted, 9);
+  });
+
+  it('follows a skip decision while stalled', async () => {
+    const c = cluster({
+      refuse: (pod) =>
+        pod.name === 'web-1'
+          ? 'The disruption budget x needs 1 healthy pods and has 1 currently'
+          : undefined,
+    });
+    const report = await run(c, settings({ timeoutMs: 5_000, stallAfterMs: 50 }), {
+      decision: async () => 'skip',
+    });
+    assert.equal(report.outcome, 'skipped');
+    assert.equal(report.remaining[0]?.pod, 'default/web-1');
+  });
+
+  it('deletes the remaining pods without eviction on a force decision', async () => {
+    const c = cluster({
+      refuse: (pod) =>
+        pod.name === 'web-1'
+          ? 'The disruption budget x needs 1 healthy pods and has 1 currently'
+          : undefined,
+    });
+    let asked = 0;
+    const report = await run(c, settings({ timeoutMs: 5_000, stallAfterMs: 50 }), {
+      decision: async () => (asked++ > 0 ? 'force' : 'wait'),
+    });
+    assert.equal(report.outcome, 'drained');
+    assert.ok(c.log.includes('delete default/web-1'));
+    assert.ok(asked >= 2, 'a wait decision keeps waiting');
+  });
+
+  it('deletes instead of evicting with disable-eviction', async () => {
+    const c = cluster({ refuse: () => 'never allowed' });
+    const report = await run(c, settings({ disableEviction: true }));
+    assert.equal(report.outcome, 'drained');
+    assert.equal(c.log.filter((l) => l.startsWith('delete')).length, 10);
+    assert.equal(c.log.filter((l) => l.startsWith('evict') || l.startsWith('refused')).length, 0);
+  });
+
+  it('stops waiting for pods deleted longer ago than skip-wait-for-delete-timeout', async () => {
+    const c = cluster({ stuck: (pod) => pod.name === 'web-2' });
+    const report = await run(c, settings({ skipWaitForDeleteTimeoutMs: 100, timeoutMs: 3_000 }));
+    assert.equal(report.outcome, 'drained');
+    assert.equal(c.pods.has('default/web-2'), true, 'still terminating, but no longer waited for');
+  });
+
+  it('drains only pods matching the pod selector', async () => {
+    const c = cluster();
+    const report = await run(c, settings({ podSelector: 'app=web' }));
+    assert.equal(report.outcome, 'drained');
+    assert.equal(report.evict.length, 8);
+    assert.ok(c.pods.has('default/cache'));
+  });
+
+  it('reports what it would do on a dry run and touches nothing', async () => {
+    const c = cluster();
+    const report = await drainNode(
+      { pods: c.podsPort(), clock: testClock },
+      { node: 'n1', settings: settings(), dryRun: true },
+    );
+    assert.equal(report.outcome, 'dry-run');
+    assert.equal(report.evict.length, 10);
+    assert.equal(c.podsOn('n1').length, 12);
+  });
+});

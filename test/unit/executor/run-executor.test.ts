@@ -1,0 +1,255 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { runExecutor, type ExecutorInput } from '../../../src/app/executor/run-executor.js';
+import { DEFAULT_SETTINGS, type ExecutorSettings } from '../../../src/app/executor/settings.js';
+import { EXIT } from '../../../src/core/exit-codes.js';
+import { ANN_REQUEST, LABEL_STATE } from '../../../src/core/names.js';
+import type { MaintenanceRequest } from '../../../src/core/request.js';
+import { silentLogger } from '../../../src/log.js';
+import { FakeCluster, testClock, type FakeClusterOptions } from '../../fakes/cluster.js';
+import { approvedRequest } from '../../fakes/requests.js';
+
+const SETTINGS: ExecutorSettings = {
+  ...DEFAULT_SETTINGS,
+  drain: { ...DEFAULT_SETTINGS.drain, timeoutMs: 500, evictionRetryMs: 10, stallAfterMs: 10_000 },
+  progressIntervalMs: 0,
+};
+
+function setup(
+  request: Partial<MaintenanceRequest> | null = {},
+  options: FakeClusterOptions = {},
+  node: { unschedulable?: boolean } = {},
+) {
+  const c = new FakeCluster(options);
+  c.addNode('n1', {
+    ...node,
+    annotations:
+      request === null ? {} : { [ANN_REQUEST]: JSON.stringify(approvedRequest('n1', request)) },
+  });
+  for (let i = 0; i < 4; i++) c.addPod({ name: `web-${i}`, nodeName: 'n1' });
+  return c;
+}
+
+const ports = (c: FakeCluster, hostExit = 0) => ({
+  nodes: c.nodesPort(),
+  pods: c.podsPort(),
+  leases: c.leasesPort(),
+  events: c.eventsPort(),
+  host: c.hostPort(hostExit),
+  clock: testClock,
+  log: silentLogger(),
+});
+const input = (patch: Partial<ExecutorInput> = {}): ExecutorInput => ({
+  node: 'n1',
+  requestId: 'r-abc123',
+  settings: SETTINGS,
+  job: 'kubemaint-r-abc123-n1',
+  ...patch,
+});
+const requestOn = (c: FakeCluster) =>
+  JSON.parse(c.nodes.get('n1')!.annotations[ANN_REQUEST]!) as MaintenanceRequest;
+const steps = (c: FakeCluster) =>
+  c.log.filter(
+    (l) => !l.startsWith('write-request') && !l.startsWith('gone') && !l.startsWith('evict'),
+  );
+
+describe('runExecutor', () => {
+  it('locks, cordons, drains, records the bootID, then reboots, in that order', async () => {
+    const c = setup();
+    const result = await runExecutor(ports(c), input());
+    assert.equal(result.exitCode, EXIT.ok, result.message);
+    assert.deepEqual(steps(c), [
+      'lease kubemaint-slot-0 → n1/r-abc123',
+      'event KubemaintStarted',
+      'cordon n1',
+      'event KubemaintCordoned',
+      'event KubemaintDraining',
+      'event KubemaintDrained',
+      'event KubemaintRebooting',
+      'host nsenter -m/proc/1/ns/mnt -- systemctl reboot',
+    ]);
+    const r = requestOn(c);
+    assert.equal(r.state, 'verifying');
+    assert.equal(r.bootIdBefore, 'boot-n1-1');
+    assert.equal(r.slot, 'kubemaint-slot-0');
+    assert.equal(r.job, 'kubemaint-r-abc123-n1');
+    assert.equal(r.wasCordoned, false);
+    assert.equal(r.cordonedByUs, true);
+    assert.ok(r.hostCommandIssuedAt);
+    assert.equal(r.drain?.message, '4 of 4 pods evicted');
+    assert.deepEqual(
+      r.history.slice(-2).map((h) => h.to),
+      ['running', 'verifying'],
+    );
+    assert.equal(c.nodes.get('n1')!.labels[LABEL_STATE], 'verifying');
+    assert.equal(c.podsOn('n1').length, 0);
+  });
+
+  it('never issues the host command twice when run again', async () => {
+    const c = setup();
+    await runExecutor(ports(c), input());
+    const again = await runExecutor(ports(c), input());
+    assert.equal(again.exitCode, EXIT.ok);
+    assert.match(again.message, /already issued/);
+    assert.equal(c.host.length, 1);
+  });
+
+  it('resumes a run that died after cordoning, and still uncordons later as its own', async () => {
+    const c = setup(
+      { state: 'running', wasCordoned: false, cordonedByUs: true, slot: 'kubemaint-slot-0' },
+      {},
+      { unschedulable: true },
+    );
+    const result = await runExecutor(ports(c), input());
+    assert.equal(result.exitCode, EXIT.ok);
+    assert.equal(requestOn(c).cordonedByUs, true);
+    assert.equal(c.host.length, 1);
+  });
+
+  const invalid = [
+    { why: 'no request on the node', request: null },
+    { why: 'another request id', request: { id: 'r-other' } },
+    { why: 'a cancelled request', request: { state: 'cancelled' as const } },
+    { why: 'a request not yet approved', request: { state: 'proposed' as const } },
+    {
+      why: 'an upgrade to a version that is not plain',
+      request: { action: 'upgrade' as const, targetVersion: 'v1.32.1;reboot' },
+    },
+  ];
+  for (const c of invalid) {
+    it(`exits requestInvalid without touching anything for ${c.why}`, async () => {
+      const cluster = setup(c.request);
+      const before = structuredClone(cluster.nodes.get('n1'));
+      const result = await runExecutor(ports(cluster), input());
+      assert.equal(result.exitCode, EXIT.requestInvalid);
+      assert.deepEqual(cluster.nodes.get('n1'), before);
+      assert.deepEqual(cluster.log, []);
+    });
+  }
+
+  it('exits noSlot and changes nothing when every slot is held', async () => {
+    const c = setup();
+    const now = new Date();
+    c.addNode('n9', {
+      annotations: {
+        [ANN_REQUEST]: JSON.stringify(approvedRequest('n9', { id: 'r-9', state: 'running' })),
+      },
+    });
+    await c.leasesPort().createLease('kubemaint', 'kubemaint-slot-0', {
+      holder: 'n9/r-9',
+      durationSeconds: 600,
+      acquiredAt: now,
+      renewedAt: now,
+      transitions: 0,
+    });
+    c.log.length = 0;
+    const result = await runExecutor(ports(c), input());
+    assert.equal(result.exitCode, EXIT.noSlot);
+    assert.deepEqual(c.log, []);
+  });
+
+  it('takes the slot of a holder whose request ended', async () => {
+    const c = setup();
+    const now = new Date();
+    c.addNode('n9', {
+      annotations: {
+        [ANN_REQUEST]: JSON.stringify(approvedRequest('n9', { id: 'r-9', state: 'done' })),
+      },
+    });
+    await c.leasesPort().createLease('kubemaint', 'kubemaint-slot-0', {
+      holder: 'n9/r-9',
+      durationSeconds: 600,
+      acquiredAt: now,
+      renewedAt: now,
+      transitions: 0,
+    });
+    const result = await runExecutor(ports(c), input());
+    assert.equal(result.exitCode, EXIT.ok);
+  });
+
+  it('gives the node back when the drain is blocked: uncordoned, slot released, request failed', async () => {
+    const c = setup(
+      {},
+      {
+        refuse: (pod) =>
+          pod.name === 'web-2'
+            ? 'The disruption budget web needs 4 healthy pods and has 4 currently'
+            : undefined,
+      },
+    );
+    const result = await runExecutor(ports(c), input());
+    assert.equal(result.exitCode, EXIT.drainBlocked);
+    const r = requestOn(c);
+    assert.equal(r.state, 'failed');
+    assert.match(r.failure ?? '', /blocking pods: default\/web-2 — PDB web allows 0 disruptions/);
+    assert.match(r.failure ?? '', /node uncordoned/);
+    assert.equal(c.nodes.get('n1')!.unschedulable, false);
+    assert.equal(c.leases.get('kubemaint/kubemaint-slot-0')!.holder, '');
+    assert.equal(c.host.length, 0);
+    assert.ok(
+      c.events.some(
+        (e) => e.event.reason === 'KubemaintDrainBlocked' && e.event.type === 'Warning',
+      ),
+    );
+  });
+
+  it('leaves a node cordoned that was cordoned before kubemaint came', async () => {
+    const c = setup(
+      {},
+      { refuse: (pod) => (pod.name === 'web-2' ? 'nope' : undefined) },
+      { unschedulable: true },
+    );
+    const result = await runExecutor(ports(c), input());
+    assert.equal(result.exitCode, EXIT.drainBlocked);
+    assert.equal(c.nodes.get('n1')!.unschedulable, true);
+    assert.equal(requestOn(c).wasCordoned, true);
+    assert.match(requestOn(c).failure ?? '', /left cordoned/);
+    assert.ok(!c.log.includes('cordon n1') && !c.log.includes('uncordon n1'));
+  });
+
+  it('ends cancelled on an operator skip', async () => {
+    const c = setup({}, { refuse: (pod) => (pod.name === 'web-1' ? 'nope' : undefined) });
+    const settings = {
+      ...SETTINGS,
+      drain: { ...SETTINGS.drain, timeoutMs: 5_000, stallAfterMs: 50 },
+    };
+    const running = runExecutor(ports(c), input({ settings }));
+    // The operator's answer arrives on the request while the drain is stalled.
+    await testClock.sleep(100);
+    const node = c.nodes.get('n1')!;
+    const r = requestOn(c);
+    node.annotations[ANN_REQUEST] = JSON.stringify({
+      ...r,
+      drainDecision: { decision: 'skip', by: 'U1', at: new Date().toISOString() },
+    });
+    node.resourceVersion = c.nextRv();
+    const result = await running;
+    assert.equal(result.exitCode, EXIT.drainBlocked);
+    assert.equal(requestOn(c).state, 'cancelled');
+    assert.equal(c.nodes.get('n1')!.unschedulable, false);
+  });
+
+  it('upgrades: records the kubelet version and arranges the restart after the install', async () => {
+    const c = setup({ action: 'upgrade', targetVersion: 'v1.32.0' });
+    const result = await runExecutor(ports(c), input());
+    assert.equal(result.exitCode, EXIT.ok, result.message);
+    assert.deepEqual(c.host, [
+      'nsenter -m/proc/1/ns/mnt -- /usr/local/bin/kubemaint-upgrade-kubelet v1.32.0',
+      'nsenter -m/proc/1/ns/mnt -- systemd-run --on-active=15 systemctl restart kubelet',
+    ]);
+    assert.equal(requestOn(c).kubeletVersionBefore, 'v1.31.4');
+    assert.ok(c.log.includes('event KubemaintUpgrading'));
+  });
+
+  it('reports a failed host command and gives the node back', async () => {
+    const c = setup();
+    const result = await runExecutor(ports(c, 1), input());
+    assert.equal(result.exitCode, EXIT.unexpected);
+    assert.equal(requestOn(c).state, 'failed');
+    assert.match(
+      requestOn(c).failure ?? '',
+      /host command failed \(exit 1\).*boom.*node uncordoned/,
+    );
+    assert.equal(c.nodes.get('n1')!.unschedulable, false);
+  });
+});

@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  acquireSlot,
+  holderOf,
+  releaseSlot,
+  renewSlot,
+  type SlotDeps,
+} from '../../../src/app/executor/slots.js';
+import { FakeCluster, testClock } from '../../fakes/cluster.js';
+
+const config = { namespace: 'kubemaint', concurrency: 2, ttlMs: 60_000 };
+const deps = (cluster: FakeCluster, live: (holder: string) => boolean = () => true): SlotDeps => ({
+  leases: cluster.leasesPort(),
+  clock: testClock,
+  isHolderLive: async (holder) => live(holder),
+});
+const holders = (cluster: FakeCluster) => [...cluster.leases.values()].map((l) => l.holder).sort();
+
+describe('slots', () => {
+  it('creates the first slot when none exist', async () => {
+    const cluster = new FakeCluster();
+    const slot = await acquireSlot(deps(cluster), config, holderOf('n1', 'r-1'));
+    assert.equal(slot?.name, 'kubemaint-slot-0');
+    assert.deepEqual(holders(cluster), ['n1/r-1']);
+  });
+
+  it('gives a re-run of the same request the slot it already holds', async () => {
+    const cluster = new FakeCluster();
+    await acquireSlot(deps(cluster), config, 'n2/r-2');
+    const first = await acquireSlot(deps(cluster), config, 'n1/r-1');
+    const again = await acquireSlot(deps(cluster), config, 'n1/r-1');
+    assert.equal(again?.name, first?.name);
+    assert.deepEqual(holders(cluster), ['n1/r-1', 'n2/r-2']);
+  });
+
+  it('returns undefined when every slot is validly held', async () => {
+    const cluster = new FakeCluster();
+    await acquireSlot(deps(cluster), config, 'a/r-a');
+    await acquireSlot(deps(cluster), config, 'b/r-b');
+    assert.equal(await acquireSlot(deps(cluster), config, 'c/r-c'), undefined);
+  });
+
+  it('takes an expired slot and counts the transition', async () => {
+    const cluster = new FakeCluster();
+    const old = new Date(Date.now() - 120_000);
+    await cluster.leasesPort().createLease('kubemaint', 'kubemaint-slot-0', {
+      holder: 'a/r-a',
+      durationSeconds: 60,
+      acquiredAt: old,
+      renewedAt: old,
+      transitions: 3,
+    });
+    const slot = await acquireSlot(deps(cluster), { ...config, concurrency: 1 }, 'c/r-c');
+    assert.equal(slot?.lease.holder, 'c/r-c');
+    assert.equal(slot?.lease.transitions, 4);
+  });
+
+  it('reclaims a slot whose holder is stale (node gone or request ended)', async () => {
+    const cluster = new FakeCluster();
+    await acquireSlot(deps(cluster), { ...config, concurrency: 1 }, 'gone/r-a');
+    const slot = await acquireSlot(
+      deps(cluster, (h) => h !== 'gone/r-a'),
+      { ...config, concurrency: 1 },
+      'c/r-c',
+    );
+    assert.equal(slot?.lease.holder, 'c/r-c');
+  });
+
+  it('releases only its own slot', async () => {
+    const cluster = new FakeCluster();
+    const slot = await acquireSlot(deps(cluster), config, 'a/r-a');
+    assert.equal(await releaseSlot(deps(cluster), config, slot!.name, 'b/r-b'), false);
+    assert.equal(await releaseSlot(deps(cluster), config, slot!.name, 'a/r-a'), true);
+    assert.deepEqual(holders(cluster), ['']);
+  });
+
+  it('stops renewing a slot someone else took', async () => {
+    const cluster = new FakeCluster();
+    const slot = await acquireSlot(deps(cluster), config, 'a/r-a');
+    const lease = cluster.leases.get('kubemaint/kubemaint-slot-0')!;
+    cluster.leases.set('kubemaint/kubemaint-slot-0', {
+      ...lease,
+      holder: 'b/r-b',
+      resourceVersion: cluster.nextRv(),
+    });
+    assert.equal(await renewSlot(deps(cluster), config, slot!), undefined);
+  });
+
+  it('never lets 20 concurrent executors hold more than 2 slots', async () => {
+    const cluster = new FakeCluster();
+    for (let round = 0; round < 20; round++) {
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          acquireSlot(deps(cluster), config, `n${i}/r-${round}`),
+        ),
+      );
+      const won = results.filter(Boolean);
+      assert.equal(won.length, 2, `round ${round}`);
+      assert.equal(new Set(won.map((s) => s!.name)).size, 2);
+      for (const slot of won) await releaseSlot(deps(cluster), config, slot!.name, slot!.holder);
+    }
+  });
+});
