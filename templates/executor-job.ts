@@ -1,0 +1,102 @@
+/**
+ * The executor Job manifest (DESIGN §3, reference/kubernetes-semantics.md §8): a pure builder, typed
+ * params in, batch/v1 Job out, no I/O. Every field that keeps a reboot to one is here and says why.
+ */
+import type { V1Job, V1SecurityContext } from '@kubernetes/client-node';
+import {
+  LABEL_MANAGED_BY,
+  LABEL_NODE,
+  LABEL_REQUEST,
+  MANAGED_BY,
+  jobName,
+} from '../src/core/names.js';
+
+/** The env var carrying the executor's settings as JSON (built by the control plane from its config). */
+export const SETTINGS_ENV = 'KUBEMAINT_EXECUTOR_SETTINGS';
+
+export interface ExecutorJobParams {
+  node: string;
+  requestId: string;
+  namespace: string;
+  image: string;
+  serviceAccountName: string;
+  /** `signal` needs only CAP_KILL; `command` needs a privileged container to nsenter into PID 1. */
+  rebootMethod: 'command' | 'signal';
+  /** The Job is failed (and its pod killed) after this long. */
+  activeDeadlineSeconds: number;
+  /** The finished Job (and its pod) is deleted after this long. */
+  ttlSecondsAfterFinished: number;
+  /** JSON of the ExecutorSettings, passed as-is in SETTINGS_ENV. */
+  settingsJson: string;
+}
+
+function securityContext(method: ExecutorJobParams['rebootMethod']): V1SecurityContext {
+  if (method === 'signal') {
+    // kill(2) on the host's PID 1 needs CAP_KILL with uid 0 (Kubernetes grants no ambient
+    // capabilities, so a non-root uid could not use it); nothing else.
+    return {
+      runAsUser: 0,
+      runAsNonRoot: false,
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'], add: ['KILL'] },
+    };
+  }
+  // nsenter into PID 1's mount namespace needs CAP_SYS_ADMIN and more: only privileged covers it.
+  return { privileged: true, runAsUser: 0 };
+}
+
+export function buildExecutorJob(p: ExecutorJobParams): V1Job {
+  const name = jobName(p.node, p.requestId);
+  const labels = {
+    [LABEL_MANAGED_BY]: MANAGED_BY,
+    [LABEL_NODE]: p.node,
+    [LABEL_REQUEST]: p.requestId,
+  };
+  const field = (fieldPath: string) => ({ valueFrom: { fieldRef: { fieldPath } } });
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name, namespace: p.namespace, labels },
+    spec: {
+      // A retry would run the host command again on a node that already rebooted (invariant 5).
+      backoffLimit: 0,
+      activeDeadlineSeconds: p.activeDeadlineSeconds,
+      ttlSecondsAfterFinished: p.ttlSecondsAfterFinished,
+      template: {
+        metadata: { labels },
+        spec: {
+          // nodeName bypasses the scheduler, so the pod runs on the node we are about to cordon.
+          nodeName: p.node,
+          // Never: OnFailure would restart the container on the same node after the reboot.
+          restartPolicy: 'Never',
+          // The host's PID 1 is what nsenter enters and what the signal method signals.
+          hostPID: true,
+          serviceAccountName: p.serviceAccountName,
+          // An empty key with Exists tolerates every taint, NoExecute included, with no time limit:
+          // not-ready/unreachable taints while the node goes down must not evict us (invariant 7).
+          tolerations: [{ operator: 'Exists' }],
+          terminationGracePeriodSeconds: 30,
+          containers: [
+            {
+              name: 'executor',
+              image: p.image,
+              args: ['executor', '--node', p.node, '--request', p.requestId],
+              env: [
+                { name: 'NODE_NAME', ...field('spec.nodeName') },
+                { name: 'POD_NAME', ...field('metadata.name') },
+                { name: 'POD_NAMESPACE', ...field('metadata.namespace') },
+                { name: SETTINGS_ENV, value: p.settingsJson },
+              ],
+              resources: {
+                requests: { cpu: '50m', memory: '64Mi' },
+                limits: { memory: '256Mi' },
+              },
+              securityContext: securityContext(p.rebootMethod),
+            },
+          ],
+        },
+      },
+    },
+  };
+}
