@@ -2,7 +2,8 @@
  * The list of subcommands. Add one line per command file; a command is only listed once it works.
  */
 import type { Command } from 'commander';
+import { registerConfigCommand } from './config.js';
 
-export function registerCommands(_program: Command): void {
-  // Subcommands register here as their issues land.
+export function registerCommands(program: Command): void {
+  registerConfigCommand(program);
 }

@@ -1,0 +1,97 @@
+/**
+ * `kubemaint.yaml` text → a typed `Config`, or every problem in it: YAML syntax (with line and
+ * column), secret-looking values, schema problems (unknown keys, types, formats, cross-field
+ * rules) and the Slack secrets in the environment. Pure apart from reading `env` it is given.
+ */
+import { LineCounter, parseDocument } from 'yaml';
+import { readSlackSecrets, type Env } from './env-secrets.js';
+import { formatPath, uniqueProblems, type Problem } from './problems.js';
+import { ConfigSchema, type Config } from './schema.js';
+import { findSecretsInFile, maskSecrets } from './secrets.js';
+import { issuesToProblems } from './zod-problems.js';
+
+export type ParseResult = { ok: true; config: Config } | { ok: false; problems: Problem[] };
+
+/**
+ * Parses and validates a config file's text. `sourceName` names the file in messages; `env`
+ * supplies the Slack secrets (none by default, so a plain parse needs no environment).
+ */
+export function parseConfig(text: string, sourceName: string, env: Env = {}): ParseResult {
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  if (document.errors.length > 0) {
+    const problems = document.errors.map((error): Problem => {
+      const where = error.linePos?.[0];
+      return {
+        path: where === undefined ? sourceName : `line ${where.line}, column ${where.col}`,
+        message: maskSecrets(error.message.replace(/ at line \d+, column \d+:?[\s\S]*$/, '')),
+        hint: 'YAML syntax: check the indentation and quoting there',
+      };
+    });
+    return { ok: false, problems: uniqueProblems(problems) };
+  }
+  return validate(dropNulls(document.toJS({ maxAliasCount: 100 })) ?? {}, env);
+}
+
+/** Validates an already-parsed document (what a YAML or JSON parser returned). */
+export function validate(document: unknown, env: Env = {}): ParseResult {
+  if (document === null || typeof document !== 'object' || Array.isArray(document)) {
+    return {
+      ok: false,
+      problems: [
+        {
+          path: formatPath([]),
+          message: 'expected a map of settings',
+          hint: 'start with `cluster:`',
+        },
+      ],
+    };
+  }
+  const secretProblems = findSecretsInFile(document);
+  // A value that looks like a secret is reported once, as a secret, and never quoted again.
+  const secretPaths = secretProblems.map((p) => p.path);
+  const parsed = ConfigSchema.safeParse(document, { reportInput: true });
+  const schemaProblems = parsed.success
+    ? []
+    : issuesToProblems(parsed.error.issues, ConfigSchema).filter(
+        (p) =>
+          !secretPaths.some(
+            (s) => p.path === s || p.path.startsWith(`${s}.`) || p.path.startsWith(`${s}[`),
+          ),
+      );
+  const { secrets, problems: envProblems } = readSlackSecrets(env);
+  const crossProblems =
+    parsed.success && secrets.botToken !== undefined && parsed.data.slack.channel === undefined
+      ? [
+          {
+            path: 'slack.channel',
+            message: 'is required when SLACK_BOT_TOKEN is set',
+            hint: 'the channel ID for prompts, e.g. C0123ABCD',
+          },
+        ]
+      : [];
+  const problems = uniqueProblems([
+    ...secretProblems,
+    ...schemaProblems,
+    ...envProblems,
+    ...crossProblems,
+  ]);
+  if (!parsed.success || problems.length > 0) return { ok: false, problems };
+  return { ok: true, config: { ...parsed.data, secrets } };
+}
+
+/**
+ * An empty value (`lock:` with every option commented out) means "the defaults", as people
+ * expect when they trim the example file; inside lists an empty entry stays an error.
+ */
+function dropNulls(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    return value.map((item: unknown) => (item === null ? item : dropNulls(item)));
+  }
+  if (value === null || typeof value !== 'object') return value ?? undefined;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (item !== null && item !== undefined) out[key] = dropNulls(item);
+  }
+  return out;
+}

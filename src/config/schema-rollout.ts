@@ -1,0 +1,151 @@
+/**
+ * How a node is taken through maintenance: `lock` (how many at once, per pool), `drain` (kubectl
+ * drain's options, same names and meaning), `reboot` and `upgrade` (the host commands the executor
+ * runs through nsenter), and `executor` (the Job that does it). Defaults follow kured and kubectl
+ * where they exist, and are safe otherwise.
+ */
+import { z } from 'zod';
+import { VERSION } from '../version.js';
+import { splitCommand } from './argv.js';
+import {
+  checkedText,
+  describeValue,
+  dnsLabel,
+  duration,
+  int,
+  isLabelValue,
+  labelKey,
+  labelSelector,
+} from './fields.js';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+export const LockSchema = z
+  .strictObject({
+    concurrency: int(1, 100).default(1),
+    poolLabel: labelKey().optional(),
+    pools: z.record(z.string(), int(1, 100)).optional(),
+    ttl: duration().default(30 * MINUTE),
+  })
+  .superRefine((lock, ctx) => {
+    if (lock.pools !== undefined && lock.poolLabel === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['pools'],
+        message: "needs poolLabel: the label whose value names a node's pool",
+        params: { hint: 'e.g. poolLabel: node.kubernetes.io/pool' },
+      });
+    }
+    for (const pool of Object.keys(lock.pools ?? {})) {
+      if (!isLabelValue(pool)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['pools', pool],
+          message: 'is not a label value, so no node can be in this pool',
+          params: { hint: "at most 63 letters, digits, '-', '_' or '.'" },
+        });
+      }
+    }
+  });
+
+export const DrainSchema = z.strictObject({
+  timeout: duration().default(15 * MINUTE),
+  gracePeriodSeconds: int(-1, 86_400).default(-1),
+  deleteEmptyDirData: z.boolean().default(false),
+  force: z.boolean().default(false),
+  podSelector: labelSelector().default(''),
+  skipWaitForDeleteTimeout: duration().default(0),
+  disableEviction: z.boolean().default(false),
+  stallAfter: duration().default(10 * MINUTE),
+});
+
+/** An argv list, or one string split like a shell would (without running a shell). */
+export const command = () =>
+  z.union([z.string(), z.array(z.string()).min(1)]).transform((value, ctx) => {
+    if (Array.isArray(value)) {
+      if (value[0]?.trim() === '') {
+        ctx.addIssue({ code: 'custom', path: [0], message: 'the program name is empty' });
+        return z.NEVER;
+      }
+      return value;
+    }
+    const split = splitCommand(value);
+    if (split.ok) return split.argv;
+    ctx.addIssue({
+      code: 'custom',
+      message: `${describeValue(value)} ${split.error}`,
+      params: {
+        hint: 'write a list, ["systemctl", "reboot"], or put the logic in a script on the host',
+      },
+    });
+    return z.NEVER;
+  });
+
+/** The plan fits `expectedDuration` before a window closes; more than the timeout is a typo. */
+function expectedWithinTimeout(
+  step: { nodeTimeout: number; expectedDuration: number },
+  ctx: z.core.$RefinementCtx,
+) {
+  if (step.expectedDuration > step.nodeTimeout) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['expectedDuration'],
+      message:
+        'is longer than nodeTimeout, so every node would time out before it is expected back',
+      params: { hint: 'raise nodeTimeout or lower expectedDuration' },
+    });
+  }
+}
+
+export const RebootSchema = z
+  .strictObject({
+    method: z.enum(['command', 'signal']).default('command'),
+    command: command().default(['systemctl', 'reboot']),
+    // SIGRTMIN+5 asks systemd for an orderly reboot (kured's default); needs only CAP_KILL.
+    signal: int(1, 64).default(39),
+    nodeTimeout: duration().default(15 * MINUTE),
+    expectedDuration: duration().default(10 * MINUTE),
+  })
+  .superRefine(expectedWithinTimeout);
+
+const PLACEHOLDER = /\{\{\s*([^}]*?)\s*\}\}/g;
+
+export const UpgradeSchema = z
+  .strictObject({
+    command: command()
+      .superRefine((argv, ctx) => {
+        for (const [index, arg] of argv.entries()) {
+          for (const [, name] of arg.matchAll(PLACEHOLDER)) {
+            if (name === 'version') continue;
+            ctx.addIssue({
+              code: 'custom',
+              path: [index],
+              message: `uses the placeholder {{${name}}}, but {{version}} is the only one`,
+              params: { hint: 'the target version (v1.31.4) is all the command gets' },
+            });
+          }
+        }
+      })
+      .default(['/usr/local/bin/kubemaint-upgrade-kubelet', '{{version}}']),
+    nodeTimeout: duration().default(15 * MINUTE),
+    expectedDuration: duration().default(10 * MINUTE),
+  })
+  .superRefine(expectedWithinTimeout);
+
+const IMAGE =
+  /^[a-z0-9]+([._-][a-z0-9]+)*(:\d+)?(\/[a-z0-9]+([._-][a-z0-9]+)*)*(:[\w][\w.-]{0,127})?(@sha256:[a-f0-9]{64})?$/;
+
+export const ExecutorSchema = z.strictObject({
+  image: checkedText((text) =>
+    IMAGE.test(text)
+      ? undefined
+      : {
+          message: `${describeValue(text)} is not an image reference`,
+          hint: 'e.g. ghcr.io/acme/kubemaint:0.1.0',
+        },
+  ).default(`ghcr.io/kubemaint/kubemaint:${VERSION}`),
+  serviceAccount: dnsLabel('kubemaint-executor').default('kubemaint-executor'),
+  activeDeadline: duration().default(2 * HOUR),
+  ttlAfterFinished: duration().default(HOUR),
+});

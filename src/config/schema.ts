@@ -1,0 +1,94 @@
+/**
+ * The whole `kubemaint.yaml` schema and the typed `Config` it produces (defaults applied,
+ * durations in milliseconds, commands as argv lists). Every object is strict: an unknown key is an
+ * error, because a typo (`concurrncy: 3`) that is silently ignored runs maintenance with settings
+ * nobody chose. Checks that span sections live here; each section lives in its own file.
+ */
+import { z } from 'zod';
+import type { SlackSecrets } from './env-secrets.js';
+import { dnsLabel } from './fields.js';
+import { ClusterSchema } from './schema-cluster.js';
+import {
+  BlockersSchema,
+  DetectionSchema,
+  KubeletSchema,
+  SchedulesSchema,
+} from './schema-detection.js';
+import { ApprovalSchema, NotifySchema, SlackSchema } from './schema-people.js';
+import {
+  DrainSchema,
+  ExecutorSchema,
+  LockSchema,
+  RebootSchema,
+  UpgradeSchema,
+} from './schema-rollout.js';
+import { FreezeSchema, WindowSchema } from './schema-schedule.js';
+
+export const ConfigSchema = z
+  .strictObject({
+    cluster: ClusterSchema.prefault({}),
+    namespace: dnsLabel('kubemaint').default('kubemaint'),
+    detection: DetectionSchema.prefault({}),
+    kubelet: KubeletSchema.prefault({}),
+    /** Empty: always open (kured's default). */
+    windows: z.array(WindowSchema).default([]),
+    freezes: z.array(FreezeSchema).default([]),
+    lock: LockSchema.prefault({}),
+    drain: DrainSchema.prefault({}),
+    reboot: RebootSchema.prefault({}),
+    upgrade: UpgradeSchema.prefault({}),
+    executor: ExecutorSchema.prefault({}),
+    blockers: BlockersSchema.prefault({}),
+    approval: ApprovalSchema.prefault({}),
+    slack: SlackSchema.prefault({}),
+    notify: NotifySchema.prefault({}),
+    schedules: SchedulesSchema.prefault({}),
+  })
+  .superRefine(
+    (config, ctx) => {
+      // The Job is killed at its deadline; a drain allowed to outlast it would end mid-eviction.
+      if (config.drain.timeout >= config.executor.activeDeadline) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['executor', 'activeDeadline'],
+          message: 'must be longer than drain.timeout, or the Job is killed while it drains',
+          params: { hint: 'raise executor.activeDeadline or lower drain.timeout' },
+        });
+      }
+    },
+    { when: (payload) => noIssuesUnder(payload.issues, ['drain', 'executor']) },
+  );
+
+/**
+ * True when no earlier issue touches these top-level sections, so their values are parsed.
+ * Unknown keys do not count: the known keys beside them were still parsed.
+ */
+export function noIssuesUnder(
+  issues: readonly { code?: string; path?: PropertyKey[] | undefined }[],
+  sections: readonly string[],
+): boolean {
+  return !issues.some((issue) => {
+    if (issue.code === 'unrecognized_keys') return false;
+    const head = issue.path?.[0];
+    return head === undefined || sections.includes(String(head));
+  });
+}
+
+/** The file's settings, parsed. */
+export type FileConfig = z.output<typeof ConfigSchema>;
+
+/** Everything kubemaint runs with: the file's settings plus the secrets from the environment. */
+export type Config = FileConfig & { secrets: SlackSecrets };
+
+export type { ClusterConfig, EksConfig } from './schema-cluster.js';
+export type { WindowSpec, FreezeSpec } from './schema-schedule.js';
+export type { UnhealthyLimit } from './schema-detection.js';
+export type LockConfig = Config['lock'];
+export type DrainConfig = Config['drain'];
+export type RebootConfig = Config['reboot'];
+export type UpgradeConfig = Config['upgrade'];
+export type ExecutorConfig = Config['executor'];
+export type BlockersConfig = Config['blockers'];
+export type ApprovalConfig = Config['approval'];
+export type SlackConfig = Config['slack'];
+export type NotifyConfig = Config['notify'];
