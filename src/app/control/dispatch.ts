@@ -1,0 +1,159 @@
+/**
+ * Dispatch (DESIGN §1 step 4): approved requests start when every policy gate passes. Candidates go in
+ * a stable order (oldest approval first, then node name) so two ticks pick the same nodes; each started
+ * one takes a slot in the count before the next is judged, so one tick never over-commits (invariant 1).
+ * A blocked request keeps every reason, written only when they change (no write churn every minute).
+ */
+import { start } from '../../core/approval.js';
+import { evaluatePolicy, type PolicyFacts, type SlotFacts } from '../../core/policy.js';
+import type { MaintenanceRequest } from '../../core/request.js';
+import { jobName } from '../../core/names.js';
+import {
+  alertFacts,
+  blockingPodFacts,
+  pdbFacts,
+  readable,
+  unhealthyNodes,
+  windowFacts,
+} from './facts.js';
+import { persist } from './persist.js';
+import type { AlertsPort, NodeView } from './ports.js';
+import type { ReconcileDeps } from './reconcile.js';
+
+export interface DispatchDeps extends ReconcileDeps {
+  alerts?: AlertsPort;
+}
+
+const IN_FLIGHT = new Set(['running', 'verifying']);
+
+export async function dispatchApproved(
+  deps: DispatchDeps,
+  active: readonly NodeView[],
+): Promise<string[]> {
+  const approved = active.filter((n) => n.request?.state === 'approved').sort(byApproval);
+  if (approved.length === 0) return [];
+  const { settings, cluster } = deps;
+  const now = deps.clock.now();
+  const pause = await readable(() => cluster.readPause());
+  const window = windowFacts(settings.schedule, now, settings.timeZone);
+  const fleet = await readable(() => cluster.listNodes());
+  const unhealthy =
+    'error' in fleet
+      ? fleet
+      : { nodes: unhealthyNodes(fleet), max: settings.blockers.maxUnhealthyNodes };
+  const alerts = await alertFacts(deps.alerts);
+  const inFlight = active
+    .filter((n) => IN_FLIGHT.has(n.request?.state ?? ''))
+    .map((n) => n.request!);
+  const log: string[] = [];
+  for (const node of approved) {
+    const request = node.request!;
+    const base: PolicyFacts = {
+      node: node.name,
+      timeZone: settings.timeZone,
+      expectedDurationMs: settings.expectedDurationMs[request.action],
+      pause,
+      window,
+      unhealthy,
+      ...(alerts
+        ? { alerts: settings.blockers.alertFilter ? withFilter(alerts, settings) : alerts }
+        : {}),
+      slots: slotFacts(settings, inFlight, request),
+    };
+    // The API-heavy gates run only for a request the cheap gates let through.
+    let verdict = evaluatePolicy(base, now);
+    if (verdict.verdict === 'proceed') {
+      const blockingPods = await blockingPodFacts(
+        cluster,
+        node.name,
+        settings.blockers.podSelectors,
+      );
+      const pdbs = await pdbFacts(cluster, node.name, now);
+      verdict = evaluatePolicy({ ...base, ...(blockingPods ? { blockingPods } : {}), pdbs }, now);
+    }
+    if (verdict.verdict === 'blocked') {
+      await recordBlocked(
+        deps,
+        node,
+        request,
+        verdict.reasons.map((r) => r.message),
+      );
+      log.push(`${node.name}: blocked (${verdict.reasons.map((r) => r.message).join('; ')})`);
+      continue;
+    }
+    const job = jobName(node.name, request.id);
+    const result = start(
+      request,
+      { by: { kind: 'system', id: 'kubemaint' }, policy: settings.approval, job },
+      now,
+    );
+    if (!result.ok) {
+      log.push(`${node.name}: not started (${result.error.message})`);
+      continue;
+    }
+    // The request moves to running first: if the Job creation then fails, the next tick sees a
+    // running request without a Job and fails it, instead of a Job nobody accounts for.
+    const { blockedReasons: _cleared, ...startedRequest } = result.request;
+    const outcome = await persist(
+      deps,
+      node,
+      { ...result, request: startedRequest },
+      {
+        kind: 'draining',
+        reason: 'KubemaintStarted',
+        message: `executor Job ${job} created`,
+      },
+    );
+    if (outcome.status !== 'written') continue;
+    await cluster.createJob(settings.jobFor(node.name, request.id, request.action));
+    inFlight.push(startedRequest);
+    log.push(`${node.name}: started ${job}`);
+  }
+  return log;
+}
+
+function withFilter(
+  alerts: NonNullable<Awaited<ReturnType<typeof alertFacts>>>,
+  settings: DispatchDeps['settings'],
+) {
+  if ('error' in alerts || !settings.blockers.alertFilter) return alerts;
+  return { ...alerts, filter: settings.blockers.alertFilter };
+}
+
+function slotFacts(
+  settings: DispatchDeps['settings'],
+  inFlight: readonly MaintenanceRequest[],
+  request: MaintenanceRequest,
+): SlotFacts {
+  const holders = inFlight.map((r) => r.node);
+  const facts: SlotFacts = { inUse: inFlight.length, limit: settings.lock.concurrency, holders };
+  const pool = request.pool;
+  const poolLimit = pool === undefined ? undefined : settings.lock.pools[pool];
+  if (pool === undefined || poolLimit === undefined) return facts;
+  const same = inFlight.filter((r) => r.pool === pool).map((r) => r.node);
+  return { ...facts, pool: { name: pool, inUse: same.length, limit: poolLimit, holders: same } };
+}
+
+async function recordBlocked(
+  deps: DispatchDeps,
+  node: NodeView,
+  request: MaintenanceRequest,
+  reasons: string[],
+) {
+  if (JSON.stringify(request.blockedReasons ?? []) === JSON.stringify(reasons)) return;
+  const updated: MaintenanceRequest = { ...request, blockedReasons: reasons };
+  await persist(
+    deps,
+    node,
+    { ok: true, changed: true, request: updated },
+    {
+      kind: 'blocked',
+      message: reasons.join('; '),
+    },
+  );
+}
+
+function byApproval(a: NodeView, b: NodeView): number {
+  const at = (n: NodeView) => n.request?.approvals.at(-1)?.at ?? n.request?.updatedAt ?? '';
+  return at(a).localeCompare(at(b)) || a.name.localeCompare(b.name);
+}

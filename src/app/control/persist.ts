@@ -1,0 +1,91 @@
+/**
+ * Writing a request back: every transition is a conditional write on the node's resourceVersion, so
+ * two ticks (or a tick and a click) cannot both win. A lost race is not an error: the winner's write
+ * stands and the next tick decides again from what the cluster says.
+ */
+import type { TransitionResult } from '../../core/approval.js';
+import type { EventKind } from '../../core/events.js';
+import type { MaintenanceRequest } from '../../core/request.js';
+import type { ClusterPort, Notifier } from './ports.js';
+
+export interface PersistDeps {
+  cluster: ClusterPort;
+  notifier: Notifier;
+  clusterName: string;
+}
+
+export interface Report {
+  kind: EventKind;
+  /** Kubernetes Event reason on the node, e.g. KubemaintApproved. */
+  reason?: string;
+  message: string;
+  warning?: boolean;
+  approver?: string;
+  durationMs?: number;
+}
+
+export type PersistOutcome =
+  | { status: 'written'; request: MaintenanceRequest; resourceVersion: string }
+  | { status: 'unchanged'; request: MaintenanceRequest }
+  | { status: 'lost-race' }
+  | { status: 'refused'; code: string; message: string };
+
+export async function persist(
+  deps: PersistDeps,
+  node: { name: string; resourceVersion: string },
+  result: TransitionResult,
+  report?: Report,
+): Promise<PersistOutcome> {
+  if (!result.ok)
+    return { status: 'refused', code: result.error.code, message: result.error.message };
+  if (!result.changed) return { status: 'unchanged', request: result.request };
+  let resourceVersion: string;
+  try {
+    resourceVersion = await deps.cluster.writeRequest(
+      node.name,
+      node.resourceVersion,
+      result.request,
+    );
+  } catch (error) {
+    if (isConflict(error)) return { status: 'lost-race' };
+    throw error;
+  }
+  if (report) await tell(deps, result.request, report);
+  return { status: 'written', request: result.request, resourceVersion };
+}
+
+/** Event on the node and the notifier; reporting never fails the step that already happened. */
+export async function tell(
+  deps: PersistDeps,
+  request: MaintenanceRequest,
+  report: Report,
+): Promise<void> {
+  const reason =
+    report.reason ?? `Kubemaint${report.kind[0]!.toUpperCase()}${report.kind.slice(1)}`;
+  await Promise.allSettled([
+    deps.cluster.recordEvent(request.node, {
+      reason,
+      message: `${request.id}: ${report.message}`.slice(0, 1000),
+      type: report.warning ? 'Warning' : 'Normal',
+    }),
+    deps.notifier.notify(
+      {
+        kind: report.kind,
+        node: request.node,
+        cluster: deps.clusterName,
+        requestId: request.id,
+        action: request.action,
+        reason: report.message,
+        at: request.updatedAt,
+        ...(request.targetVersion ? { targetVersion: request.targetVersion } : {}),
+        ...(report.approver ? { approver: report.approver } : {}),
+        ...(report.durationMs !== undefined ? { durationMs: report.durationMs } : {}),
+      },
+      request,
+    ),
+  ]);
+}
+
+/** Conflict errors from the kube adapter carry code 'conflict' (409). */
+export const isConflict = (error: unknown): boolean =>
+  typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'conflict';

@@ -1,0 +1,219 @@
+/**
+ * Moves each active request one step from what the cluster says (DESIGN §1 steps 3–6): proposals
+ * expire or are auto-approved, a running request follows its executor Job, a verifying one waits for
+ * proof that the node came back, then kubemaint uncordons (only what it cordoned), releases the slot
+ * and records the maintenance. A failure is reported with the state the node was left in (invariant 8).
+ */
+import {
+  approve,
+  done,
+  expire,
+  fail,
+  verifying,
+  type TransitionResult,
+} from '../../core/approval.js';
+import { EXIT } from '../../core/exit-codes.js';
+import { matchesSelector } from '../../core/label-selector.js';
+import {
+  ANN_LAST_MAINTENANCE,
+  ANN_REBOOT_REQUIRED_PACKAGES,
+  ANN_REBOOT_REQUIRED_SINCE,
+} from '../../core/names.js';
+import type { MaintenanceRequest } from '../../core/request.js';
+import { describeNode, verifyNode } from '../../core/verify.js';
+import { persist, tell, type PersistDeps, type PersistOutcome, type Report } from './persist.js';
+import type { Clock, NodeView } from './ports.js';
+import { AUTO_APPROVE_RULE, type ControlSettings } from './settings.js';
+
+export interface ReconcileDeps extends PersistDeps {
+  settings: ControlSettings;
+  clock: Clock;
+}
+
+const SYSTEM = { kind: 'system', id: 'kubemaint' } as const;
+
+/** One step for one node's active request; returns what happened, for the tick's report. */
+export async function reconcileRequest(deps: ReconcileDeps, node: NodeView): Promise<string> {
+  const request = node.request;
+  if (!request) return 'no request';
+  switch (request.state) {
+    case 'proposed':
+      return reconcileProposal(deps, node, request);
+    case 'running':
+      return reconcileRunning(deps, node, request);
+    case 'verifying':
+      return reconcileVerifying(deps, node, request);
+    case 'approved':
+      return 'waiting for dispatch';
+    case 'done':
+    case 'rejected':
+    case 'expired':
+    case 'cancelled':
+    case 'failed':
+      return request.state;
+  }
+}
+
+async function reconcileProposal(
+  deps: ReconcileDeps,
+  node: NodeView,
+  request: MaintenanceRequest,
+): Promise<string> {
+  const now = deps.clock.now();
+  const policy = deps.settings.approval;
+  const expired = expire(request, { policy }, now);
+  if (expired.ok && expired.changed) {
+    await write(deps, node, expired, { kind: 'failed', message: 'proposal expired unapproved' });
+    return 'expired';
+  }
+  const auto = deps.settings.autoApprove;
+  if (auto && matchesSelector(auto, node.labels)) {
+    const result = approve(
+      request,
+      { approver: { kind: 'policy', rule: AUTO_APPROVE_RULE }, policy },
+      now,
+    );
+    const outcome = await write(deps, node, result, {
+      kind: 'approved',
+      message: 'auto-approved: the node matches approval.autoApprove.nodeSelector',
+      approver: `policy:${AUTO_APPROVE_RULE}`,
+    });
+    return outcome.status === 'written' ? 'auto-approved' : 'waiting for approval';
+  }
+  return 'waiting for approval';
+}
+
+async function reconcileRunning(
+  deps: ReconcileDeps,
+  node: NodeView,
+  request: MaintenanceRequest,
+): Promise<string> {
+  const now = deps.clock.now();
+  const job = request.job ? await deps.cluster.getJob(request.job) : undefined;
+  if (request.hostCommandIssuedAt) {
+    // The executor issued the host command but died before writing `verifying` (the reboot may
+    // have killed it): the proof is in the node, not in the Job.
+    const result = verifying(request, { by: SYSTEM }, now);
+    await write(deps, node, result);
+    return 'verifying';
+  }
+  if (job?.phase === 'active') return 'executor running';
+  if (job?.phase === 'succeeded') return 'executor finished; waiting for its verifying write';
+  const why = !job
+    ? `executor Job ${request.job ?? '(none)'} vanished before issuing the host command`
+    : jobFailure(job.exitCode, job.message);
+  await failAndRestore(deps, node, request, why);
+  return 'failed';
+}
+
+function jobFailure(exitCode: number | undefined, message: string | undefined): string {
+  const detail = message ? `: ${message}` : '';
+  switch (exitCode) {
+    case EXIT.noSlot:
+      return `executor found no free lock slot${detail}`;
+    case EXIT.drainBlocked:
+      return `drain blocked${detail}`;
+    case EXIT.requestInvalid:
+      return `executor found the request no longer valid${detail}`;
+    case EXIT.config:
+      return `executor config error${detail}`;
+    default:
+      return `executor Job failed${exitCode === undefined ? '' : ` (exit ${exitCode})`}${detail}`;
+  }
+}
+
+async function reconcileVerifying(
+  deps: ReconcileDeps,
+  node: NodeView,
+  request: MaintenanceRequest,
+): Promise<string> {
+  const now = deps.clock.now();
+  const since = new Date(request.hostCommandIssuedAt ?? request.updatedAt);
+  const timeout = deps.settings.nodeTimeoutMs[request.action];
+  const outcome = verifyNode(request, node, since, timeout, now);
+  if (outcome.result === 'waiting') return outcome.message;
+  if (outcome.result === 'failed') {
+    // After the host command the node's state is unknown: leave it cordoned and say so.
+    const result = fail(
+      request,
+      { by: SYSTEM, failure: `${outcome.message}; left cordoned for a person to look at` },
+      now,
+    );
+    await write(deps, node, result, { kind: 'failed', message: outcome.message, warning: true });
+    return 'failed';
+  }
+  await restoreNode(deps, node, request, { clearMark: request.action === 'reboot', done: true });
+  const result = done(request, { by: SYSTEM, proof: outcome.proof }, now);
+  const fresh = await deps.cluster.getNode(node.name);
+  const durationMs = now.getTime() - Date.parse(request.createdAt);
+  await write(deps, fresh ?? node, result, { kind: 'done', message: outcome.proof, durationMs });
+  return 'done';
+}
+
+/**
+ * Undo what kubemaint did to the node: uncordon only if kubemaint cordoned it (invariant 4),
+ * release the slot, and after a proven reboot clear a reboot mark that predates it.
+ */
+export async function restoreNode(
+  deps: ReconcileDeps,
+  node: NodeView,
+  request: MaintenanceRequest,
+  options: { clearMark: boolean; done: boolean },
+): Promise<void> {
+  const uncordon =
+    request.cordonedByUs === true && request.wasCordoned !== true && node.unschedulable;
+  const labels: Record<string, string | null> = {};
+  const annotations: Record<string, string | null> = {};
+  if (options.done)
+    annotations[ANN_LAST_MAINTENANCE] = JSON.stringify(lastMaintenance(request, deps.clock.now()));
+  if (options.clearMark && markPredates(node, request)) {
+    labels[deps.settings.detection.rebootLabel] = null;
+    annotations[ANN_REBOOT_REQUIRED_SINCE] = null;
+    annotations[ANN_REBOOT_REQUIRED_PACKAGES] = null;
+  }
+  await deps.cluster.patchNode(node.name, {
+    ...(uncordon ? { unschedulable: null } : {}),
+    labels,
+    annotations,
+  });
+  if (request.slot) await deps.cluster.releaseSlot(request.slot, `${request.node}/${request.id}`);
+}
+
+/** A mark set after the host command was issued is a new need, not this one: keep it. */
+function markPredates(node: NodeView, request: MaintenanceRequest): boolean {
+  const since = Date.parse(node.annotations[ANN_REBOOT_REQUIRED_SINCE] ?? '');
+  const issued = Date.parse(request.hostCommandIssuedAt ?? '');
+  return Number.isNaN(since) || Number.isNaN(issued) || since < issued;
+}
+
+const lastMaintenance = (request: MaintenanceRequest, now: Date) => ({
+  request: request.id,
+  action: request.action,
+  ...(request.targetVersion ? { version: request.targetVersion } : {}),
+  at: now.toISOString(),
+});
+
+/** A failure before the host command: the node is safe to hand back, so hand it back. */
+export async function failAndRestore(
+  deps: ReconcileDeps,
+  node: NodeView,
+  request: MaintenanceRequest,
+  why: string,
+): Promise<void> {
+  await restoreNode(deps, node, request, { clearMark: false, done: false });
+  const fresh = (await deps.cluster.getNode(node.name)) ?? node;
+  const state = `${describeNode(fresh)}${fresh.unschedulable ? ', cordoned' : ', schedulable'}`;
+  const result = fail(request, { by: SYSTEM, failure: `${why}; ${state}` }, deps.clock.now());
+  await write(deps, fresh, result, { kind: 'failed', message: `${why}; ${state}`, warning: true });
+}
+
+async function write(
+  deps: ReconcileDeps,
+  node: NodeView,
+  result: TransitionResult,
+  report?: Report,
+): Promise<PersistOutcome> {
+  return persist(deps, node, result, report);
+}
+
+export { tell };

@@ -1,0 +1,38 @@
+/**
+ * What the control plane needs from the config, already parsed: compose.ts maps the YAML config onto
+ * this, tests build it directly.
+ */
+import type { ApprovalPolicy } from '../../core/approval.js';
+import type { DetectSettings } from '../../core/detect.js';
+import type { Selector } from '../../core/label-selector.js';
+import type { AlertFilter } from '../../core/policy.js';
+import type { Schedule } from '../../core/windows.js';
+
+export interface ControlSettings {
+  /** Display name of the cluster in messages. */
+  cluster: string;
+  namespace: string;
+  detection: Omit<DetectSettings, 'kubelet'>;
+  kubelet: { enabled: boolean; target?: string };
+  approval: ApprovalPolicy;
+  /** Nodes matching it are approved by the `autoApprove` rule as soon as they are proposed. */
+  autoApprove?: Selector;
+  lock: { concurrency: number; poolLabel?: string; pools: Record<string, number> };
+  /** How long a node may take to come back (reboot) or report the new kubelet (upgrade). */
+  nodeTimeoutMs: { reboot: number; upgrade: number };
+  /** Expected drain + host command + verify time, to check it fits before a window closes. */
+  expectedDurationMs: { reboot: number; upgrade: number };
+  /** Compiled windows and freezes; zone for the times shown in messages. */
+  schedule: Schedule;
+  timeZone: string;
+  blockers: { podSelectors: string[]; maxUnhealthyNodes: number; alertFilter?: AlertFilter };
+  /** Builds the executor Job manifest for a request (templates/executor-job.ts, bound to config). */
+  jobFor: (
+    node: string,
+    requestId: string,
+    action: 'reboot' | 'upgrade',
+  ) => Record<string, unknown>;
+}
+
+/** The name of the auto-approval rule in approvals (`policy:autoApprove`). */
+export const AUTO_APPROVE_RULE = 'autoApprove';

@@ -1,0 +1,134 @@
+/**
+ * One tick of the control plane (DESIGN §2): reconcile every active request (verify, follow Jobs,
+ * expire, auto-approve), dispatch what may start, then detect new needs and propose them, grouped into
+ * campaigns. Idle, it makes two API requests: nodes with an active request, and nodes carrying the
+ * reboot-required label. The full, paginated node list (conditions and kubelet skew) is read only on
+ * a skew scan, which runs on its own slower schedule.
+ */
+import { propose } from '../../core/approval.js';
+import { detectNeeds, type Need } from '../../core/detect.js';
+import { ACTIVE_STATES } from '../../core/request.js';
+import { requestId } from '../../core/request-id.js';
+import { LABEL_STATE } from '../../core/names.js';
+import { dispatchApproved, type DispatchDeps } from './dispatch.js';
+import { persist } from './persist.js';
+import type { NodeView, RandomBytes } from './ports.js';
+import { reconcileRequest } from './reconcile.js';
+
+export interface TickDeps extends DispatchDeps {
+  randomBytes: RandomBytes;
+}
+
+export interface TickReport {
+  at: string;
+  reconciled: string[];
+  dispatched: string[];
+  proposed: string[];
+  skipped: string[];
+}
+
+export const ACTIVE_SELECTOR = `${LABEL_STATE} in (${ACTIVE_STATES.join(',')})`;
+
+export async function runTick(
+  deps: TickDeps,
+  options: { skewScan?: boolean } = {},
+): Promise<TickReport> {
+  const report: TickReport = {
+    at: deps.clock.now().toISOString(),
+    reconciled: [],
+    dispatched: [],
+    proposed: [],
+    skipped: [],
+  };
+  const active = await deps.cluster.listNodes(ACTIVE_SELECTOR);
+  for (const node of active) {
+    report.reconciled.push(`${node.name}: ${await reconcileRequest(deps, node)}`);
+  }
+  // Reconciling changed some requests; dispatch works on what the cluster says now.
+  const current = active.length > 0 ? await deps.cluster.listNodes(ACTIVE_SELECTOR) : [];
+  report.dispatched = await dispatchApproved(deps, current);
+  await detectAndPropose(deps, options.skewScan === true, report);
+  return report;
+}
+
+async function detectAndPropose(
+  deps: TickDeps,
+  skewScan: boolean,
+  report: TickReport,
+): Promise<void> {
+  const { settings, cluster } = deps;
+  const nodes = skewScan
+    ? await cluster.listNodes()
+    : await cluster.listNodes(`${settings.detection.rebootLabel}=true`);
+  const apiservers = skewScan && settings.kubelet.enabled ? await cluster.apiserverVersions() : [];
+  const { needs, skipped } = detectNeeds(
+    nodes,
+    {
+      ...settings.detection,
+      ...(apiservers.length > 0
+        ? {
+            kubelet: {
+              apiservers,
+              ...(settings.kubelet.target ? { target: settings.kubelet.target } : {}),
+            },
+          }
+        : {}),
+    },
+    deps.clock.now(),
+  );
+  report.skipped = skipped.map((s) => `${s.node}: ${s.why}`);
+  const byName = new Map(nodes.map((n) => [n.name, n]));
+  const campaigns = new Map<string, string>();
+  const groupSizes = countBy(needs, (n) => n.campaignKey);
+  for (const need of needs) {
+    const node = byName.get(need.node)!;
+    // Many nodes with the same reason become one campaign prompt, not a message each.
+    const campaign =
+      (groupSizes.get(need.campaignKey) ?? 0) > 1 ? campaignId(deps, campaigns, need) : undefined;
+    if (await proposeNeed(deps, node, need, campaign))
+      report.proposed.push(
+        `${need.node}: ${need.action}${need.targetVersion ? ` ${need.targetVersion}` : ''}`,
+      );
+  }
+}
+
+async function proposeNeed(
+  deps: TickDeps,
+  node: NodeView,
+  need: Need,
+  campaign: string | undefined,
+): Promise<boolean> {
+  const poolLabel = deps.settings.lock.poolLabel;
+  const pool = poolLabel ? node.labels[poolLabel] : undefined;
+  const result = propose(
+    node.request,
+    {
+      id: requestId(deps.randomBytes(3)),
+      node: node.name,
+      action: need.action,
+      ...(need.targetVersion ? { targetVersion: need.targetVersion } : {}),
+      reason: need.reason,
+      requestedBy: 'detector',
+      ...(campaign ? { campaign } : {}),
+      ...(pool ? { pool } : {}),
+    },
+    deps.clock.now(),
+  );
+  const outcome = await persist(deps, node, result, { kind: 'proposed', message: need.reason });
+  return outcome.status === 'written';
+}
+
+function campaignId(deps: TickDeps, campaigns: Map<string, string>, need: Need): string {
+  let id = campaigns.get(need.campaignKey);
+  if (!id) {
+    id = `c-${Buffer.from(deps.randomBytes(3)).toString('hex')}`;
+    campaigns.set(need.campaignKey, id);
+  }
+  return id;
+}
+
+function countBy<T>(items: readonly T[], key: (item: T) => string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const item of items) counts.set(key(item), (counts.get(key(item)) ?? 0) + 1);
+  return counts;
+}
