@@ -186,6 +186,8 @@ describe('planDispatch: what goes now and why the rest waits', () => {
     assert.equal(expectedDuration(req('x', 1, { action: 'upgrade' }), estimates), 30 * MIN));
 });
 
+type Generated<A> = A extends fc.Arbitrary<infer T> ? T : never;
+
 describe('planDispatch: properties', () => {
   const states: RequestState[] = ['approved', 'approved', 'approved', 'proposed', 'running'];
   const arbRequest = fc
@@ -205,7 +207,7 @@ describe('planDispatch: properties', () => {
     gpuInUse: fc.integer({ min: 0, max: 2 }),
     closesIn: fc.option(fc.integer({ min: 0, max: 60 })),
   });
-  const build = (g: fc.infer<typeof arbInput>, candidates: MaintenanceRequest[]): PlanInput =>
+  const build = (g: Generated<typeof arbInput>, candidates: MaintenanceRequest[]): PlanInput =>
     input(candidates, {
       pools: { 'gpu-1': 'gpu', 'gpu-2': 'gpu', 'web-1': 'web' },
       inUse: { total: g.inUse, byPool: { gpu: g.gpuInUse } },
