@@ -1,0 +1,308 @@
+/**
+ * REST verbs on resource routes, translated onto the store as kube-apiserver's generic handlers do:
+ * namespace and name from the URL win (mismatches are 400s), the main resource cannot change the
+ * status of kinds with a status subresource (and the status subresource changes only the status),
+ * PATCH is read-modify-write on the current object, DELETE answers the object for pods and a
+ * Success Status otherwise, and lists come back as `<Kind>List` (or a Table for kubectl get).
+ */
+import { apiVersionOf, type ResourceDef } from '../resources.js';
+import { badRequest, conflict, notFound } from '../status-errors.js';
+import { clone } from '../store-meta.js';
+import { R, StatusError, type DeleteOptions, type KObject, type Store } from '../types.js';
+import { evict, type EvictionResult } from './eviction.js';
+import {
+  dryRunOf,
+  mediaType,
+  readBody,
+  readDeleteOptions,
+  readObject,
+  parseJson,
+  sendJson,
+  successStatus,
+  type RequestContext,
+} from './http.js';
+import { applyPatch } from './patch.js';
+import { toTable, wantsTable } from './table.js';
+
+export interface Target {
+  def: ResourceDef;
+  namespace: string | undefined;
+  name: string | undefined;
+  subresource: string | undefined;
+}
+
+export interface HandlerDeps {
+  store: Store;
+  onEviction?: (result: EvictionResult) => void;
+}
+
+function objectName(t: Target): string {
+  if (t.name === undefined)
+    throw new StatusError(
+      405,
+      'MethodNotAllowed',
+      'the server does not allow this method on the requested resource',
+    );
+  return t.name;
+}
+
+export function handleGet(ctx: RequestContext, t: Target, deps: HandlerDeps): void {
+  const object = deps.store.get(t.def.key, t.namespace, objectName(t));
+  if (!object) throw notFound(t.def, t.name ?? '');
+  sendJson(
+    ctx.res,
+    200,
+    wantsTable(ctx.req)
+      ? toTable(t.def, [object], ctx.now(), { resourceVersion: object.metadata.resourceVersion })
+      : object,
+  );
+}
+
+export function handleList(ctx: RequestContext, t: Target, deps: HandlerDeps): void {
+  const q = ctx.query;
+  const limit = Number(q.get('limit') ?? '0');
+  if (!Number.isInteger(limit) || limit < 0)
+    throw badRequest(`limit must be a non-negative integer, got ${JSON.stringify(q.get('limit'))}`);
+  const page = deps.store.listPage(
+    t.def.key,
+    {
+      ...(t.namespace ? { namespace: t.namespace } : {}),
+      ...(q.get('labelSelector') ? { labelSelector: q.get('labelSelector')! } : {}),
+      ...(q.get('fieldSelector') ? { fieldSelector: q.get('fieldSelector')! } : {}),
+      limit,
+      ...(q.get('continue') ? { continue: q.get('continue')! } : {}),
+    },
+    { shared: true },
+  );
+  const metadata = {
+    resourceVersion: page.resourceVersion,
+    ...(page.continue ? { continue: page.continue } : {}),
+  };
+  if (wantsTable(ctx.req)) {
+    sendJson(ctx.res, 200, toTable(t.def, page.items, ctx.now(), metadata));
+    return;
+  }
+  sendJson(ctx.res, 200, {
+    kind: `${t.def.kind}List`,
+    apiVersion: apiVersionOf(t.def),
+    metadata,
+    items: page.items,
+  });
+}
+
+/** URL namespace and name are authoritative; the body may repeat them but not contradict them. */
+function placeBody(t: Target, body: Record<string, unknown>, requireName: boolean): KObject {
+  const object = body as KObject;
+  object.metadata ??= {};
+  const meta = object.metadata;
+  if (t.def.namespaced) {
+    if (meta.namespace && meta.namespace !== t.namespace) {
+      throw badRequest(
+        'the namespace of the provided object does not match the namespace sent on the request',
+      );
+    }
+    meta.namespace = t.namespace;
+  }
+  if (requireName && t.name !== undefined) {
+    if (meta.name && meta.name !== t.name) {
+      throw badRequest(
+        `the name of the object (${meta.name}) does not match the name on the URL (${t.name})`,
+      );
+    }
+    meta.name = t.name;
+  }
+  if (object.kind !== undefined && object.kind !== t.def.kind) {
+    throw badRequest(
+      `the body kind ${JSON.stringify(object.kind)} does not match the resource ${t.def.plural} (kind ${t.def.kind})`,
+    );
+  }
+  return object;
+}
+
+export async function handleCreate(
+  ctx: RequestContext,
+  t: Target,
+  deps: HandlerDeps,
+): Promise<void> {
+  if (t.subresource === 'eviction') return handleEviction(ctx, t, deps);
+  if (t.subresource === 'binding') return handleBinding(ctx, t, deps);
+  if (t.name !== undefined)
+    throw new StatusError(
+      405,
+      'MethodNotAllowed',
+      'the server does not allow this method on the requested resource',
+    );
+  const object = placeBody(t, await readObject(ctx), false);
+  const created = deps.store.create(t.def.key, object, {
+    actor: ctx.actor,
+    dryRun: dryRunOf(ctx.query),
+  });
+  sendJson(ctx.res, 201, created);
+}
+
+/** Kinds with a status subresource keep their status on main-resource writes, and vice versa. */
+function scopeWrite(t: Target, current: KObject | undefined, next: KObject): KObject {
+  if (!current || t.subresource === 'status' || !t.def.subresources.includes('status')) return next;
+  const scoped = clone(next);
+  if (current.status === undefined) delete scoped.status;
+  else scoped.status = current.status;
+  return scoped;
+}
+
+export async function handleUpdate(
+  ctx: RequestContext,
+  t: Target,
+  deps: HandlerDeps,
+): Promise<void> {
+  const name = objectName(t);
+  const object = placeBody(t, await readObject(ctx), true);
+  const current = deps.store.get(t.def.key, t.namespace, name);
+  const options = {
+    actor: ctx.actor,
+    dryRun: dryRunOf(ctx.query),
+    ...(t.subresource ? { subresource: t.subresource } : {}),
+  };
+  const written = deps.store.update(t.def.key, scopeWrite(t, current, object), options);
+  sendJson(ctx.res, current ? 200 : 201, written);
+}
+
+export async function handlePatch(
+  ctx: RequestContext,
+  t: Target,
+  deps: HandlerDeps,
+): Promise<void> {
+  const name = objectName(t);
+  const type = mediaType(ctx.req);
+  const body = parseJson(await readBody(ctx.req));
+  const current = deps.store.get(t.def.key, t.namespace, name);
+  if (!current) throw notFound(t.def, name);
+  const patched = applyPatch(type, current, body) as KObject;
+  if (patched === null || typeof patched !== 'object' || typeof patched.metadata !== 'object') {
+    throw new StatusError(
+      422,
+      'Invalid',
+      `${t.def.kind} "${name}" is invalid: the patch removed the object's metadata`,
+    );
+  }
+  // The patch may carry its own resourceVersion (a conditional patch): it must still be current.
+  const wanted = patched.metadata.resourceVersion;
+  if (wanted && wanted !== current.metadata.resourceVersion) throw conflict(t.def, name);
+  patched.metadata.resourceVersion = current.metadata.resourceVersion;
+  const options = {
+    actor: ctx.actor,
+    verb: 'patch' as const,
+    dryRun: dryRunOf(ctx.query),
+    ...(t.subresource ? { subresource: t.subresource } : {}),
+  };
+  sendJson(
+    ctx.res,
+    200,
+    deps.store.update(t.def.key, scopeWrite(t, current, placeBody(t, patched, true)), options),
+  );
+}
+
+function deleteOptionsOf(ctx: RequestContext, body: Record<string, unknown>): DeleteOptions {
+  const q = ctx.query;
+  const grace = q.get('gracePeriodSeconds') ?? body['gracePeriodSeconds'];
+  const policy =
+    q.get('propagationPolicy') ??
+    body['propagationPolicy'] ??
+    (body['orphanDependents'] === true ? 'Orphan' : undefined);
+  if (policy !== undefined && !['Foreground', 'Background', 'Orphan'].includes(policy as string)) {
+    throw badRequest(
+      `propagationPolicy ${JSON.stringify(policy)} must be one of Foreground, Background, Orphan`,
+    );
+  }
+  const pre = body['preconditions'] as DeleteOptions['preconditions'] | undefined;
+  return {
+    actor: ctx.actor,
+    dryRun: dryRunOf(q, body['dryRun']),
+    ...(grace !== undefined && grace !== null ? { gracePeriodSeconds: Number(grace) } : {}),
+    ...(policy !== undefined
+      ? { propagationPolicy: policy as DeleteOptions['propagationPolicy'] }
+      : {}),
+    ...(pre ? { preconditions: pre } : {}),
+  };
+}
+
+export async function handleDelete(
+  ctx: RequestContext,
+  t: Target,
+  deps: HandlerDeps,
+): Promise<void> {
+  const options = deleteOptionsOf(ctx, await readDeleteOptions(ctx));
+  if (t.name === undefined) {
+    const doomed = deps.store.list(t.def.key, {
+      ...(t.namespace ? { namespace: t.namespace } : {}),
+      ...(ctx.query.get('labelSelector') ? { labelSelector: ctx.query.get('labelSelector')! } : {}),
+      ...(ctx.query.get('fieldSelector') ? { fieldSelector: ctx.query.get('fieldSelector')! } : {}),
+    });
+    const items = doomed.map((o) =>
+      deps.store.delete(t.def.key, o.metadata.namespace, o.metadata.name ?? '', options),
+    );
+    sendJson(ctx.res, 200, {
+      kind: `${t.def.kind}List`,
+      apiVersion: apiVersionOf(t.def),
+      metadata: { resourceVersion: deps.store.resourceVersion() },
+      items,
+    });
+    return;
+  }
+  const result = deps.store.delete(t.def.key, t.namespace, t.name, options);
+  const stillThere = deps.store.get(t.def.key, t.namespace, t.name) !== undefined;
+  if (t.def.key === R.pods || (stillThere && !options.dryRun)) {
+    sendJson(ctx.res, 200, result);
+    return;
+  }
+  sendJson(
+    ctx.res,
+    200,
+    successStatus(200, {
+      name: t.name,
+      ...(t.def.group ? { group: t.def.group } : {}),
+      kind: t.def.plural,
+      uid: result?.metadata.uid,
+    }),
+  );
+}
+
+async function handleEviction(ctx: RequestContext, t: Target, deps: HandlerDeps): Promise<void> {
+  const body = await readObject(ctx);
+  const deleteOptions = (body['deleteOptions'] ?? {}) as Record<string, unknown>;
+  const dryRun = dryRunOf(ctx.query, deleteOptions['dryRun']);
+  const result = evict({
+    store: deps.store,
+    namespace: t.namespace ?? '',
+    name: objectName(t),
+    body,
+    dryRun,
+    actor: ctx.actor,
+    now: ctx.now,
+  });
+  deps.onEviction?.(result);
+  sendJson(ctx.res, 201, successStatus(201));
+}
+
+/** `pods/<name>/binding`: what a scheduler posts; a pod can be bound once. */
+async function handleBinding(ctx: RequestContext, t: Target, deps: HandlerDeps): Promise<void> {
+  const name = objectName(t);
+  const body = await readObject(ctx);
+  const node = (body['target'] as { name?: unknown } | undefined)?.name;
+  if (typeof node !== 'string' || node === '')
+    throw new StatusError(
+      422,
+      'Invalid',
+      `Binding "${name}" is invalid: target.name: Required value`,
+    );
+  const pod = deps.store.get(R.pods, t.namespace, name);
+  if (!pod) throw notFound(t.def, name);
+  const bound = (pod.spec as { nodeName?: string } | undefined)?.nodeName;
+  if (bound) throw conflict(t.def, name, `pod ${name} is already assigned to node "${bound}"`);
+  if (!dryRunOf(ctx.query)) {
+    deps.store.mutate(R.pods, t.namespace, name, (p) => (p.spec = { ...p.spec, nodeName: node }), {
+      actor: ctx.actor,
+      subresource: 'binding',
+    });
+  }
+  sendJson(ctx.res, 201, successStatus(201));
+}

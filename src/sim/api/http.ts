@@ -1,0 +1,130 @@
+/**
+ * HTTP plumbing shared by the API handlers: reading bodies (JSON, and the protobuf that kubectl's
+ * typed clients send for DELETE), writing JSON and Status answers the way kube-apiserver does, and
+ * the per-request context every handler gets.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { StatusError } from '../types.js';
+import { toStatus } from '../status-errors.js';
+import { decodeDeleteOptionsProto } from './protobuf.js';
+
+export interface RequestContext {
+  req: IncomingMessage;
+  res: ServerResponse;
+  query: URLSearchParams;
+  /** `http:<user-agent>` for the audit log. */
+  actor: string;
+  /** Sim time. */
+  now: () => Date;
+}
+
+const MAX_BODY = 3 * 1024 * 1024;
+
+export async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buf = chunk as Buffer;
+    size += buf.length;
+    if (size > MAX_BODY) {
+      throw new StatusError(
+        413,
+        'RequestEntityTooLarge',
+        'Request entity too large: limit is 3145728',
+      );
+    }
+    chunks.push(buf);
+  }
+  return Buffer.concat(chunks);
+}
+
+export const mediaType = (req: IncomingMessage): string =>
+  (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+
+export const isProtobuf = (req: IncomingMessage): boolean =>
+  mediaType(req) === 'application/vnd.kubernetes.protobuf';
+
+/** Parses a JSON body; an empty body is `undefined`. */
+export function parseJson(body: Buffer): unknown {
+  if (body.length === 0) return undefined;
+  try {
+    return JSON.parse(body.toString('utf8')) as unknown;
+  } catch (error) {
+    throw new StatusError(
+      400,
+      'BadRequest',
+      `the request body is not valid JSON: ${(error as Error).message}`,
+    );
+  }
+}
+
+/** JSON object bodies of create/update. Protobuf object bodies need schemas the sim does not carry. */
+export async function readObject(ctx: RequestContext): Promise<Record<string, unknown>> {
+  if (isProtobuf(ctx.req)) {
+    throw new StatusError(
+      415,
+      'UnsupportedMediaType',
+      'the body of the request was in an unknown format - accepted media types include: application/json',
+    );
+  }
+  const parsed = parseJson(await readBody(ctx.req));
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new StatusError(400, 'BadRequest', 'the request body must be a JSON object');
+  }
+  return parsed as Record<string, unknown>;
+}
+
+/** DeleteOptions from a JSON or protobuf body (kubectl drain's DELETE fallback sends protobuf). */
+export async function readDeleteOptions(ctx: RequestContext): Promise<Record<string, unknown>> {
+  const body = await readBody(ctx.req);
+  if (body.length === 0) return {};
+  if (isProtobuf(ctx.req)) return decodeDeleteOptionsProto(body);
+  const parsed = parseJson(body);
+  return parsed !== null && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : {};
+}
+
+export function sendJson(res: ServerResponse, code: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(code, {
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(text),
+  });
+  res.end(text);
+}
+
+/** Any error as a `Status` body, with `Retry-After` when the error carries one. */
+export function sendError(res: ServerResponse, error: unknown): void {
+  const { code, body } = toStatus(error);
+  if (error instanceof StatusError && error.retryAfterSeconds !== undefined) {
+    res.setHeader('Retry-After', String(error.retryAfterSeconds));
+  }
+  if (!res.headersSent) sendJson(res, code, body);
+  else res.end();
+}
+
+export const successStatus = (code: number, details?: Record<string, unknown>) => ({
+  kind: 'Status',
+  apiVersion: 'v1',
+  metadata: {},
+  status: 'Success',
+  ...(details ? { details } : {}),
+  code,
+});
+
+/** `dryRun=All` (query) — anything else is refused as the apiserver does. */
+export function dryRunOf(query: URLSearchParams, bodyDryRun?: unknown): boolean {
+  const values = [
+    ...query.getAll('dryRun'),
+    ...(Array.isArray(bodyDryRun) ? (bodyDryRun as unknown[]) : []),
+  ];
+  for (const v of values) {
+    if (v !== 'All') {
+      throw new StatusError(
+        400,
+        'BadRequest',
+        `Invalid dry run value: ${JSON.stringify(v)}: the only supported value is "All"`,
+      );
+    }
+  }
+  return values.length > 0;
+}

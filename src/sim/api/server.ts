@@ -1,0 +1,237 @@
+/**
+ * The sim's Kubernetes API server: HTTPS with a generated CA, bearer-token authentication, routing
+ * to discovery, the resource handlers and the `/_sim/` admin endpoint, with fault injection in
+ * front of every resource request. Everything it serves comes from the in-process store, so
+ * kubectl, client-node and the sim's controllers all see one cluster.
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { serverTls } from '../tls.js';
+import { StatusError, type Store } from '../types.js';
+import { handleAdmin } from './admin.js';
+import {
+  apiGroup,
+  apiGroupList,
+  apiResourceList,
+  apiVersions,
+  DEFAULT_VERSION,
+  versionDocument,
+  type ServerVersion,
+} from './discovery.js';
+import type { EvictionResult } from './eviction.js';
+import { FaultInjector, type FaultRule, type FaultVerb } from './faults.js';
+import {
+  handleCreate,
+  handleDelete,
+  handleGet,
+  handleList,
+  handlePatch,
+  handleUpdate,
+  type Target,
+} from './handlers.js';
+import { sendError, sendJson, type RequestContext } from './http.js';
+import { openApiV3Document, openApiV3Index } from './openapi.js';
+import { parseRoute } from './routes.js';
+import { serveWatch } from './watch.js';
+
+export type { FaultRule } from './faults.js';
+export type { EvictionResult } from './eviction.js';
+
+export interface ApiServerOptions {
+  store: Store;
+  /** Sim time, for ages in tables and eviction timestamps. */
+  now: () => Date;
+  /** 0 picks a free port. @default 0 */
+  port?: number;
+  /** @default '127.0.0.1' */
+  host?: string;
+  /** What `/version` reports; it decides which kubectl the machine's dispatcher runs. @default v1.31.4 */
+  version?: ServerVersion;
+  faults?: FaultRule[];
+  /** Seed for fault randomness. @default 1 */
+  faultSeed?: number;
+  /** Called after every successful (or dry-run) eviction. */
+  onEviction?: (result: EvictionResult) => void;
+  /** Bearer token clients must send. @default a random one */
+  token?: string;
+  /** Wall-clock ms between watch bookmarks. @default 1000 */
+  bookmarkIntervalMs?: number;
+  /** Extra fields for `GET /_sim/status`. */
+  status?: () => Record<string, unknown>;
+}
+
+export interface ApiServer {
+  url: string;
+  port: number;
+  caPem: string;
+  token: string;
+  server: Server;
+  setFaults(rules: FaultRule[]): void;
+  close(): Promise<void>;
+}
+
+const UNAUTHENTICATED = new Set(['/version', '/healthz', '/readyz', '/livez']);
+
+function verbOf(method: string, t: Target, watch: boolean): FaultVerb {
+  switch (method) {
+    case 'GET':
+      return watch ? 'watch' : t.name === undefined ? 'list' : 'get';
+    case 'POST':
+      return 'create';
+    case 'PUT':
+      return 'update';
+    case 'PATCH':
+      return 'patch';
+    case 'DELETE':
+      return t.name === undefined ? 'deletecollection' : 'delete';
+    default:
+      throw new StatusError(
+        405,
+        'MethodNotAllowed',
+        `the server does not allow the method ${method} on the requested resource`,
+      );
+  }
+}
+
+export async function startApiServer(options: ApiServerOptions): Promise<ApiServer> {
+  const { store, now } = options;
+  const host = options.host ?? '127.0.0.1';
+  const token = options.token ?? randomBytes(24).toString('hex');
+  const tokenBuf = Buffer.from(`Bearer ${token}`);
+  const faults = new FaultInjector(options.faults ?? [], options.faultSeed ?? 1);
+  const version = options.version ?? DEFAULT_VERSION;
+  const openWatches = new Set<() => void>();
+  const tls = serverTls(
+    [host, 'localhost', '127.0.0.1'].filter((h, i, all) => all.indexOf(h) === i),
+  );
+  let address = `${host}:0`;
+
+  const authorized = (req: IncomingMessage) => {
+    const given = Buffer.from(req.headers.authorization ?? '');
+    return given.length === tokenBuf.length && timingSafeEqual(given, tokenBuf);
+  };
+
+  async function route(ctx: RequestContext, pathname: string): Promise<void> {
+    if (pathname.startsWith('/_sim/'))
+      return handleAdmin(ctx, pathname, {
+        store,
+        faults,
+        ...(options.status ? { status: options.status } : {}),
+      });
+    const r = parseRoute(pathname);
+    const method = ctx.req.method ?? 'GET';
+    if (r.type !== 'resource' && method !== 'GET') {
+      throw new StatusError(
+        405,
+        'MethodNotAllowed',
+        `the server does not allow the method ${method} on ${pathname}`,
+      );
+    }
+    switch (r.type) {
+      case 'version':
+        return sendJson(ctx.res, 200, versionDocument(version));
+      case 'health':
+        ctx.res.writeHead(200, { 'Content-Type': 'text/plain' });
+        return void ctx.res.end('ok');
+      case 'openapi':
+        if (r.path === 'v3') return sendJson(ctx.res, 200, openApiV3Index());
+        if (r.path.startsWith('v3/')) {
+          return sendJson(ctx.res, 200, openApiV3Document(r.path.slice(3), version.gitVersion));
+        }
+        throw new StatusError(404, 'NotFound', 'the server could not find the requested resource');
+      case 'api':
+        return sendJson(ctx.res, 200, apiVersions(address));
+      case 'apis':
+        return sendJson(ctx.res, 200, apiGroupList());
+      case 'apiGroup':
+        return sendJson(ctx.res, 200, apiGroup(r.group));
+      case 'apiVersion':
+        return sendJson(ctx.res, 200, apiResourceList(r.group, r.version));
+      case 'resource':
+        break;
+    }
+    const watch = ['true', '1'].includes(ctx.query.get('watch') ?? '');
+    const verb = verbOf(method, r, watch);
+    const fault = faults.decide({
+      resource: r.def.key,
+      subresource: r.subresource,
+      verb,
+      namespace: r.namespace,
+      name: r.name,
+    });
+    if (fault.latencyMs > 0) await sleep(fault.latencyMs);
+    if (fault.error) throw fault.error;
+    switch (verb) {
+      case 'watch':
+        return serveWatch(ctx, r, {
+          store,
+          bookmarkIntervalMs: options.bookmarkIntervalMs ?? 1000,
+          open: openWatches,
+          ...(fault.dropWatchAfterMs === undefined ? {} : { dropAfterMs: fault.dropWatchAfterMs }),
+        });
+      case 'get':
+        return handleGet(ctx, r, { store });
+      case 'list':
+        return handleList(ctx, r, { store });
+      case 'create':
+        return handleCreate(ctx, r, {
+          store,
+          ...(options.onEviction ? { onEviction: options.onEviction } : {}),
+        });
+      case 'update':
+        return handleUpdate(ctx, r, { store });
+      case 'patch':
+        return handlePatch(ctx, r, { store });
+      case 'delete':
+      case 'deletecollection':
+        return handleDelete(ctx, r, { store });
+    }
+  }
+
+  async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'https://sim.invalid');
+    const pathname = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
+    const ctx: RequestContext = {
+      req,
+      res,
+      query: url.searchParams,
+      actor: `http:${req.headers['user-agent'] ?? 'unknown'}`,
+      now,
+    };
+    try {
+      if (!UNAUTHENTICATED.has(pathname) && !authorized(req)) {
+        throw new StatusError(401, 'Unauthorized', 'Unauthorized');
+      }
+      await route(ctx, pathname);
+    } catch (error) {
+      sendError(res, error);
+    }
+  }
+
+  const server = createServer(
+    { key: tls.keyPem, cert: tls.certPem },
+    (req, res) => void onRequest(req, res),
+  );
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  address = `${host}:${port}`;
+  return {
+    url: `https://${host}:${port}`,
+    port,
+    caPem: tls.caPem,
+    token,
+    server,
+    setFaults: (rules) => faults.set(rules),
+    close: async () => {
+      for (const end of [...openWatches]) end();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,163 @@
+/**
+ * Server-side printing (`meta.k8s.io/v1 Table`), which `kubectl get` asks for with
+ * `Accept: application/json;as=Table;…`. kubectl has no printers of its own any more, so without
+ * tables `kubectl get nodes -o wide` would show only NAME and AGE. Columns follow kube-apiserver's
+ * printers for the kinds people look at (nodes, pods, deployments, PDBs, jobs, leases); other kinds
+ * get NAME and AGE. Ages use sim time.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { ResourceDef } from '../resources.js';
+import type { KObject } from '../types.js';
+
+type Obj = Record<string, unknown>;
+const o = (v: unknown): Obj =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {};
+const arr = (v: unknown): Obj[] => (Array.isArray(v) ? (v as Obj[]) : []);
+const str = (v: unknown, fallback = '<none>'): string =>
+  typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : fallback;
+
+export const wantsTable = (req: IncomingMessage): boolean =>
+  /;\s*as=Table/.test(req.headers.accept ?? '');
+
+/** kubectl's `HumanDuration` style: 45s, 5m10s, 3h, 2d4h, 400d. */
+export function humanAge(fromIso: string | undefined, now: Date): string {
+  if (!fromIso) return '<unknown>';
+  const s = Math.max(0, Math.floor((now.getTime() - Date.parse(fromIso)) / 1000));
+  if (s < 120) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 10) return s % 60 ? `${m}m${s % 60}s` : `${m}m`;
+  if (m < 180) return `${m}m`;
+  const h = Math.floor(m / 60);
+  if (h < 8) return m % 60 ? `${h}h${m % 60}m` : `${h}h`;
+  if (h < 48) return `${h}h`;
+  const d = Math.floor(h / 24);
+  if (d < 8) return h % 24 ? `${d}d${h % 24}h` : `${d}d`;
+  return d < 365 * 2 ? `${d}d` : `${Math.floor(d / 365)}y${d % 365}d`;
+}
+
+interface Column {
+  name: string;
+  priority?: number;
+  cell: (obj: KObject, now: Date) => string | number;
+}
+
+const nameCol: Column = { name: 'Name', cell: (x) => x.metadata.name ?? '' };
+const ageCol: Column = {
+  name: 'Age',
+  cell: (x, now) => humanAge(x.metadata.creationTimestamp, now),
+};
+
+function nodeStatus(node: KObject): string {
+  const ready = arr(o(node.status)['conditions']).find((c) => c['type'] === 'Ready');
+  let s =
+    ready?.['status'] === 'True' ? 'Ready' : ready?.['status'] === 'False' ? 'NotReady' : 'Unknown';
+  if (o(node.spec)['unschedulable']) s += ',SchedulingDisabled';
+  return s;
+}
+
+function nodeRoles(node: KObject): string {
+  const roles = Object.keys(node.metadata.labels ?? {})
+    .filter((k) => k.startsWith('node-role.kubernetes.io/'))
+    .map((k) => k.slice('node-role.kubernetes.io/'.length));
+  return roles.length > 0 ? roles.sort().join(',') : '<none>';
+}
+
+const address = (node: KObject, type: string) =>
+  str(arr(o(node.status)['addresses']).find((a) => a['type'] === type)?.['address']);
+const nodeInfo = (node: KObject, field: string) => str(o(o(node.status)['nodeInfo'])[field]);
+
+function podStatus(pod: KObject): string {
+  if (pod.metadata.deletionTimestamp) return 'Terminating';
+  const status = o(pod.status);
+  for (const cs of arr(status['containerStatuses'])) {
+    const waiting = o(o(cs['state'])['waiting'])['reason'];
+    const terminated = o(o(cs['state'])['terminated'])['reason'];
+    if (typeof waiting === 'string') return waiting;
+    if (typeof terminated === 'string' && status['phase'] !== 'Succeeded') return terminated;
+  }
+  return str(status['reason'], str(status['phase'], 'Unknown'));
+}
+
+function podReady(pod: KObject): string {
+  const total = arr(o(pod.spec)['containers']).length;
+  const ready = arr(o(pod.status)['containerStatuses']).filter((c) => c['ready'] === true).length;
+  return `${ready}/${total}`;
+}
+
+const restarts = (pod: KObject) =>
+  arr(o(pod.status)['containerStatuses']).reduce((n, c) => n + (Number(c['restartCount']) || 0), 0);
+
+const COLUMNS: Record<string, Column[]> = {
+  nodes: [
+    nameCol,
+    { name: 'Status', cell: nodeStatus },
+    { name: 'Roles', cell: nodeRoles },
+    ageCol,
+    { name: 'Version', cell: (x) => nodeInfo(x, 'kubeletVersion') },
+    { name: 'Internal-IP', priority: 1, cell: (x) => address(x, 'InternalIP') },
+    { name: 'External-IP', priority: 1, cell: (x) => address(x, 'ExternalIP') },
+    { name: 'OS-Image', priority: 1, cell: (x) => nodeInfo(x, 'osImage') },
+    { name: 'Kernel-Version', priority: 1, cell: (x) => nodeInfo(x, 'kernelVersion') },
+    { name: 'Container-Runtime', priority: 1, cell: (x) => nodeInfo(x, 'containerRuntimeVersion') },
+  ],
+  pods: [
+    nameCol,
+    { name: 'Ready', cell: podReady },
+    { name: 'Status', cell: podStatus },
+    { name: 'Restarts', cell: restarts },
+    ageCol,
+    { name: 'IP', priority: 1, cell: (x) => str(o(x.status)['podIP']) },
+    { name: 'Node', priority: 1, cell: (x) => str(o(x.spec)['nodeName']) },
+    { name: 'Nominated Node', priority: 1, cell: (x) => str(o(x.status)['nominatedNodeName']) },
+    { name: 'Readiness Gates', priority: 1, cell: () => '<none>' },
+  ],
+  'deployments.apps': [
+    nameCol,
+    {
+      name: 'Ready',
+      cell: (x) =>
+        `${Number(o(x.status)['readyReplicas'] ?? 0)}/${Number(o(x.spec)['replicas'] ?? 0)}`,
+    },
+    { name: 'Up-to-date', cell: (x) => Number(o(x.status)['updatedReplicas'] ?? 0) },
+    { name: 'Available', cell: (x) => Number(o(x.status)['availableReplicas'] ?? 0) },
+    ageCol,
+  ],
+  'poddisruptionbudgets.policy': [
+    nameCol,
+    { name: 'Min Available', cell: (x) => str(o(x.spec)['minAvailable'], 'N/A') },
+    { name: 'Max Unavailable', cell: (x) => str(o(x.spec)['maxUnavailable'], 'N/A') },
+    { name: 'Allowed Disruptions', cell: (x) => Number(o(x.status)['disruptionsAllowed'] ?? 0) },
+    ageCol,
+  ],
+  'jobs.batch': [
+    nameCol,
+    {
+      name: 'Completions',
+      cell: (x) =>
+        `${Number(o(x.status)['succeeded'] ?? 0)}/${Number(o(x.spec)['completions'] ?? 1)}`,
+    },
+    ageCol,
+  ],
+  'leases.coordination.k8s.io': [
+    nameCol,
+    { name: 'Holder', cell: (x) => str(o(x.spec)['holderIdentity'], '') },
+    ageCol,
+  ],
+};
+
+export function toTable(def: ResourceDef, objects: readonly KObject[], now: Date, meta: Obj = {}) {
+  const columns = COLUMNS[def.key] ?? [nameCol, ageCol];
+  return {
+    kind: 'Table',
+    apiVersion: 'meta.k8s.io/v1',
+    metadata: meta,
+    columnDefinitions: columns.map((c) => ({
+      name: c.name,
+      type: c.name === 'Restarts' || c.name === 'Allowed Disruptions' ? 'integer' : 'string',
+      format: c === nameCol ? 'name' : '',
+      description: c.name,
+      priority: c.priority ?? 0,
+    })),
+    rows: objects.map((x) => ({ cells: columns.map((c) => c.cell(x, now)), object: x })),
+  };
+}

@@ -1,0 +1,135 @@
+/**
+ * Watch streams as kube-apiserver serves them: HTTP 200, chunked, one JSON event per line. Without
+ * a resourceVersion (or "0") the stream starts with a synthetic ADDED per existing object; with one,
+ * it resumes from the store's history, or answers a single in-stream ERROR 410 event when that
+ * version has been compacted away. Objects entering or leaving a selector show up as ADDED/DELETED,
+ * bookmarks carry the current resourceVersion, and `timeoutSeconds` ends the stream.
+ */
+import type { ResourceDef } from '../resources.js';
+import { fieldGetter } from '../resources.js';
+import {
+  matchesFields,
+  matchesLabels,
+  parseFieldSelector,
+  parseLabelSelector,
+} from '../selectors.js';
+import { StatusError, type KObject, type Store, type WatchEvent } from '../types.js';
+import { toStatus } from '../status-errors.js';
+import type { RequestContext } from './http.js';
+import { toTable, wantsTable } from './table.js';
+
+export interface WatchRequest {
+  def: ResourceDef;
+  namespace: string | undefined;
+  /** Set when the watch targets one object (`…/pods/<name>?watch=1`). */
+  name: string | undefined;
+}
+
+export interface WatchSettings {
+  store: Store;
+  /** @default 1000 */
+  bookmarkIntervalMs: number;
+  /** Added by fault injection: cut the stream after this long. */
+  dropAfterMs?: number;
+  /** Streams currently open, so close() can end them. */
+  open: Set<() => void>;
+}
+
+export function serveWatch(ctx: RequestContext, w: WatchRequest, settings: WatchSettings): void {
+  const { store } = settings;
+  const { def } = w;
+  const q = ctx.query;
+  const labels = parseLabelSelector(q.get('labelSelector') ?? undefined);
+  const fieldText = [q.get('fieldSelector') ?? '', w.name ? `metadata.name=${w.name}` : '']
+    .filter((s) => s !== '')
+    .join(',');
+  const fields = parseFieldSelector(fieldText, (f) => fieldGetter(def, f) !== undefined);
+  const matches = (o: KObject) =>
+    (w.namespace === undefined || o.metadata.namespace === w.namespace) &&
+    matchesLabels(labels, o.metadata.labels) &&
+    matchesFields(fields, (f) => fieldGetter(def, f)?.(o));
+  const table = wantsTable(ctx.req);
+  const rv = q.get('resourceVersion') ?? '';
+  const fromNow = rv === '' || rv === '0';
+
+  const res = ctx.res;
+  res.writeHead(200, {
+    'Content-Type': 'application/json',
+    'Transfer-Encoding': 'chunked',
+    'Cache-Control': 'no-cache',
+  });
+  res.flushHeaders();
+  const write = (type: string, object: unknown) => {
+    if (!res.writableEnded) res.write(`${JSON.stringify({ type, object })}\n`);
+  };
+  const render = (o: KObject) =>
+    table ? toTable(def, [o], ctx.now(), { resourceVersion: o.metadata.resourceVersion }) : o;
+
+  const inView = new Set<string>();
+  const keyOf = (o: KObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
+  const onEvent = (event: WatchEvent) => {
+    const object = event.object;
+    const key = keyOf(object);
+    if (event.type === 'DELETED') {
+      if (matches(object) || inView.has(key)) write('DELETED', render(object));
+      inView.delete(key);
+      return;
+    }
+    const now = matches(object);
+    const before = inView.has(key) || (!fromNow && event.type === 'MODIFIED' && now);
+    if (now) inView.add(key);
+    else inView.delete(key);
+    if (now) write(before ? 'MODIFIED' : 'ADDED', render(object));
+    else if (before) write('DELETED', render(object));
+  };
+
+  let unsubscribe: () => void = () => {};
+  const timers: NodeJS.Timeout[] = [];
+  const finish = () => {
+    unsubscribe();
+    for (const t of timers) clearTimeout(t);
+    settings.open.delete(finish);
+    if (!res.writableEnded) res.end();
+  };
+  settings.open.add(finish);
+  ctx.req.on('close', finish);
+  res.on('close', finish);
+
+  try {
+    if (fromNow) {
+      // Synchronous: nothing can be written between the initial list and the subscription.
+      const page = store.listPage(def.key, w.namespace ? { namespace: w.namespace } : {}, {
+        shared: true,
+      });
+      for (const object of page.items) onEvent({ type: 'ADDED', object });
+      unsubscribe = store.watchFrom(def.key, page.resourceVersion, onEvent, { shared: true });
+    } else {
+      unsubscribe = store.watchFrom(def.key, rv, onEvent, { shared: true });
+    }
+  } catch (error) {
+    if (error instanceof StatusError && error.code === 410) {
+      write('ERROR', toStatus(error).body);
+      finish();
+      return;
+    }
+    throw error;
+  }
+
+  if (q.get('allowWatchBookmarks') === 'true' || q.get('allowWatchBookmarks') === '1') {
+    const interval = setInterval(() => {
+      write('BOOKMARK', {
+        kind: def.kind,
+        apiVersion: def.group ? `${def.group}/${def.version}` : def.version,
+        metadata: { resourceVersion: store.resourceVersion() },
+      });
+    }, settings.bookmarkIntervalMs);
+    timers.push(interval);
+  }
+  const timeout = Number(q.get('timeoutSeconds') ?? '');
+  const limitMs = Number.isFinite(timeout) && timeout > 0 ? timeout * 1000 : 1800_000;
+  timers.push(setTimeout(finish, limitMs));
+  if (settings.dropAfterMs !== undefined) {
+    // A dropped watch is a connection reset, not a clean end: clients must notice and re-watch.
+    timers.push(setTimeout(() => (unsubscribe(), res.destroy()), settings.dropAfterMs));
+  }
+}

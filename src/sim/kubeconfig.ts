@@ -1,0 +1,45 @@
+/**
+ * Writes the kubeconfig that lets kubectl, @kubernetes/client-node and kubemaint itself talk to the
+ * sim: the server URL, the sim CA as certificate-authority-data (no insecure flags) and the bearer
+ * token. The file is written 0600 because it carries a credential.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { stringify } from 'yaml';
+
+export interface KubeconfigInput {
+  url: string;
+  caPem: string;
+  token: string;
+  /** @default 'kubemaint-sim' */
+  contextName?: string;
+  /** @default 'default' */
+  namespace?: string;
+}
+
+export function kubeconfigYaml(input: KubeconfigInput): string {
+  const name = input.contextName ?? 'kubemaint-sim';
+  return stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [
+      {
+        name,
+        cluster: {
+          server: input.url,
+          'certificate-authority-data': Buffer.from(input.caPem).toString('base64'),
+        },
+      },
+    ],
+    users: [{ name, user: { token: input.token } }],
+    contexts: [
+      { name, context: { cluster: name, user: name, namespace: input.namespace ?? 'default' } },
+    ],
+    'current-context': name,
+  });
+}
+
+export function writeKubeconfig(path: string, input: KubeconfigInput): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, kubeconfigYaml(input), { mode: 0o600 });
+}
