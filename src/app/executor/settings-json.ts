@@ -1,0 +1,73 @@
+/**
+ * ExecutorSettings as JSON: how the control plane hands its config to the Job (the env var
+ * KUBEMAINT_EXECUTOR_SETTINGS, see templates/executor-job.ts), so the pod needs no config file.
+ * Parsed strictly (unknown keys are errors, each problem named with its path); missing keys take
+ * DEFAULT_SETTINGS.
+ */
+import { z } from 'zod';
+import { KubemaintError } from '../../errors.js';
+import { DEFAULT_SETTINGS, type ExecutorSettings } from './settings.js';
+
+const ms = z.number().int().min(0);
+const argv = z.array(z.string()).min(1);
+
+const Schema = z.strictObject({
+  namespace: z.string().min(1).optional(),
+  drain: z
+    .strictObject({
+      timeoutMs: ms.optional(),
+      gracePeriodSeconds: z.number().int().min(-1).optional(),
+      deleteEmptyDirData: z.boolean().optional(),
+      force: z.boolean().optional(),
+      podSelector: z.string().optional(),
+      skipWaitForDeleteTimeoutMs: ms.optional(),
+      disableEviction: z.boolean().optional(),
+      evictionRetryMs: ms.optional(),
+      stallAfterMs: ms.optional(),
+    })
+    .optional(),
+  reboot: z
+    .discriminatedUnion('method', [
+      z.strictObject({ method: z.literal('command'), command: argv }),
+      z.strictObject({ method: z.literal('signal'), signal: z.number().int().min(1).max(64) }),
+    ])
+    .optional(),
+  upgrade: z
+    .strictObject({ command: argv.optional(), restartCommand: z.array(z.string()).optional() })
+    .optional(),
+  lock: z
+    .strictObject({
+      concurrency: z.number().int().min(1).max(100).optional(),
+      ttlMs: ms.optional(),
+    })
+    .optional(),
+  hostPrefix: z.array(z.string()).optional(),
+  progressIntervalMs: ms.optional(),
+});
+
+export function parseSettingsJson(text: string, source: string): ExecutorSettings {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new KubemaintError('config_invalid', `${source} is not JSON`, { cause: error });
+  }
+  const parsed = Schema.safeParse(raw);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(top)'}: ${i.message}`);
+    throw new KubemaintError('config_invalid', `${source} is invalid: ${problems.join('; ')}`, {
+      hint: 'the control plane writes these settings from kubemaint.yaml; check its version matches',
+    });
+  }
+  const s = parsed.data;
+  const d = DEFAULT_SETTINGS;
+  return {
+    namespace: s.namespace ?? d.namespace,
+    drain: { ...d.drain, ...s.drain },
+    reboot: s.reboot ?? d.reboot,
+    upgrade: { ...d.upgrade, ...s.upgrade },
+    lock: { ...d.lock, ...s.lock },
+    hostPrefix: s.hostPrefix ?? d.hostPrefix,
+    progressIntervalMs: s.progressIntervalMs ?? d.progressIntervalMs,
+  };
+}

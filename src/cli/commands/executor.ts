@@ -1,0 +1,108 @@
+/**
+ * `kubemaint executor --node NAME --request ID`: what the executor Job runs (DESIGN §3). Settings come
+ * from KUBEMAINT_EXECUTOR_SETTINGS (JSON written by the control plane into the Job), else from the
+ * config file; the cluster from the in-cluster service account, or --kubeconfig / KUBECONFIG.
+ */
+import type { Command } from 'commander';
+import { createKubeClient, loadKubeConfig } from '../../adapters/kube/client.js';
+import { kubePorts } from '../../adapters/kube/executor-ports.js';
+import { processHost } from '../../app/executor/host-process.js';
+import { runExecutor } from '../../app/executor/run-executor.js';
+import { parseSettingsJson } from '../../app/executor/settings-json.js';
+import type { ExecutorSettings } from '../../app/executor/settings.js';
+import { systemClock } from '../../app/executor/system-clock.js';
+import { loadConfig } from '../../config/load.js';
+import type { Config } from '../../config/schema.js';
+import { EXIT } from '../../core/exit-codes.js';
+import { createLogger } from '../../log.js';
+import { SETTINGS_ENV } from '../../../templates/executor-job.js';
+
+export const EXIT_CODES_HELP = `
+Exit codes (the control plane reads the Job's outcome from them):
+  ${EXIT.ok}  done: the host command was issued (or had been, by an earlier run)
+  ${EXIT.unexpected}  unexpected error (the request says what happened, when it could be written)
+  ${EXIT.config}  bad flags or settings: nothing was changed
+  ${EXIT.noSlot}  no free lock slot: nothing was changed, try again later
+  ${EXIT.drainBlocked}  drain blocked (PDB, timeout, or an operator chose skip): node given back
+  ${EXIT.requestInvalid}  the request is missing, ended, or belongs to another node: nothing was changed`;
+
+/** Map the validated config (kubemaint.yaml) onto what the executor needs. */
+export function settingsFromConfig(config: Config): ExecutorSettings {
+  const { drain, reboot, upgrade, lock } = config;
+  return {
+    namespace: config.namespace,
+    drain: {
+      timeoutMs: drain.timeout,
+      ...(drain.gracePeriodSeconds >= 0 ? { gracePeriodSeconds: drain.gracePeriodSeconds } : {}),
+      deleteEmptyDirData: drain.deleteEmptyDirData,
+      force: drain.force,
+      podSelector: drain.podSelector,
+      skipWaitForDeleteTimeoutMs: drain.skipWaitForDeleteTimeout,
+      disableEviction: drain.disableEviction,
+      stallAfterMs: drain.stallAfter,
+    },
+    reboot:
+      reboot.method === 'signal'
+        ? { method: 'signal', signal: reboot.signal }
+        : { method: 'command', command: reboot.command },
+    upgrade: {
+      command: upgrade.command,
+      restartCommand: ['systemd-run', '--on-active=15', 'systemctl', 'restart', 'kubelet'],
+    },
+    lock: { concurrency: lock.concurrency, ttlMs: lock.ttl },
+    hostPrefix: ['nsenter', '-m/proc/1/ns/mnt', '--'],
+    progressIntervalMs: 5_000,
+  };
+}
+
+export function executorSettings(env: NodeJS.ProcessEnv, configPath?: string): ExecutorSettings {
+  const json = env[SETTINGS_ENV];
+  if (json !== undefined && json.trim() !== '') return parseSettingsJson(json, SETTINGS_ENV);
+  return settingsFromConfig(loadConfig({ path: configPath, env }));
+}
+
+interface Options {
+  node: string;
+  request: string;
+  kubeconfig?: string;
+  config?: string;
+}
+
+export function registerExecutorCommand(program: Command): void {
+  program
+    .command('executor')
+    .description('lock a slot, cordon, drain, then reboot or upgrade this node (what the Job runs)')
+    .requiredOption('--node <name>', 'the node to work on (the Job pins its pod there)')
+    .requiredOption('--request <id>', 'the request on the node this run serves, e.g. r-7f3a9c')
+    .option('--kubeconfig <path>', 'kubeconfig file (default: in-cluster, or $KUBECONFIG)')
+    .option('--config <path>', `config file, when ${SETTINGS_ENV} is not set`)
+    .addHelpText('after', EXIT_CODES_HELP)
+    .action(async (options: Options) => {
+      const env = process.env;
+      const settings = executorSettings(env, options.config);
+      const log = createLogger({ service: 'executor' }).child({
+        node: options.node,
+        request: options.request,
+      });
+      const client = createKubeClient(loadKubeConfig(options.kubeconfig));
+      const pod = env['POD_NAME']
+        ? `${env['POD_NAMESPACE'] ?? 'default'}/${env['POD_NAME']}`
+        : undefined;
+      const outcome = await runExecutor(
+        { ...kubePorts(client, log, systemClock), host: processHost, clock: systemClock, log },
+        {
+          node: options.node,
+          requestId: options.request,
+          settings,
+          ...(pod ? { selfPod: pod } : {}),
+          ...(env['POD_NAME'] ? { job: jobOfPod(env['POD_NAME']) } : {}),
+        },
+      );
+      log.info({ exitCode: outcome.exitCode, message: outcome.message }, 'executor finished');
+      process.stdout.write(`${outcome.message}\n`);
+      process.exitCode = outcome.exitCode;
+    });
+}
+
+/** A Job's pod is named `<job>-<5 chars>`. */
+const jobOfPod = (pod: string): string => pod.replace(/-[a-z0-9]{5}$/, '');
