@@ -104,9 +104,10 @@ function compile(source: string): { template: Template; problems: string[] } {
       top().push(section);
       stack.push({ name, parts: section.parts });
     } else if (sigil === '/') {
-      if (stack.length === 1 || stack[stack.length - 1]!.name !== name) {
-        problems.push(`{{/${name}}} closes a section that is not open`);
-      } else stack.pop();
+      const open = stack[stack.length - 1]!.name;
+      if (stack.length === 1) problems.push(`{{/${name}}} closes a section that is not open`);
+      else if (open !== name) problems.push(`{{/${name}}} comes before the inner {{/${open}}}`);
+      else stack.pop();
     } else top().push({ kind: 'value', name });
   }
   if (last < source.length) top().push({ kind: 'text', text: source.slice(last) });
