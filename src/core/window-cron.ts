@@ -29,7 +29,7 @@ import {
   type ScheduleIssue,
 } from './window-types.js';
 
-/** Longer windows are better written as freezes' opposite or several windows; it also bounds lookback. */
+/** Bounds how far back occurrences are searched; an opening longer than a month is no maintenance window. */
 export const MAX_CRON_WINDOW_MS = 31 * DAY_MS;
 
 export function compileCronWindow(
