@@ -1,8 +1,10 @@
 /**
- * The sim's one clock, in two modes. `createScaledClock` runs sim time `scale` times faster than wall
- * time on real timers (the demo, integration tests). `createManualClock` never moves on its own: a unit
- * test calls `advance(ms)` and every timer due in that span runs in due order, including timers that
- * those timers schedule, so controller cascades are deterministic.
+ * The sim's one clock, in two modes. `createManualClock` never moves on its own: a unit test calls
+ * `advance(ms)` and every timer due in that span runs in due order, including timers those timers
+ * schedule, so controller cascades are deterministic. `createScaledClock` is the same clock advanced
+ * by a wall-clock ticker, `scale` times faster than wall time; a tick never advances more than
+ * `maxStepMs` of wall time, so an event-loop stall (TLS key generation, a busy CI machine) slows sim
+ * time down instead of letting heartbeats look missed and nodes go Unknown.
  */
 import type { SimClock } from './types.js';
 
@@ -20,47 +22,7 @@ export interface ManualClock extends OwnedClock {
 
 const DEFAULT_START = Date.parse('2026-01-05T09:00:00Z');
 
-export function createScaledClock(options: { scale?: number; start?: Date } = {}): OwnedClock {
-  const scale = options.scale ?? 1;
-  if (!(scale > 0) || !Number.isFinite(scale)) {
-    throw new RangeError(`clock scale must be a positive number, got ${String(scale)}`);
-  }
-  const wallStart = Date.now();
-  const simStart = options.start?.getTime() ?? wallStart;
-  const timers = new Set<NodeJS.Timeout>();
-  const wallMs = (simMs: number): number => Math.max(0, simMs / scale);
-
-  return {
-    scale,
-    now: () => new Date(simStart + (Date.now() - wallStart) * scale),
-    after(simMs, fn) {
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        fn();
-      }, wallMs(simMs));
-      timers.add(timer);
-      return () => {
-        clearTimeout(timer);
-        timers.delete(timer);
-      };
-    },
-    every(simMs, fn) {
-      // A zero interval would spin the event loop; one wall millisecond is the floor.
-      const timer = setInterval(fn, Math.max(1, wallMs(simMs)));
-      timers.add(timer);
-      return () => {
-        clearInterval(timer);
-        timers.delete(timer);
-      };
-    },
-    stop() {
-      for (const timer of timers) clearTimeout(timer);
-      timers.clear();
-    },
-  };
-}
-
-interface ManualTimer {
+interface Timer {
   id: number;
   due: number;
   fn: () => void;
@@ -68,30 +30,72 @@ interface ManualTimer {
   interval?: number;
 }
 
-export function createManualClock(options: { start?: Date } = {}): ManualClock {
+const before = (a: Timer, b: Timer): boolean => a.due < b.due || (a.due === b.due && a.id < b.id);
+
+/** A binary min-heap on (due, id): due order, then creation order. */
+class TimerHeap {
+  private readonly items: Timer[] = [];
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  peek(): Timer | undefined {
+    return this.items[0];
+  }
+
+  push(timer: Timer): void {
+    const items = this.items;
+    items.push(timer);
+    let i = items.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!before(items[i]!, items[parent]!)) break;
+      [items[i], items[parent]] = [items[parent]!, items[i]!];
+      i = parent;
+    }
+  }
+
+  pop(): Timer | undefined {
+    const items = this.items;
+    const top = items[0];
+    const last = items.pop();
+    if (items.length === 0 || !last) return top;
+    items[0] = last;
+    for (let i = 0; ;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < items.length && before(items[l]!, items[m]!)) m = l;
+      if (r < items.length && before(items[r]!, items[m]!)) m = r;
+      if (m === i) break;
+      [items[i], items[m]] = [items[m]!, items[i]!];
+      i = m;
+    }
+    return top;
+  }
+
+  clear(): void {
+    this.items.length = 0;
+  }
+}
+
+export function createManualClock(options: { start?: Date; scale?: number } = {}): ManualClock {
   let now = options.start?.getTime() ?? DEFAULT_START;
   let nextId = 0;
-  const timers = new Map<number, ManualTimer>();
+  const heap = new TimerHeap();
+  /** Ids of live timers; a cancelled timer stays in the heap and is skipped when it surfaces. */
+  const live = new Set<number>();
 
   const schedule = (due: number, fn: () => void, interval?: number): (() => void) => {
     const id = nextId++;
-    timers.set(id, interval === undefined ? { id, due, fn } : { id, due, fn, interval });
-    return () => void timers.delete(id);
-  };
-  // Due order, then creation order, so two timers due together run in the order they were set.
-  const nextDue = (limit: number): ManualTimer | undefined => {
-    let best: ManualTimer | undefined;
-    for (const timer of timers.values()) {
-      if (timer.due > limit) continue;
-      if (!best || timer.due < best.due || (timer.due === best.due && timer.id < best.id)) {
-        best = timer;
-      }
-    }
-    return best;
+    heap.push(interval === undefined ? { id, due, fn } : { id, due, fn, interval });
+    live.add(id);
+    return () => void live.delete(id);
   };
 
   return {
-    scale: 1,
+    scale: options.scale ?? 1,
     now: () => new Date(now),
     after: (simMs, fn) => schedule(now + Math.max(0, simMs), fn),
     every(simMs, fn) {
@@ -100,15 +104,53 @@ export function createManualClock(options: { start?: Date } = {}): ManualClock {
     },
     advance(simMs) {
       const target = now + Math.max(0, simMs);
-      for (let timer = nextDue(target); timer; timer = nextDue(target)) {
+      for (let timer = heap.peek(); timer && timer.due <= target; timer = heap.peek()) {
+        heap.pop();
+        if (!live.has(timer.id)) continue;
         now = Math.max(now, timer.due);
-        if (timer.interval === undefined) timers.delete(timer.id);
-        else timer.due += timer.interval;
+        if (timer.interval === undefined) live.delete(timer.id);
+        else heap.push({ ...timer, due: timer.due + timer.interval });
         timer.fn();
       }
-      now = target;
+      now = Math.max(now, target);
     },
-    pending: () => timers.size,
-    stop: () => timers.clear(),
+    pending: () => live.size,
+    stop() {
+      heap.clear();
+      live.clear();
+    },
+  };
+}
+
+export function createScaledClock(
+  options: { scale?: number; start?: Date; tickMs?: number; maxStepMs?: number } = {},
+): OwnedClock {
+  const scale = options.scale ?? 1;
+  if (!(scale > 0) || !Number.isFinite(scale)) {
+    throw new RangeError(`clock scale must be a positive number, got ${String(scale)}`);
+  }
+  const maxStepMs = options.maxStepMs ?? 50;
+  const clock = createManualClock({ start: options.start ?? new Date(), scale });
+  let last = performance.now();
+  const ticker = setInterval(() => {
+    const wall = performance.now();
+    const step = Math.min(wall - last, maxStepMs);
+    last = wall;
+    try {
+      clock.advance(step * scale);
+    } catch (error) {
+      // A timer callback that throws must not stop time for everyone else.
+      console.error('sim clock: timer failed:', error);
+    }
+  }, options.tickMs ?? 5);
+  return {
+    scale,
+    now: () => clock.now(),
+    after: (simMs, fn) => clock.after(simMs, fn),
+    every: (simMs, fn) => clock.every(simMs, fn),
+    stop() {
+      clearInterval(ticker);
+      clock.stop();
+    },
   };
 }

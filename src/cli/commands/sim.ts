@@ -1,0 +1,126 @@
+/**
+ * `kubemaint sim`: serve the embedded Kubernetes until SIGINT/SIGTERM. Prints exactly one line on
+ * stdout, `kubemaint sim ready: kubeconfig=PATH`, once it serves (scripts and tests wait for it);
+ * everything else is logged to stderr.
+ */
+import type { Command } from 'commander';
+import { KubemaintError } from '../../errors.js';
+import { createLogger } from '../../log.js';
+import { createSim, DEFAULT_KUBECONFIG } from '../../sim/index.js';
+import type { ImageMap } from '../../sim/jobs-runner.js';
+import { isScenarioName, SCENARIOS } from '../../sim/scenarios/index.js';
+
+interface Options {
+  scenario: string;
+  nodes?: string;
+  podsPerNode?: string;
+  port: string;
+  kubeconfig: string;
+  scale: string;
+  apiVersion?: string;
+  image: string[];
+}
+
+function number(flag: string, text: string, check: (n: number) => boolean, want: string): number {
+  const n = Number(text);
+  if (!Number.isFinite(n) || !check(n)) {
+    throw new KubemaintError('usage', `${flag} ${JSON.stringify(text)} is not ${want}`);
+  }
+  return n;
+}
+
+/** `--image 'ghcr.io/kubemaint/kubemaint:*=npx tsx src/cli/main.ts'` → an image mapping. */
+export function parseImages(specs: readonly string[]): ImageMap {
+  const images: ImageMap = {};
+  for (const spec of specs) {
+    const eq = spec.indexOf('=');
+    const command = spec
+      .slice(eq + 1)
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean);
+    if (eq <= 0 || command.length === 0) {
+      throw new KubemaintError('usage', `--image ${JSON.stringify(spec)} is not PATTERN=COMMAND`, {
+        hint: "e.g. --image 'ghcr.io/kubemaint/kubemaint:*=npx tsx src/cli/main.ts'",
+      });
+    }
+    images[spec.slice(0, eq)] = { command };
+  }
+  return images;
+}
+
+const scenarioHelp = Object.entries(SCENARIOS)
+  .map(([name, s]) => `  ${name.padEnd(7)} ${s.describe}`)
+  .join('\n');
+
+export function registerSimCommand(program: Command): void {
+  program
+    .command('sim')
+    .description(
+      'Serve an embedded Kubernetes (HTTPS API, kubelets, controllers on a scaled clock) that kubectl\n' +
+        'and kubemaint use like a real cluster. Prints one line when ready; stop it with Ctrl-C.',
+    )
+    .option(
+      '--scenario <name>',
+      `what the cluster starts with (${Object.keys(SCENARIOS).join(', ')})`,
+      'demo',
+    )
+    .option('--nodes <n>', 'fleet: number of nodes (default 50)')
+    .option('--pods-per-node <n>', 'fleet: pods per node, at most 110 (default 20)')
+    .option('--port <port>', 'API server port (0 picks a free one)', '0')
+    .option('--kubeconfig <path>', 'where to write the kubeconfig for the sim', DEFAULT_KUBECONFIG)
+    .option('--scale <x>', 'sim time runs this many times faster than wall time', '1')
+    .option('--api-version <v>', 'the version /version reports (kubectl picks its binary by it)')
+    .option(
+      '--image <pattern=command>',
+      'run pods of matching images as this local command (repeatable)',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .addHelpText(
+      'after',
+      `\nScenarios:\n${scenarioHelp}\n\nThe sim writes its kubeconfig (TLS with its own CA, a bearer token) so that\n` +
+        '`kubectl --kubeconfig PATH get nodes` works without extra flags.',
+    )
+    .action(async (options: Options) => {
+      if (!isScenarioName(options.scenario)) {
+        throw new KubemaintError('usage', `unknown scenario ${JSON.stringify(options.scenario)}`, {
+          hint: `choose one of: ${Object.keys(SCENARIOS).join(', ')}`,
+        });
+      }
+      const whole = (n: number) => Number.isInteger(n) && n >= 1;
+      const sim = await createSim({
+        scenario: options.scenario,
+        ...(options.nodes
+          ? { nodes: number('--nodes', options.nodes, whole, 'a whole number ≥ 1') }
+          : {}),
+        ...(options.podsPerNode
+          ? {
+              podsPerNode: number(
+                '--pods-per-node',
+                options.podsPerNode,
+                (n) => whole(n) && n <= 110,
+                'a whole number 1..110',
+              ),
+            }
+          : {}),
+        port: number(
+          '--port',
+          options.port,
+          (n) => Number.isInteger(n) && n >= 0 && n < 65536,
+          'a port number',
+        ),
+        kubeconfigPath: options.kubeconfig,
+        scale: number('--scale', options.scale, (n) => n > 0, 'a positive number'),
+        ...(options.apiVersion ? { version: options.apiVersion } : {}),
+        images: parseImages(options.image),
+        log: createLogger({ service: 'sim' }),
+      });
+      process.stdout.write(`kubemaint sim ready: kubeconfig=${sim.kubeconfigPath}\n`);
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', () => resolve());
+        process.once('SIGTERM', () => resolve());
+      });
+      await sim.stop();
+    });
+}

@@ -1,0 +1,171 @@
+/**
+ * `createSim`: the embedded Kubernetes in one call. A scenario seeds the store, the API server serves
+ * it over TLS with a kubeconfig written for real clients, and the controllers and kubelets run on one
+ * scaled clock; the host endpoint stands for the nodes' machines. `admin` is for tests and the demo:
+ * reboot or upgrade a node as its host would, change faults, read the audit and host logs.
+ */
+import { resolve } from 'node:path';
+import { silentLogger, type Logger } from '../log.js';
+import { startHostAdmin } from './admin-host.js';
+import { startApiServer, writeKubeconfig, DEFAULT_VERSION, type FaultRule } from './api/index.js';
+import { createScaledClock, type OwnedClock } from './clock.js';
+import {
+  DEFAULT_DELAYS,
+  type ControllerContext,
+  type SimDelays,
+  type Stop,
+} from './controllers/context.js';
+import { startControllers } from './controllers/index.js';
+import { createHost, type HostAction, type HostStatus } from './host.js';
+import { createJobsRunner, type ImageMap } from './jobs-runner.js';
+import { startKubelets } from './kubelets.js';
+import { isScenarioName, SCENARIOS, type ScenarioName } from './scenarios/index.js';
+import { createStore } from './store.js';
+import type { AuditEntry, Store } from './types.js';
+
+export const DEFAULT_KUBECONFIG = '.kubemaint/sim.kubeconfig';
+
+export interface SimOptions {
+  /** @default 'demo' */
+  scenario?: ScenarioName;
+  /** `fleet`: node count. @default 50 */
+  nodes?: number;
+  /** `fleet`: pods per node (max 110). @default 20 */
+  podsPerNode?: number;
+  /** API server port; 0 picks a free one. @default 0 */
+  port?: number;
+  /** @default '.kubemaint/sim.kubeconfig' */
+  kubeconfigPath?: string;
+  /** Sim time runs this many times faster than wall time. @default 1 */
+  scale?: number;
+  delays?: Partial<SimDelays>;
+  faults?: FaultRule[];
+  /** Images that run as local commands (see jobs-runner.ts). @default {} */
+  images?: ImageMap;
+  /** The apiserver version (`/version`), also the kubelets' unless a scenario says otherwise. @default 'v1.31.4' */
+  version?: string;
+  /** Run the controllers and kubelets (off: only the API over the seeded store, for load tests). @default true */
+  controllers?: boolean;
+  /** Bring your own clock (a manual one in unit tests). @default a scaled clock */
+  clock?: OwnedClock;
+  log?: Logger;
+}
+
+export interface Sim {
+  store: Store;
+  clock: OwnedClock;
+  url: string;
+  kubeconfigPath: string;
+  /** The host endpoint (`KUBEMAINT_SIM_HOST_URL` of the pods the sim runs). */
+  hostUrl: string;
+  admin: {
+    reboot(node: string): HostAction;
+    upgrade(node: string, version: string): HostAction;
+    host(node: string): HostStatus;
+    /** The kubelet process dies (containers keep running), or comes back. */
+    stopKubelet(node: string): void;
+    startKubelet(node: string): void;
+    setFaults(rules: FaultRule[]): void;
+    audit(): readonly AuditEntry[];
+    hostLog(): readonly HostAction[];
+    /** Output of a pod that ran as a local process. */
+    logs(namespace: string, pod: string): string;
+  };
+  stop(): Promise<void>;
+}
+
+function serverVersion(version: string): { major: string; minor: string; gitVersion: string } {
+  const match = /^v(\d+)\.(\d+)\.\d+/.exec(version);
+  if (!match)
+    throw new RangeError(`version must look like v1.31.4, got ${JSON.stringify(version)}`);
+  return { major: match[1] ?? '1', minor: match[2] ?? '0', gitVersion: version };
+}
+
+export async function createSim(options: SimOptions = {}): Promise<Sim> {
+  const scenario = options.scenario ?? 'demo';
+  if (!isScenarioName(scenario)) {
+    throw new RangeError(
+      `unknown scenario ${JSON.stringify(scenario)}; choose one of ${Object.keys(SCENARIOS).join(', ')}`,
+    );
+  }
+  const version = options.version ?? DEFAULT_VERSION.gitVersion;
+  const apiVersion = serverVersion(version);
+  const clock = options.clock ?? createScaledClock({ scale: options.scale ?? 1 });
+  const log = options.log ?? silentLogger();
+  const delays: SimDelays = { ...DEFAULT_DELAYS, ...options.delays };
+  const store = createStore({ now: () => clock.now() });
+  SCENARIOS[scenario].seed(store, {
+    version,
+    now: clock.now(),
+    ...(options.nodes === undefined ? {} : { nodes: options.nodes }),
+    ...(options.podsPerNode === undefined ? {} : { podsPerNode: options.podsPerNode }),
+  });
+  const kubeconfigPath = resolve(options.kubeconfigPath ?? DEFAULT_KUBECONFIG);
+  const stops: Stop[] = [];
+  const ctx: ControllerContext = { store, clock, delays, log };
+  let hostUrl = '';
+  const runner = createJobsRunner({
+    images: options.images ?? {},
+    store,
+    clock,
+    log,
+    kubeconfigPath: () => kubeconfigPath,
+    hostUrl: () => hostUrl,
+  });
+  const kubelets = startKubelets(ctx, { version, runner });
+  const host = createHost({ clock, delays, kubelets });
+  const hostAdmin = await startHostAdmin(host);
+  hostUrl = hostAdmin.url;
+  if (options.controllers ?? true) stops.push(startControllers(ctx));
+  else kubelets.stop();
+  const api = await startApiServer({
+    store,
+    now: () => clock.now(),
+    port: options.port ?? 0,
+    version: apiVersion,
+    ...(options.faults ? { faults: options.faults } : {}),
+    status: () => ({ scenario, scale: clock.scale, hostUrl, kubelets: kubelets.names().length }),
+  });
+  writeKubeconfig(kubeconfigPath, {
+    url: api.url,
+    caPem: api.caPem,
+    token: api.token,
+    contextName: 'kubemaint-sim',
+  });
+  log.info({ url: api.url, kubeconfig: kubeconfigPath, scenario }, 'sim serving');
+
+  const kubeletOf = (node: string) => {
+    const kubelet = kubelets.get(node);
+    if (!kubelet) throw new RangeError(`no kubelet for node ${JSON.stringify(node)}`);
+    return kubelet;
+  };
+  let stopped = false;
+  return {
+    store,
+    clock,
+    url: api.url,
+    kubeconfigPath,
+    hostUrl,
+    admin: {
+      reboot: (node) => host.reboot(node),
+      upgrade: (node, v) => host.upgrade(node, v),
+      host: (node) => host.status(node),
+      stopKubelet: (node) => kubeletOf(node).stopKubelet(),
+      startKubelet: (node) => kubeletOf(node).startKubelet(),
+      setFaults: (rules) => api.setFaults(rules),
+      audit: () => store.audit(),
+      hostLog: () => host.log(),
+      logs: (namespace, pod) => runner.logs(store.get('pods', namespace, pod)?.metadata.uid ?? ''),
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      for (const stop of stops) stop();
+      kubelets.stop();
+      host.stop();
+      runner.stopAll();
+      clock.stop();
+      await Promise.all([hostAdmin.close(), api.close()]);
+    },
+  };
+}

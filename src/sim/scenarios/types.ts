@@ -1,0 +1,11 @@
+/** What every scenario is given. */
+export interface ScenarioOptions {
+  /** The apiserver version; kubelets run it unless the scenario says otherwise. */
+  version: string;
+  /** Sim time at seeding (reboot-required-since marks are relative to it). */
+  now: Date;
+  /** `fleet`: how many nodes. @default 50 */
+  nodes?: number;
+  /** `fleet`: pods per node, the node agent included, at most 110. @default 20 */
+  podsPerNode?: number;
+}
