@@ -1,0 +1,249 @@
+#!/bin/sh
+# kubemaint-agent: the reporter that runs on every node (DaemonSet). It checks whether the host
+# needs a reboot and, only when that answer changes, labels ITS OWN node:
+#   label       kubemaint.io/reboot-required=true
+#   annotations kubemaint.io/reboot-required-since (ISO time), kubemaint.io/reboot-required-packages
+# and removes them again (JSON merge patch with nulls) when the need is gone.
+#
+# Why a shell script: it runs once per node, so its footprint is multiplied by the fleet. sh + curl
+# peak at a few MB; a Node.js process would be ~40 MB per node (docs/adr/0003).
+#
+# The check, in order of preference:
+#   SENTINEL_COMMAND set: run it on the HOST through nsenter (exit 0 = reboot needed, 1 = not
+#     needed, anything else = unknown, nothing is written). This needs hostPID and a privileged
+#     container, so the default DaemonSet does not use it.
+#   otherwise: does $HOST_ROOT/var/run/reboot-required exist (Debian/Ubuntu's unattended-upgrades
+#     and needrestart create it)? Its .pkgs companion lists the packages that asked for it.
+#
+# Environment (every path can be overridden, which is how the tests run it):
+#   NODE_NAME           this node (downward API spec.nodeName)                      required
+#   HOST_ROOT           where the host's / is mounted                                  /host
+#   SENTINEL_FILE       reboot-required file        $HOST_ROOT/var/run/reboot-required
+#   SENTINEL_PKGS_FILE  its package list                               $SENTINEL_FILE.pkgs
+#   SENTINEL_COMMAND    host command instead of the file check                          (unset)
+#   NSENTER             how the command enters the host   nsenter --target 1 --mount --uts --ipc --net --pid --
+#   PERIOD_SECONDS      time between checks                                             300
+#   JITTER_SECONDS      each wait is PERIOD +/- up to this, so a fleet does not
+#                       patch in lockstep                                  PERIOD_SECONDS/5
+#   RESYNC_EVERY        re-read the node every N checks, in case a person changed it     12
+#   SA_DIR              service-account mount    /var/run/secrets/kubernetes.io/serviceaccount
+#   TOKEN_FILE, CA_FILE $SA_DIR/token (re-read each time: it rotates), $SA_DIR/ca.crt
+#   API_SERVER          https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT
+#   MAX_PACKAGES_CHARS  cap on the packages annotation                                1024
+#   AGENT_ITERATIONS    stop after N checks (tests); 0 runs forever                       0
+#   CURL                the curl binary                                                  curl
+#
+# It never exits on API errors: it logs, keeps what it knew, and tries again next period.
+set -u
+
+log() { # level message [key=value ...]
+  printf '%s level=%s msg="%s"' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$1" "$2"
+  shift 2
+  [ $# -gt 0 ] && printf ' %s' "$@"
+  printf '\n'
+}
+
+NODE_NAME=${NODE_NAME:-}
+HOST_ROOT=${HOST_ROOT:-/host}
+SENTINEL_FILE=${SENTINEL_FILE:-$HOST_ROOT/var/run/reboot-required}
+SENTINEL_PKGS_FILE=${SENTINEL_PKGS_FILE:-$SENTINEL_FILE.pkgs}
+SENTINEL_COMMAND=${SENTINEL_COMMAND:-}
+NSENTER=${NSENTER-nsenter --target 1 --mount --uts --ipc --net --pid --}
+PERIOD_SECONDS=${PERIOD_SECONDS:-300}
+JITTER_SECONDS=${JITTER_SECONDS:-$((PERIOD_SECONDS / 5))}
+RESYNC_EVERY=${RESYNC_EVERY:-12}
+SA_DIR=${SA_DIR:-/var/run/secrets/kubernetes.io/serviceaccount}
+TOKEN_FILE=${TOKEN_FILE:-$SA_DIR/token}
+CA_FILE=${CA_FILE:-$SA_DIR/ca.crt}
+API_SERVER=${API_SERVER:-https://${KUBERNETES_SERVICE_HOST:-kubernetes.default.svc}:${KUBERNETES_SERVICE_PORT:-443}}
+MAX_PACKAGES_CHARS=${MAX_PACKAGES_CHARS:-1024}
+AGENT_ITERATIONS=${AGENT_ITERATIONS:-0}
+CURL=${CURL:-curl}
+
+KEY_LABEL='kubemaint.io/reboot-required'
+KEY_SINCE='kubemaint.io/reboot-required-since'
+KEY_PKGS='kubemaint.io/reboot-required-packages'
+
+is_uint() { case $1 in '' | *[!0-9]*) return 1 ;; *) return 0 ;; esac; }
+
+# A node name is a DNS subdomain; checking it also keeps it safe inside a URL and JSON.
+case $NODE_NAME in
+  '' | *[!a-z0-9.-]*)
+    log error "NODE_NAME must be this node's name (set it from the downward API: spec.nodeName)" "node=\"$NODE_NAME\""
+    exit 2
+    ;;
+esac
+for v in PERIOD_SECONDS JITTER_SECONDS RESYNC_EVERY MAX_PACKAGES_CHARS AGENT_ITERATIONS; do
+  eval "val=\$$v"
+  # shellcheck disable=SC2154 # val is set by the eval above
+  if ! is_uint "$val"; then
+    log error "$v must be a whole number of seconds or a count" "$v=\"$val\""
+    exit 2
+  fi
+done
+[ "$JITTER_SECONDS" -gt "$PERIOD_SECONDS" ] && JITTER_SECONDS=$PERIOD_SECONDS
+
+# --- the check -------------------------------------------------------------------------------
+# Sets `need` to true, false or unknown, `pkgs` to the package list and `since` to an ISO time.
+check_host() {
+  pkgs=''
+  since=''
+  if [ -n "$SENTINEL_COMMAND" ]; then
+    # shellcheck disable=SC2086 # NSENTER is a command prefix and must split into words
+    $NSENTER /bin/sh -c "$SENTINEL_COMMAND" >/dev/null 2>&1
+    rc=$?
+    case $rc in
+      0) need=true ;;
+      1) need=false ;;
+      *)
+        need=unknown
+        log warn "sentinel command failed; keeping the last answer" "exit=$rc"
+        ;;
+    esac
+    since=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+    return
+  fi
+  if [ -e "$SENTINEL_FILE" ]; then
+    need=true
+    # The file's age is when the need arose, and it survives an agent restart.
+    since=$(date -u -r "$SENTINEL_FILE" +%Y-%m-%dT%H:%M:%SZ 2>/dev/null || date -u +%Y-%m-%dT%H:%M:%SZ)
+    [ -r "$SENTINEL_PKGS_FILE" ] && pkgs=$(read_packages "$SENTINEL_PKGS_FILE")
+  else
+    need=false
+  fi
+}
+
+# Unique package names, comma-joined, only [A-Za-z0-9.+:_-] (the host's file is not trusted to be
+# JSON-safe), cut at a name boundary below MAX_PACKAGES_CHARS with a ",..." marker.
+read_packages() {
+  tr -c 'A-Za-z0-9.+:_\n-' '\n' <"$1" | grep -v '^$' | awk '!seen[$0]++' |
+    awk -v max="$MAX_PACKAGES_CHARS" '
+      { item = (out == "" ? $0 : "," $0)
+        if (length(out) + length(item) > max - 4) { cut = 1; exit }
+        out = out item }
+      END { printf "%s%s", out, (cut ? ",..." : "") }'
+}
+
+# --- the API ---------------------------------------------------------------------------------
+# api METHOD PATH [BODY]: sets `status` (HTTP code, 000 when unreachable) and `body`.
+# The token goes to curl on stdin (-H @-), never on the command line where ps could show it.
+api() {
+  if ! token=$(cat "$TOKEN_FILE" 2>/dev/null) || [ -z "$token" ]; then
+    status=000
+    body="cannot read the service-account token at $TOKEN_FILE"
+    return
+  fi
+  if [ $# -ge 3 ]; then
+    out=$(printf 'Authorization: Bearer %s\nContent-Type: application/merge-patch+json\n' "$token" |
+      $CURL -sS --cacert "$CA_FILE" --connect-timeout 5 --max-time 15 -X "$1" -H @- \
+        -H 'Accept: application/json' --data-binary "$3" -w '%{http_code}' "$API_SERVER$2" 2>&1)
+  else
+    out=$(printf 'Authorization: Bearer %s\n' "$token" |
+      $CURL -sS --cacert "$CA_FILE" --connect-timeout 5 --max-time 15 -X "$1" -H @- \
+        -H 'Accept: application/json' -w '%{http_code}' "$API_SERVER$2" 2>&1)
+  fi
+  status=${out#"${out%???}"}
+  body=${out%???}
+  is_uint "$status" || status=000
+}
+
+# What the node says now, as a state string: "true|<packages>", "false", or "stale" (our
+# annotations without the label: left behind, to be cleared). `node_since` keeps the recorded time.
+read_node() {
+  api GET "/api/v1/nodes/$NODE_NAME"
+  if [ "$status" != 200 ]; then
+    log warn "cannot read this node; will retry" "status=$status" "detail=\"$(printf '%s' "$body" | tr -d '"\n' | cut -c1-200)\""
+    return 1
+  fi
+  node_since=$(json_value "$KEY_SINCE")
+  if [ "$(json_value "$KEY_LABEL")" = true ]; then
+    known="true|$(json_value "$KEY_PKGS")"
+  elif [ -n "$node_since" ] || printf '%s' "$body" | grep -q "\"$KEY_PKGS\":"; then
+    known=stale
+  else
+    known=false
+  fi
+  return 0
+}
+
+# The string value of "key" in the last response (our keys only hold JSON-safe values).
+json_value() {
+  # shellcheck disable=SC2020 # three characters to three newlines, on purpose
+  printf '%s' "$body" | tr ',{}' '\n\n\n' | sed -n "s|^ *\"$1\": *\"\\([^\"]*\\)\" *\$|\\1|p" | head -n 1
+}
+
+patch_node() {
+  api PATCH "/api/v1/nodes/$NODE_NAME" "$1"
+  case $status in
+    2??) return 0 ;;
+    *)
+      log warn "patching this node failed; will retry next period" "status=$status" "detail=\"$(printf '%s' "$body" | tr -d '"\n' | cut -c1-200)\""
+      return 1
+      ;;
+  esac
+}
+
+# --- the loop --------------------------------------------------------------------------------
+sleep_jittered() {
+  wait_s=$PERIOD_SECONDS
+  if [ "$JITTER_SECONDS" -gt 0 ]; then
+    r=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
+    wait_s=$((PERIOD_SECONDS - JITTER_SECONDS + r % (2 * JITTER_SECONDS + 1)))
+  fi
+  [ "$wait_s" -gt 0 ] || return 0
+  # In the background and waited for, so SIGTERM is handled at once rather than after the sleep.
+  sleep "$wait_s" &
+  wait $!
+}
+
+trap 'log info "stopping"; exit 0' TERM INT
+
+log info "starting" "node=$NODE_NAME" "period=${PERIOD_SECONDS}s" "jitter=${JITTER_SECONDS}s" \
+  "check=$([ -n "$SENTINEL_COMMAND" ] && echo command || echo "file:$SENTINEL_FILE")"
+known=''
+node_since=''
+iteration=0
+since_sync=0
+while :; do
+  iteration=$((iteration + 1))
+  # Compare with the node itself on start, after a failure and every RESYNC_EVERY checks;
+  # otherwise with what we wrote last (no read, no write while nothing changes).
+  if [ -z "$known" ] || [ "$since_sync" -ge "$RESYNC_EVERY" ]; then
+    read_node && since_sync=0 || known=''
+  fi
+  since_sync=$((since_sync + 1))
+  if [ -n "$known" ]; then
+    check_host
+    case $need in
+      true) want="true|$pkgs" ;;
+      false) want=false ;;
+      *) want=$known ;;
+    esac
+    if [ "$want" != "$known" ]; then
+      pkgs_json=null
+      [ -n "$pkgs" ] && pkgs_json="\"$pkgs\""
+      if [ "$need" = true ]; then
+        case $known in
+          true\|*) since_json="\"${node_since:-$since}\"" ;; # still needed: keep the first time
+          *) since_json="\"$since\"" ;;
+        esac
+        patch='{"metadata":{"labels":{"'$KEY_LABEL'":"true"},"annotations":{"'$KEY_SINCE'":'$since_json',"'$KEY_PKGS'":'$pkgs_json'}}}'
+        action=marked
+      else
+        patch='{"metadata":{"labels":{"'$KEY_LABEL'":null},"annotations":{"'$KEY_SINCE'":null,"'$KEY_PKGS'":null}}}'
+        action=cleared
+      fi
+      if patch_node "$patch"; then
+        log info "reboot-required $action" "node=$NODE_NAME" "packages=\"$pkgs\""
+        known=$want
+        [ "$need" = true ] && node_since=${since_json#\"} && node_since=${node_since%\"}
+      else
+        known='' # read the node again before the next attempt
+      fi
+    fi
+  fi
+  if [ "$AGENT_ITERATIONS" -gt 0 ] && [ "$iteration" -ge "$AGENT_ITERATIONS" ]; then
+    exit 0
+  fi
+  sleep_jittered
+done
