@@ -28,13 +28,20 @@ export interface SimApi {
 }
 
 export async function startSimApi(
-  options: Partial<Omit<ApiServerOptions, 'store' | 'now'>> = {},
+  options: Partial<Omit<ApiServerOptions, 'store' | 'now'>> & { historyLimit?: number } = {},
 ): Promise<SimApi> {
   let clock = Date.parse('2026-03-01T10:00:00Z');
   const now = () => new Date(clock);
-  const store = createStore({ now });
+  const { historyLimit, ...serverOptions } = options;
+  const store = createStore({ now, ...(historyLimit ? { historyLimit } : {}) });
   store.create(R.namespaces, { metadata: { name: 'default' } }, { actor: 'test/setup' });
-  const api = await startApiServer({ store, now, port: 0, bookmarkIntervalMs: 100, ...options });
+  const api = await startApiServer({
+    store,
+    now,
+    port: 0,
+    bookmarkIntervalMs: 100,
+    ...serverOptions,
+  });
   const dir = mkdtempSync(join(tmpdir(), 'kubemaint-sim-api-'));
   const kubeconfigPath = join(dir, 'kubeconfig');
   writeKubeconfig(kubeconfigPath, {
@@ -61,13 +68,14 @@ export async function startSimApi(
 }
 
 /** Parses the Status body of a client-node ApiException (its `body` is the raw JSON text). */
-export function statusBody(error: unknown): {
+export interface StatusBody {
   code?: number;
   reason?: string;
   message?: string;
-  details?: Record<string, unknown>;
-} {
+  details?: { causes?: { reason: string; message: string }[]; retryAfterSeconds?: number };
+}
+
+export function statusBody(error: unknown): StatusBody {
   const body = (error as { body?: unknown }).body;
-  if (typeof body === 'string') return JSON.parse(body) as never;
-  return (body ?? {}) as never;
+  return typeof body === 'string' ? (JSON.parse(body) as StatusBody) : {};
 }
