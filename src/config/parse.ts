@@ -21,9 +21,10 @@ export function parseConfig(text: string, sourceName: string, env: Env = {}): Pa
   const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   if (document.errors.length > 0) {
     const problems = document.errors.map((error): Problem => {
-      const where = error.linePos?.[0];
+      // Without prettyErrors the error has no linePos; the counter maps its offset instead.
+      const where = lineCounter.linePos(error.pos[0]);
       return {
-        path: where === undefined ? sourceName : `line ${where.line}, column ${where.col}`,
+        path: `line ${where.line}, column ${where.col}`,
         message: maskSecrets(error.message.replace(/ at line \d+, column \d+:?[\s\S]*$/, '')),
         hint: 'YAML syntax: check the indentation and quoting there',
       };

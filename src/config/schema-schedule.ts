@@ -33,13 +33,23 @@ function reportCompileIssues(spec: ScheduleSpec, ctx: Ctx): void {
 }
 
 function addScheduleIssue(issue: ScheduleIssue, ctx: Ctx): void {
-  const message = maskSecrets(issue.message);
+  const path = issue.segments.slice(2);
+  let message = maskSecrets(issue.message);
+  let hint: string | undefined;
   const split = /^(.+?): ((?:use|name|put|list|write|for) .+)$/.exec(message);
+  if (split?.[1] !== undefined && split[2] !== undefined) [, message, hint] = split;
+  // `"25:00": the hour must be 0-23` reads better as "not a time", with the formats as the hint.
+  const field = path.at(-1);
+  const bare = /^("[^"]*"): (.+)$/.exec(message);
+  if ((field === 'start' || field === 'end') && bare !== null) {
+    message = `${bare[1]} is not a time (${bare[2]})`;
+    hint ??= 'use 24h "22:00" or "10pm"';
+  }
   ctx.addIssue({
     code: 'custom',
-    path: issue.segments.slice(2),
-    message: split?.[1] ?? message,
-    ...(split?.[2] === undefined ? {} : { params: { hint: split[2] } }),
+    path,
+    message,
+    ...(hint === undefined ? {} : { params: { hint } }),
   });
 }
 

@@ -76,6 +76,7 @@ export function maskSecrets(value: string): string {
 export function redactUrl(value: string): string {
   try {
     const url = new URL(value);
+    if (url.host === '') return `${url.protocol}(value masked)`;
     const userInfo = url.username !== '' || url.password !== '' ? '***@' : '';
     const rest = url.pathname.length > 1 || url.search !== '' || url.hash !== '' ? '/***' : '';
     return `${url.protocol}//${userInfo}${url.host}${rest}`;
