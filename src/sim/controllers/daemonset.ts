@@ -41,21 +41,28 @@ function daemonTolerations(own: Toleration[] | undefined): Toleration[] {
   return out;
 }
 
-/** Whether `node` should run the daemon pod (taints checked with the daemon's tolerations). */
-export function shouldRun(ds: KObject, node: KObject): boolean {
-  const templateSpec =
-    (
-      ((ds.spec ?? {})['template'] ?? {}) as {
-        spec?: { nodeSelector?: Record<string, string>; tolerations?: Toleration[] };
-      }
-    ).spec ?? {};
+/**
+ * Whether `node` should run the daemon pod (`NodeShouldRunDaemonPod`): a new pod needs every
+ * NoSchedule and NoExecute taint tolerated; a running one stays while its NoExecute taints are, so a
+ * node going NotReady keeps its daemon pods.
+ */
+export function shouldRun(ds: KObject, node: KObject, running = false): boolean {
+  const template = ((ds.spec ?? {})['template'] ?? {}) as {
+    spec?: { nodeSelector?: Record<string, string>; tolerations?: Toleration[] };
+  };
+  const templateSpec = template.spec ?? {};
   const labels = node.metadata.labels ?? {};
-  if (!Object.entries(templateSpec.nodeSelector ?? {}).every(([k, v]) => labels[k] === v))
-    return false;
+  const selected = Object.entries(templateSpec.nodeSelector ?? {}).every(
+    ([k, v]) => labels[k] === v,
+  );
+  if (!selected) return false;
   const tolerations = daemonTolerations(templateSpec.tolerations);
   const taints = (node.spec?.['taints'] ?? []) as Taint[];
   return taints.every(
-    (taint) => taint.effect === 'PreferNoSchedule' || isTolerated(tolerations, taint),
+    (taint) =>
+      taint.effect === 'PreferNoSchedule' ||
+      (running && taint.effect === 'NoSchedule') ||
+      isTolerated(tolerations, taint),
   );
 }
 
@@ -73,19 +80,23 @@ export function startDaemonSetController(ctx: ControllerContext): Stop {
     const [namespace, name] = splitKey(key);
     const ds = store.get(R.daemonsets, namespace, name);
     if (!ds || ds.metadata.deletionTimestamp) return;
-    const nodes = store.listPage(R.nodes, {}, { shared: true }).items;
-    const wanted = new Set(
-      nodes.filter((node) => shouldRun(ds, node)).map((n) => n.metadata.name ?? ''),
+    const nodes = new Map(
+      store.listPage(R.nodes, {}, { shared: true }).items.map((n) => [n.metadata.name ?? '', n]),
     );
     const pods = ownedPods(ctx, ds).filter(isPodActive);
     const byNode = new Map<string, KObject>();
     for (const pod of pods) {
-      const node = nodeOfPod(pod) ?? '';
-      if (!wanted.has(node) || byNode.has(node)) {
+      const nodeName = nodeOfPod(pod) ?? '';
+      const node = nodes.get(nodeName);
+      if (!node || !shouldRun(ds, node, true) || byNode.has(nodeName)) {
         store.delete(R.pods, namespace, pod.metadata.name ?? '', { actor: ACTOR });
       } else {
-        byNode.set(node, pod);
+        byNode.set(nodeName, pod);
       }
+    }
+    const wanted = new Set(byNode.keys());
+    for (const node of nodes.values()) {
+      if (shouldRun(ds, node)) wanted.add(node.metadata.name ?? '');
     }
     const templateSpec = podSpec({
       metadata: {},

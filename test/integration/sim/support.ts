@@ -1,0 +1,71 @@
+/**
+ * Helpers for the sim's integration tests: a sim on a temp kubeconfig at a high clock scale, typed
+ * client-node APIs for it, and a wall-clock `waitFor` that fails with the last thing it saw.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AppsV1Api, BatchV1Api, CoreV1Api, KubeConfig, PolicyV1Api } from '@kubernetes/client-node';
+import { createSim, type Sim, type SimOptions } from '../../../src/sim/index.js';
+
+export interface TestSim extends Sim {
+  dir: string;
+  core: CoreV1Api;
+  apps: AppsV1Api;
+  batch: BatchV1Api;
+  policy: PolicyV1Api;
+  close(): Promise<void>;
+}
+
+export async function startTestSim(options: SimOptions = {}): Promise<TestSim> {
+  const dir = mkdtempSync(join(tmpdir(), 'kubemaint-sim-'));
+  const sim = await createSim({
+    scale: 100,
+    kubeconfigPath: join(dir, 'kubeconfig'),
+    ...options,
+  });
+  const kc = new KubeConfig();
+  kc.loadFromFile(sim.kubeconfigPath);
+  return {
+    ...sim,
+    dir,
+    core: kc.makeApiClient(CoreV1Api),
+    apps: kc.makeApiClient(AppsV1Api),
+    batch: kc.makeApiClient(BatchV1Api),
+    policy: kc.makeApiClient(PolicyV1Api),
+    async close() {
+      await sim.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Poll `probe` until it returns a truthy value (wall time, 20 ms steps). */
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 15_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value) return value;
+      last = value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(
+        `timed out waiting for ${what}; last: ${last instanceof Error ? last.message : JSON.stringify(last)}`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+export const isReady = (pod: {
+  status?: { conditions?: { type: string; status: string }[] };
+}): boolean =>
+  pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
