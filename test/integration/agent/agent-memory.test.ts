@@ -1,6 +1,6 @@
 /**
  * The agent's memory per node (issue 7 target: under 10 MB), measured while it marks and clears its
- * node against a TLS API. The API answers 300 ms late so every curl lives long enough to be sampled
+ * node against the sim. The sim answers node requests 300 ms late so every curl lives long enough to be sampled
  * from /proc every 10 ms. Two figures per process, peaks over the run:
  * - RSS (VmHWM): everything resident, including shared-library pages that are page cache, shared
  *   with every other process mapping the same files and reclaimable;
@@ -10,11 +10,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
-import { startFakeApi, type FakeApi } from './fake-apiserver.js';
+import { startSimCluster, type AgentCluster } from './sim-cluster.js';
 import { availableShells, eventually, sandbox, startAgent } from './agent-harness.js';
 
-const NODE = 'worker-mem';
-const TOKEN = 'agent-sa-token-mem';
+const NODE = 'node-1';
 const TARGET_KB = 10 * 1024;
 
 interface Peak {
@@ -50,18 +49,18 @@ const max = (a: Peak, b: Peak | undefined): Peak =>
   b ? { rssKb: Math.max(a.rssKb, b.rssKb), anonKb: Math.max(a.anonKb, b.anonKb) } : a;
 
 describe('kubemaint-agent.sh memory per node', () => {
-  let api: FakeApi;
+  let cluster: AgentCluster;
   before(async () => {
-    api = await startFakeApi(NODE, TOKEN);
-    api.setDelay(300);
+    cluster = await startSimCluster();
+    cluster.sim.admin.setFaults([{ resource: 'nodes', latencyMs: 300 }]);
   });
-  after(() => api.close());
+  after(() => cluster.stop());
 
   for (const shell of availableShells()) {
     it(`keeps shell + curl under 10 MB of anonymous memory under ${shell.name}`, async (t) => {
-      api.setNode({ labels: {}, annotations: {} });
-      const box = sandbox(shell, api, TOKEN, NODE);
-      const port = new URL(api.url).port;
+      cluster.setKubemaint(NODE, { labels: {}, annotations: {} });
+      const box = sandbox(shell, cluster, cluster.token, NODE);
+      const port = new URL(cluster.url).port;
       const agent = startAgent(shell, box.env({ PERIOD_SECONDS: '1' }));
       let sh: Peak = { rssKb: 0, anonKb: 0 };
       let curl: Peak = { rssKb: 0, anonKb: 0 };
@@ -76,7 +75,7 @@ describe('kubemaint-agent.sh memory per node', () => {
       try {
         writeFileSync(box.sentinel, '');
         writeFileSync(`${box.sentinel}.pkgs`, 'linux-image-6.8.0-49-generic\nlibc6\n');
-        const label = () => api.node().labels['kubemaint.io/reboot-required'];
+        const label = () => cluster.node(NODE).labels['kubemaint.io/reboot-required'];
         await eventually('the node is marked', () => label() === 'true');
         unlinkSync(box.sentinel);
         await eventually('the node is cleared', () => label() === undefined);

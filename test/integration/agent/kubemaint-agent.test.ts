@@ -1,55 +1,60 @@
+/**
+ * The reporter agent against the sim, as it runs in a pod: TLS verified with the sim's CA, the
+ * sim's bearer token in a service-account token file, and a temporary directory standing in for
+ * the host's /var/run. Every case runs under each available shell (dash, busybox sh).
+ */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { rootCertificates } from 'node:tls';
 import { join } from 'node:path';
-import { startFakeApi, type FakeApi, type NodeMeta } from './fake-apiserver.js';
+import {
+  startSimCluster,
+  type AgentCluster,
+  type AgentWrite,
+  type NodeMeta,
+} from './sim-cluster.js';
 import { availableShells, eventually, runAgent, sandbox, startAgent } from './agent-harness.js';
 
-const NODE = 'worker-1';
-const TOKEN = 'agent-sa-token-1';
+const NODE = 'node-3';
 const LABEL = 'kubemaint.io/reboot-required';
 const SINCE = 'kubemaint.io/reboot-required-since';
 const PKGS = 'kubemaint.io/reboot-required-packages';
-const OTHER = { 'kubernetes.io/hostname': NODE, 'team.example.com/owner': 'infra' };
-const OTHER_ANN = { 'node.alpha.kubernetes.io/ttl': '0' };
 
-const unmarked = (): NodeMeta => ({ labels: { ...OTHER }, annotations: { ...OTHER_ANN } });
+const unmarked = (): NodeMeta => ({ labels: {}, annotations: {} });
 const marked = (packages: string, since = '2026-11-20T03:00:00Z'): NodeMeta => ({
-  labels: { ...OTHER, [LABEL]: 'true' },
-  annotations: { ...OTHER_ANN, [SINCE]: since, [PKGS]: packages },
+  labels: { [LABEL]: 'true' },
+  annotations: { [SINCE]: since, [PKGS]: packages },
 });
 const isoSeconds = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-/** Every write changed nothing but kubemaint.io/ labels and annotations. */
-function assertOnlyOwnKeys(api: FakeApi) {
-  for (const w of api.writes()) {
-    assert.equal(w.contentType, 'application/merge-patch+json');
-    const body = w.body as { metadata: Record<string, Record<string, unknown>> };
-    assert.deepEqual(Object.keys(body), ['metadata']);
-    for (const [section, entries] of Object.entries(body.metadata)) {
-      assert.ok(['labels', 'annotations'].includes(section), `patch touches metadata.${section}`);
-      for (const key of Object.keys(entries))
-        assert.ok(key.startsWith('kubemaint.io/'), `patch touches ${key}`);
-    }
+/** Each write changed kubemaint.io/ labels and annotations and nothing else on the Node. */
+function assertOnlyOwnKeys(writes: readonly AgentWrite[]) {
+  for (const { before: was, after: now } of writes) {
+    assert.deepEqual(now.spec, was.spec, 'spec changed');
+    assert.deepEqual(now.status, was.status, 'status changed');
     for (const part of ['labels', 'annotations'] as const) {
-      const changed = new Set([...Object.keys(w.before[part]), ...Object.keys(w.after[part])]);
-      for (const key of changed) {
-        if (!key.startsWith('kubemaint.io/')) assert.equal(w.after[part][key], w.before[part][key]);
+      const a = was.metadata[part] ?? {};
+      const b = now.metadata[part] ?? {};
+      for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
+        if (a[key] !== b[key])
+          assert.ok(key.startsWith('kubemaint.io/'), `the agent changed ${part} ${key}`);
       }
     }
   }
 }
 
 for (const shell of availableShells()) {
-  describe(`kubemaint-agent.sh under ${shell.name}`, () => {
-    let api: FakeApi;
-    before(async () => (api = await startFakeApi(NODE, TOKEN)));
-    after(() => api.close());
-    const fresh = (meta: NodeMeta) => {
-      api.setNode(meta);
-      api.clearWrites();
-      api.failNext(0);
-      return sandbox(shell, api, TOKEN, NODE);
+  describe(`kubemaint-agent.sh under ${shell.name}, against the sim`, () => {
+    let cluster: AgentCluster;
+    before(async () => (cluster = await startSimCluster()));
+    after(() => cluster.stop());
+    const writes = () => cluster.writes(NODE);
+    const fresh = (meta: NodeMeta, node = NODE) => {
+      cluster.sim.admin.setFaults([]);
+      cluster.setKubemaint(node, meta);
+      cluster.clearWrites();
+      return sandbox(shell, cluster, cluster.token, node);
     };
 
     it('marks its node when the sentinel appears, with the file time and the packages', async () => {
@@ -61,43 +66,49 @@ for (const shell of availableShells()) {
       );
       const run = await runAgent(shell, box.env({ AGENT_ITERATIONS: '1' }));
       assert.equal(run.code, 0, run.output);
-      const node = api.node();
-      assert.equal(node.labels[LABEL], 'true');
-      assert.equal(node.annotations[PKGS], 'linux-image-6.8.0-49-generic,libc6');
-      assert.equal(node.annotations[SINCE], isoSeconds(statSync(box.sentinel).mtime));
-      assert.equal(api.writes().length, 1);
-      assertOnlyOwnKeys(api);
+      assert.deepEqual(
+        cluster.node(NODE),
+        marked('linux-image-6.8.0-49-generic,libc6', isoSeconds(statSync(box.sentinel).mtime)),
+      );
+      assert.equal(writes().length, 1);
+      assertOnlyOwnKeys(writes());
     });
 
     it('clears the label and annotations when the sentinel is gone, and nothing else', async () => {
       const box = fresh(marked('libc6'));
       const run = await runAgent(shell, box.env({ AGENT_ITERATIONS: '1' }));
       assert.equal(run.code, 0, run.output);
-      assert.deepEqual(api.node(), unmarked());
-      assert.equal(api.writes().length, 1);
-      assertOnlyOwnKeys(api);
+      assert.deepEqual(cluster.node(NODE), unmarked());
+      assert.equal(writes().length, 1);
+      assertOnlyOwnKeys(writes());
     });
 
     it('writes nothing when the node already says what the host says', async () => {
       const box = fresh(marked('libc6'));
       writeFileSync(box.sentinel, '');
       writeFileSync(`${box.sentinel}.pkgs`, 'libc6\n');
-      const run = await runAgent(shell, box.env({ AGENT_ITERATIONS: '5' }));
-      assert.equal(run.code, 0, run.output);
-      assert.equal(api.writes().length, 0);
+      assert.equal((await runAgent(shell, box.env({ AGENT_ITERATIONS: '5' }))).code, 0);
+      assert.equal(writes().length, 0);
       const clean = fresh(unmarked());
       assert.equal((await runAgent(shell, clean.env({ AGENT_ITERATIONS: '5' }))).code, 0);
-      assert.equal(api.writes().length, 0);
+      assert.equal(writes().length, 0);
+    });
+
+    it("compares with the node on start: the demo's node-2 is already marked for its packages", async () => {
+      const box = sandbox(shell, cluster, cluster.token, 'node-2');
+      cluster.clearWrites();
+      writeFileSync(box.sentinel, '');
+      writeFileSync(`${box.sentinel}.pkgs`, 'linux-image-6.8.0-1016-aws\nlibc6\n');
+      assert.equal((await runAgent(shell, box.env({ AGENT_ITERATIONS: '3' }))).code, 0);
+      assert.equal(cluster.writes('node-2').length, 0);
     });
 
     it('remembers what it wrote: one write over many checks of an unchanged host', async () => {
       const box = fresh(unmarked());
       writeFileSync(box.sentinel, '');
-      const readsBefore = api.reads();
       const run = await runAgent(shell, box.env({ AGENT_ITERATIONS: '6', RESYNC_EVERY: '100' }));
       assert.equal(run.code, 0, run.output);
-      assert.equal(api.writes().length, 1);
-      assert.equal(api.reads() - readsBefore, 1, 'reads the node once, at start');
+      assert.equal(writes().length, 1);
     });
 
     it('updates the packages but keeps the first time when more packages ask for a reboot', async () => {
@@ -105,8 +116,7 @@ for (const shell of availableShells()) {
       writeFileSync(box.sentinel, '');
       writeFileSync(`${box.sentinel}.pkgs`, 'libc6\nopenssl\n');
       assert.equal((await runAgent(shell, box.env({ AGENT_ITERATIONS: '1' }))).code, 0);
-      assert.equal(api.node().annotations[PKGS], 'libc6,openssl');
-      assert.equal(api.node().annotations[SINCE], '2026-11-01T00:00:00Z');
+      assert.deepEqual(cluster.node(NODE), marked('libc6,openssl', '2026-11-01T00:00:00Z'));
     });
 
     it('follows the host while it runs: marks, then clears, then stops on SIGTERM', async () => {
@@ -115,43 +125,43 @@ for (const shell of availableShells()) {
       try {
         await eventually('the agent has started', () => agent.output().includes('starting'));
         writeFileSync(box.sentinel, '');
-        await eventually('the node is marked', () => api.node().labels[LABEL] === 'true');
+        await eventually('the node is marked', () => cluster.node(NODE).labels[LABEL] === 'true');
         unlinkSync(box.sentinel);
-        await eventually('the node is cleared', () => api.node().labels[LABEL] === undefined);
+        await eventually(
+          'the node is cleared',
+          () => cluster.node(NODE).labels[LABEL] === undefined,
+        );
       } finally {
         assert.equal(await agent.stop(), 0, agent.output());
       }
-      assert.equal(api.writes().length, 2);
-      assert.equal(api.node().annotations[SINCE], undefined);
-      assertOnlyOwnKeys(api);
+      assert.equal(writes().length, 2);
+      assert.deepEqual(cluster.node(NODE), unmarked());
+      assertOnlyOwnKeys(writes());
     });
 
-    it('survives API errors: logs, keeps running and writes once the API answers', async () => {
+    it('survives failing reads (500s): logs, keeps running and writes once the API answers', async () => {
       const box = fresh(unmarked());
       writeFileSync(box.sentinel, '');
-      api.failNext(3, 500);
+      cluster.sim.admin.setFaults([{ resource: 'nodes', verb: 'get', error: 500, times: 3 }]);
       const run = await runAgent(shell, box.env({ AGENT_ITERATIONS: '6' }));
       assert.equal(run.code, 0, run.output);
-      assert.match(run.output, /level=warn msg="cannot read this node; will retry" status=500/);
-      assert.equal(api.node().labels[LABEL], 'true');
-      assert.equal(api.writes().length, 1);
+      assert.equal(run.output.match(/cannot read this node; will retry" status=500/g)?.length, 3);
+      assert.equal(cluster.node(NODE).labels[LABEL], 'true');
+      assert.equal(writes().length, 1);
     });
 
-    it('survives a failing patch and retries it', async () => {
+    it('survives a failing patch (500) and retries it next period', async () => {
       const box = fresh(unmarked());
       writeFileSync(box.sentinel, '');
-      const agent = startAgent(shell, box.env({ PERIOD_SECONDS: '1' }));
-      try {
-        await eventually('the first read is done', () => agent.output().includes('starting'));
-        api.failNext(1, 503);
-        await eventually('the node is marked', () => api.node().labels[LABEL] === 'true');
-      } finally {
-        assert.equal(await agent.stop(), 0);
-      }
-      assert.equal(api.writes().length, 1);
+      cluster.sim.admin.setFaults([{ resource: 'nodes', verb: 'patch', error: 500, times: 1 }]);
+      const run = await runAgent(shell, box.env({ AGENT_ITERATIONS: '3' }));
+      assert.equal(run.code, 0, run.output);
+      assert.match(run.output, /patching this node failed; will retry next period" status=500/);
+      assert.equal(cluster.node(NODE).labels[LABEL], 'true');
+      assert.equal(writes().length, 1);
     });
 
-    it('re-reads the rotating token each time, and waits while it cannot be read', async () => {
+    it('re-reads the rotating token each time', async () => {
       const box = fresh(unmarked());
       writeFileSync(box.sentinel, '');
       writeFileSync(box.tokenFile, 'an-expired-token');
@@ -160,24 +170,25 @@ for (const shell of availableShells()) {
         await eventually('the API refused the old token', () =>
           agent.output().includes('status=401'),
         );
-        writeFileSync(box.tokenFile, TOKEN);
+        writeFileSync(box.tokenFile, cluster.token);
         await eventually(
           'the node is marked with the new token',
-          () => api.node().labels[LABEL] === 'true',
+          () => cluster.node(NODE).labels[LABEL] === 'true',
         );
       } finally {
         await agent.stop();
       }
+      assert.ok(!agent.output().includes(cluster.token), 'the token never appears in the log');
     });
 
-    it('refuses a server its CA did not sign (TLS is verified)', async () => {
+    it('refuses a server its CA file does not vouch for (TLS is verified)', async () => {
       const box = fresh(unmarked());
       writeFileSync(box.sentinel, '');
-      writeFileSync(join(box.saDir, 'ca.crt'), (await import('node:tls')).rootCertificates[0]!);
+      writeFileSync(join(box.saDir, 'ca.crt'), rootCertificates[0]!);
       const run = await runAgent(shell, box.env({ AGENT_ITERATIONS: '2' }));
       assert.equal(run.code, 0);
       assert.match(run.output, /cannot read this node; will retry" status=000/);
-      assert.equal(api.writes().length, 0);
+      assert.equal(writes().length, 0);
     });
 
     const commands = [
@@ -194,8 +205,8 @@ for (const shell of availableShells()) {
           box.env({ AGENT_ITERATIONS: '1', SENTINEL_COMMAND: c.command, NSENTER: '' }),
         );
         assert.equal(run.code, 0, run.output);
-        assert.equal(api.node().labels[LABEL], c.label);
-        assert.equal(api.writes().length, c.writes);
+        assert.equal(cluster.node(NODE).labels[LABEL], c.label);
+        assert.equal(writes().length, c.writes);
       });
     }
 
@@ -209,10 +220,10 @@ for (const shell of availableShells()) {
         box.env({ AGENT_ITERATIONS: '1', MAX_PACKAGES_CHARS: '100' }),
       );
       assert.equal(run.code, 0, run.output);
-      const value = api.node().annotations[PKGS]!;
+      const value = cluster.node(NODE).annotations[PKGS]!;
       assert.ok(value.length <= 100, value);
       assert.match(value, /^evil,x,:,y,package-number-0,[a-z0-9,-]+,\.\.\.$/);
-      assertOnlyOwnKeys(api);
+      assertOnlyOwnKeys(writes());
     });
 
     const bad: { env: Record<string, string>; message: RegExp }[] = [
@@ -226,7 +237,7 @@ for (const shell of availableShells()) {
         const run = await runAgent(shell, box.env({ AGENT_ITERATIONS: '1', ...b.env }));
         assert.equal(run.code, 2);
         assert.match(run.output, b.message);
-        assert.equal(api.writes().length, 0);
+        assert.equal(writes().length, 0);
       });
     }
   });
