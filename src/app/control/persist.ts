@@ -30,25 +30,34 @@ export type PersistOutcome =
   | { status: 'lost-race' }
   | { status: 'refused'; code: string; message: string };
 
+/** How often a write is retried when the node changed but its request did not (heartbeats, labels). */
+const CONFLICT_RETRIES = 5;
+
 export async function persist(
   deps: PersistDeps,
-  node: { name: string; resourceVersion: string },
+  node: { name: string; resourceVersion: string; request?: MaintenanceRequest | undefined },
   result: TransitionResult,
   report?: Report,
 ): Promise<PersistOutcome> {
   if (!result.ok)
     return { status: 'refused', code: result.error.code, message: result.error.message };
   if (!result.changed) return { status: 'unchanged', request: result.request };
-  let resourceVersion: string;
-  try {
-    resourceVersion = await deps.cluster.writeRequest(
-      node.name,
-      node.resourceVersion,
-      result.request,
-    );
-  } catch (error) {
-    if (isConflict(error)) return { status: 'lost-race' };
-    throw error;
+  const expected = JSON.stringify(node.request ?? null);
+  let resourceVersion = node.resourceVersion;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      resourceVersion = await deps.cluster.writeRequest(node.name, resourceVersion, result.request);
+      break;
+    } catch (error) {
+      if (!isConflict(error)) throw error;
+      if (attempt >= CONFLICT_RETRIES) return { status: 'lost-race' };
+      // The node moved on. If only other fields changed (a kubelet heartbeat, a label), the decision
+      // still holds: write again on the new version. If the request itself changed, someone else won.
+      const fresh = await deps.cluster.getNode(node.name);
+      if (!fresh || JSON.stringify(fresh.request ?? null) !== expected)
+        return { status: 'lost-race' };
+      resourceVersion = fresh.resourceVersion;
+    }
   }
   if (report) await tell(deps, result.request, report);
   return { status: 'written', request: result.request, resourceVersion };

@@ -4,14 +4,7 @@
  * proof that the node came back, then kubemaint uncordons (only what it cordoned), releases the slot
  * and records the maintenance. A failure is reported with the state the node was left in (invariant 8).
  */
-import {
-  approve,
-  done,
-  expire,
-  fail,
-  verifying,
-  type TransitionResult,
-} from '../../core/approval.js';
+import { approve, done, expire, fail, verifying } from '../../core/approval.js';
 import { EXIT } from '../../core/exit-codes.js';
 import { matchesSelector } from '../../core/label-selector.js';
 import {
@@ -21,7 +14,7 @@ import {
 } from '../../core/names.js';
 import type { MaintenanceRequest } from '../../core/request.js';
 import { describeNode, verifyNode } from '../../core/verify.js';
-import { persist, tell, type PersistDeps, type PersistOutcome, type Report } from './persist.js';
+import { persist, type PersistDeps } from './persist.js';
 import type { Clock, NodeView } from './ports.js';
 import { AUTO_APPROVE_RULE, type ControlSettings } from './settings.js';
 
@@ -63,7 +56,7 @@ async function reconcileProposal(
   const policy = deps.settings.approval;
   const expired = expire(request, { policy }, now);
   if (expired.ok && expired.changed) {
-    await write(deps, node, expired, { kind: 'failed', message: 'proposal expired unapproved' });
+    await persist(deps, node, expired, { kind: 'failed', message: 'proposal expired unapproved' });
     return 'expired';
   }
   const auto = deps.settings.autoApprove;
@@ -73,7 +66,7 @@ async function reconcileProposal(
       { approver: { kind: 'policy', rule: AUTO_APPROVE_RULE }, policy },
       now,
     );
-    const outcome = await write(deps, node, result, {
+    const outcome = await persist(deps, node, result, {
       kind: 'approved',
       message: 'auto-approved: the node matches approval.autoApprove.nodeSelector',
       approver: `policy:${AUTO_APPROVE_RULE}`,
@@ -94,20 +87,24 @@ async function reconcileRunning(
     // The executor issued the host command but died before writing `verifying` (the reboot may
     // have killed it): the proof is in the node, not in the Job.
     const result = verifying(request, { by: SYSTEM }, now);
-    await write(deps, node, result);
+    await persist(deps, node, result);
     return 'verifying';
   }
   if (job?.phase === 'active') return 'executor running';
-  if (job?.phase === 'succeeded') return 'executor finished; waiting for its verifying write';
+  // The executor writes `verifying` before it issues the host command, so a Job that ended
+  // without that write never touched the host.
   const why = !job
     ? `executor Job ${request.job ?? '(none)'} vanished before issuing the host command`
-    : jobFailure(job.exitCode, job.message);
+    : job.phase === 'succeeded'
+      ? `executor Job ${job.name} finished without issuing the host command`
+      : jobFailure(job.exitCode, job.message);
   await failAndRestore(deps, node, request, why);
   return 'failed';
 }
 
 function jobFailure(exitCode: number | undefined, message: string | undefined): string {
   const detail = message ? `: ${message}` : '';
+  if (exitCode === undefined) return `executor Job failed${detail}`;
   switch (exitCode) {
     case EXIT.noSlot:
       return `executor found no free lock slot${detail}`;
@@ -118,7 +115,7 @@ function jobFailure(exitCode: number | undefined, message: string | undefined): 
     case EXIT.config:
       return `executor config error${detail}`;
     default:
-      return `executor Job failed${exitCode === undefined ? '' : ` (exit ${exitCode})`}${detail}`;
+      return `executor Job failed (exit ${exitCode})${detail}`;
   }
 }
 
@@ -139,14 +136,14 @@ async function reconcileVerifying(
       { by: SYSTEM, failure: `${outcome.message}; left cordoned for a person to look at` },
       now,
     );
-    await write(deps, node, result, { kind: 'failed', message: outcome.message, warning: true });
+    await persist(deps, node, result, { kind: 'failed', message: outcome.message, warning: true });
     return 'failed';
   }
   await restoreNode(deps, node, request, { clearMark: request.action === 'reboot', done: true });
   const result = done(request, { by: SYSTEM, proof: outcome.proof }, now);
   const fresh = await deps.cluster.getNode(node.name);
   const durationMs = now.getTime() - Date.parse(request.createdAt);
-  await write(deps, fresh ?? node, result, { kind: 'done', message: outcome.proof, durationMs });
+  await persist(deps, fresh ?? node, result, { kind: 'done', message: outcome.proof, durationMs });
   return 'done';
 }
 
@@ -204,16 +201,9 @@ export async function failAndRestore(
   const fresh = (await deps.cluster.getNode(node.name)) ?? node;
   const state = `${describeNode(fresh)}${fresh.unschedulable ? ', cordoned' : ', schedulable'}`;
   const result = fail(request, { by: SYSTEM, failure: `${why}; ${state}` }, deps.clock.now());
-  await write(deps, fresh, result, { kind: 'failed', message: `${why}; ${state}`, warning: true });
+  await persist(deps, fresh, result, {
+    kind: 'failed',
+    message: `${why}; ${state}`,
+    warning: true,
+  });
 }
-
-async function write(
-  deps: ReconcileDeps,
-  node: NodeView,
-  result: TransitionResult,
-  report?: Report,
-): Promise<PersistOutcome> {
-  return persist(deps, node, result, report);
-}
-
-export { tell };
