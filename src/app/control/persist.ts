@@ -31,7 +31,7 @@ export type PersistOutcome =
   | { status: 'refused'; code: string; message: string };
 
 /** How often a write is retried when the node changed but its request did not (heartbeats, labels). */
-const CONFLICT_RETRIES = 5;
+const CONFLICT_RETRIES = 10;
 
 export async function persist(
   deps: PersistDeps,

@@ -80,8 +80,8 @@ describe('tick on the demo sim', () => {
   const alice = { kind: 'person', id: 'alice' } as const;
 
   before(async () => {
-    // The noop executor Job runs 5 sim minutes (3 s of wall time), long enough to see it hold a slot.
-    sim = await startTestSim({ scenario: 'demo', scale: 100, delays: { jobPodRunMs: 300_000 } });
+    // The noop executor Job runs 1 sim minute (3 s of wall time at scale 20; a slower clock also keeps kubelet heartbeats from racing every write), long enough to see it hold a slot.
+    sim = await startTestSim({ scenario: 'demo', scale: 20, delays: { jobPodRunMs: 60_000 } });
     const kc = new KubeConfig();
     kc.loadFromFile(sim.kubeconfigPath);
     const client = createKubeClient(kc);
