@@ -13,6 +13,8 @@ export const PLACEHOLDERS = {
   node: (e: MaintenanceEvent) => e.node,
   cluster: (e: MaintenanceEvent) => e.cluster,
   event: (e: MaintenanceEvent) => e.kind,
+  /** The same as `event`, under the field's own name. */
+  kind: (e: MaintenanceEvent) => e.kind,
   action: (e: MaintenanceEvent) => e.action,
   requestId: (e: MaintenanceEvent) => e.requestId,
   reason: (e: MaintenanceEvent) => e.reason,
@@ -21,6 +23,8 @@ export const PLACEHOLDERS = {
     e.durationMs === undefined ? undefined : formatDuration(e.durationMs),
   detail: (e: MaintenanceEvent) => e.detail,
   version: (e: MaintenanceEvent) => e.targetVersion,
+  /** The same as `version`, under the field's own name. */
+  targetVersion: (e: MaintenanceEvent) => e.targetVersion,
   at: (e: MaintenanceEvent) => e.at,
 } as const satisfies Record<string, (e: MaintenanceEvent) => string | undefined>;
 

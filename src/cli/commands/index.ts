@@ -5,11 +5,13 @@ import type { Command } from 'commander';
 import { registerConfigCommand } from './config.js';
 import { registerDrainCommand } from './drain.js';
 import { registerExecutorCommand } from './executor.js';
+import { registerNotifyCommand } from './notify.js';
 import { registerSimCommand } from './sim.js';
 
 export function registerCommands(program: Command): void {
   registerConfigCommand(program);
   registerExecutorCommand(program);
   registerDrainCommand(program);
+  registerNotifyCommand(program);
   registerSimCommand(program);
 }

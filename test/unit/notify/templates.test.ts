@@ -51,6 +51,11 @@ describe('renderTemplate', () => {
     },
     { template: '{{event}} {{action}} {{requestId}}', out: 'done reboot r-7f3a9c' },
     { template: 'to {{version}}', event: { targetVersion: 'v1.31.4' }, out: 'to v1.31.4' },
+    {
+      template: '{{kind}}: {{targetVersion}}',
+      event: { targetVersion: 'v1.31.4' },
+      out: 'done: v1.31.4',
+    },
     { template: 'missing: [{{reason}}]', out: 'missing: []' },
     { template: 'literal { braces } stay', out: 'literal { braces } stay' },
   ];
