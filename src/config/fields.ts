@@ -11,7 +11,7 @@ import { maskSecrets } from './secrets.js';
 
 type Ctx = z.core.$RefinementCtx;
 /** What a check says about a bad value: the message, and a hint on how to write it instead. */
-export type Complaint = { message: string; hint?: string } | undefined;
+type Complaint = { message: string; hint?: string } | undefined;
 
 /** A value as a message may quote it: strings quoted, masked and cut short; other types named. */
 export function describeValue(value: unknown): string {
@@ -25,7 +25,7 @@ export function describeValue(value: unknown): string {
   return 'a map of keys';
 }
 
-export function complain(ctx: Ctx, complaint: NonNullable<Complaint>): typeof z.NEVER {
+function complain(ctx: Ctx, complaint: NonNullable<Complaint>): typeof z.NEVER {
   ctx.addIssue({
     code: 'custom',
     message: complaint.message,
@@ -79,7 +79,7 @@ export const labelSelector = () =>
   });
 
 /** A label key on its own (`node.kubernetes.io/pool`): a selector that is exactly one "exists". */
-export function isLabelKey(text: string): boolean {
+function isLabelKey(text: string): boolean {
   const parsed = parseSelector(text);
   const only = parsed.ok && parsed.selector.length === 1 ? parsed.selector[0] : undefined;
   return only?.op === 'exists' && only.key === text;
@@ -102,14 +102,7 @@ export function isLabelValue(text: string): boolean {
 
 const VERSION = /^v?\d+\.\d+\.\d+$/;
 
-/** A strict kubelet version (`v1.31.4` or `1.31.4`), normalised to the `v` form. */
-export const version = () =>
-  checkedText((text) =>
-    VERSION.test(text)
-      ? undefined
-      : { message: `${describeValue(text)} is not a version`, hint: 'write it like v1.31.4' },
-  ).transform((text) => (text.startsWith('v') ? text : `v${text}`));
-
+/** A strict kubelet version, `v1.31.4` or `1.31.4` (DESIGN §5 invariant 3). */
 export const isVersion = (text: string): boolean => VERSION.test(text);
 
 export const cronExpression = () =>
