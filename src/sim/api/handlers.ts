@@ -21,7 +21,7 @@ import {
   successStatus,
   type RequestContext,
 } from './http.js';
-import { applyPatch } from './patch.js';
+import { applyPatch, assertPatchType } from './patch.js';
 import { toTable, wantsTable } from './table.js';
 
 export interface Target {
@@ -173,6 +173,7 @@ export async function handlePatch(
 ): Promise<void> {
   const name = objectName(t);
   const type = mediaType(ctx.req);
+  assertPatchType(type);
   const body = parseJson(await readBody(ctx.req));
   const current = deps.store.get(t.def.key, t.namespace, name);
   if (!current) throw notFound(t.def, name);

@@ -242,6 +242,18 @@ export function jsonPatch(target: Json, ops: Json): Json {
   return doc;
 }
 
+/** 415 for anything but the three patch types (server-side apply included: the sim has no field managers). */
+export function assertPatchType(contentType: string): void {
+  const known: string[] = [PATCH_TYPES.json, PATCH_TYPES.merge, PATCH_TYPES.strategic];
+  if (!known.includes(contentType)) {
+    throw new StatusError(
+      415,
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format - accepted media types include: ${known.join(', ')}`,
+    );
+  }
+}
+
 /** Applies a patch body of the given content type to a copy of `target`. */
 export function applyPatch(contentType: string, target: Json, body: Json): Json {
   switch (contentType) {
