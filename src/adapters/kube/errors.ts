@@ -82,12 +82,12 @@ function parseStatus(body: unknown): StatusBody {
   if (typeof body === 'string') {
     try {
       const parsed: unknown = JSON.parse(body);
-      return typeof parsed === 'object' && parsed !== null ? (parsed) : {};
+      return typeof parsed === 'object' && parsed !== null ? parsed : {};
     } catch {
       return { message: body.slice(0, 300) };
     }
   }
-  return typeof body === 'object' && body !== null ? (body) : {};
+  return typeof body === 'object' && body !== null ? body : {};
 }
 
 function kindOf(status: number, reason: string | undefined): KubeErrorKind {
