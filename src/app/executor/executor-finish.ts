@@ -117,7 +117,7 @@ export async function issueHostCommand(
     const result = await ports.host.run(step.argv);
     if (result.exitCode !== 0) return hostFailed(ports, handle, step, index, result);
   }
-  ports.log.info({ node: node.name, action, what }, 'host command issued');
+  ports.log.info({ action, what }, 'host command issued');
   return { exitCode: EXIT.ok, message: `${action} issued on ${node.name}: ${what}`, drain: report };
 }
 

@@ -97,11 +97,11 @@ export async function runExecutor(
   const slot = await acquireSlot(slotDeps, slots, holder);
   if (!slot)
     return outcome(EXIT.noSlot, `all ${slots.concurrency} slots are held; nothing was changed`);
-  log.info({ node: input.node, request: request.id, slot: slot.name }, 'slot acquired');
+  log.info({ slot: slot.name }, 'slot acquired');
 
   const lost = new AbortController();
   const renewing = keepRenewing(slotDeps, slots, slot, (why) => {
-    log.error({ node: input.node, why }, 'slot lost');
+    log.error({ why }, 'slot lost');
     lost.abort(why);
   });
   try {
@@ -189,10 +189,7 @@ async function runSteps(
   );
   progress.push(report.progress);
   await progress.flush();
-  log.info(
-    { node: input.node, outcome: report.outcome, message: report.message },
-    'drain finished',
-  );
+  log.info({ outcome: report.outcome, message: report.message }, 'drain finished');
   if (report.outcome !== 'drained') {
     return finishBlocked(ports, input, handle, ctx, report);
   }

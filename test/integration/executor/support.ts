@@ -1,0 +1,168 @@
+/**
+ * Helpers for the executor's integration tests on the sim: a fleet, a request written on a node, the
+ * executor run as the real CLI in a child process (as the Job's container would), and waits.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { build } from 'esbuild';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { ExecutorSettings } from '../../../src/app/executor/settings.js';
+import { DEFAULT_SETTINGS } from '../../../src/app/executor/settings.js';
+import { ANN_REQUEST } from '../../../src/core/names.js';
+import type { MaintenanceRequest } from '../../../src/core/request.js';
+import { createSim, type Sim, type SimOptions } from '../../../src/sim/index.js';
+import { SIM_BIN_DIR } from '../../../src/sim/jobs-runner.js';
+import { R, type KObject } from '../../../src/sim/types.js';
+import { SETTINGS_ENV } from '../../../templates/executor-job.js';
+import { approvedRequest } from '../../fakes/requests.js';
+
+export const ROOT = resolve(import.meta.dirname, '../../..');
+const DIR = mkdtempSync(join(tmpdir(), 'kubemaint-exec-'));
+
+let bundled: Promise<string[]> | undefined;
+/**
+ * The CLI as the image runs it: one esbuild bundle (built once per test file). Starting it takes a
+ * fraction of what transpiling the sources with tsx takes, which matters for tests that start the
+ * executor dozens of times.
+ */
+export function cli(): Promise<string[]> {
+  bundled ??= build({
+    entryPoints: [join(ROOT, 'src/cli/main.ts')],
+    outfile: join(DIR, 'cli.mjs'),
+    bundle: true,
+    platform: 'node',
+    target: 'node24',
+    format: 'esm',
+    logLevel: 'warning',
+    banner: {
+      js: "import { createRequire as __kmCreateRequire } from 'node:module'; const require = __kmCreateRequire(import.meta.url);",
+    },
+  }).then(() => [process.execPath, join(DIR, 'cli.mjs')]);
+  return bundled;
+}
+
+export async function fleet(options: SimOptions = {}): Promise<Sim> {
+  return createSim({
+    scenario: 'fleet',
+    scale: 50,
+    kubeconfigPath: join(mkdtempSync(join(DIR, 'sim-')), 'sim.kubeconfig'),
+    images: { 'ghcr.io/kubemaint/kubemaint:*': { command: await cli(), cwd: ROOT } },
+    // A minute of sim time between `reboot` and the machine going down (1.2 s at scale 50): the
+    // executor exits first, as `systemctl reboot` lets it on a real host.
+    delays: { rebootIssueDelayMs: 60_000 },
+    ...options,
+  });
+}
+
+/** Settings for the sim: its host endpoint stands for the machine, so no nsenter prefix. */
+export function simSettings(patch: Partial<ExecutorSettings> = {}): ExecutorSettings {
+  return {
+    ...DEFAULT_SETTINGS,
+    hostPrefix: [],
+    reboot: { method: 'command', command: ['kubemaint-sim-host', 'reboot'] },
+    // The sim's host restarts the kubelet itself a moment after the upgrade command returns.
+    upgrade: { command: ['kubemaint-sim-host', 'upgrade', '{{version}}'], restartCommand: [] },
+    lock: { concurrency: 10, ttlMs: 120_000 },
+    progressIntervalMs: 200,
+    ...patch,
+    drain: {
+      ...DEFAULT_SETTINGS.drain,
+      timeoutMs: 60_000,
+      deleteEmptyDirData: true,
+      evictionRetryMs: 200,
+      ...patch.drain,
+    },
+  };
+}
+
+export const nodeNames = (sim: Sim): string[] =>
+  sim.store
+    .list(R.nodes)
+    .map((n) => n.metadata.name ?? '')
+    .sort();
+
+export const getNode = (sim: Sim, name: string): KObject =>
+  sim.store.get(R.nodes, undefined, name)!;
+
+export function requestOf(sim: Sim, node: string): MaintenanceRequest | undefined {
+  const raw = getNode(sim, node).metadata.annotations?.[ANN_REQUEST];
+  return raw ? (JSON.parse(raw) as MaintenanceRequest) : undefined;
+}
+
+export function putRequest(
+  sim: Sim,
+  node: string,
+  extra: Partial<MaintenanceRequest> = {},
+): MaintenanceRequest {
+  const request = approvedRequest(node, extra);
+  sim.store.mutate(R.nodes, undefined, node, (n) => {
+    n.metadata.annotations = { ...n.metadata.annotations, [ANN_REQUEST]: JSON.stringify(request) };
+  });
+  return request;
+}
+
+export const bootId = (sim: Sim, node: string): string =>
+  (getNode(sim, node).status?.['nodeInfo'] as { bootID?: string } | undefined)?.bootID ?? '';
+export const kubeletVersion = (sim: Sim, node: string): string =>
+  (getNode(sim, node).status?.['nodeInfo'] as { kubeletVersion?: string } | undefined)
+    ?.kubeletVersion ?? '';
+export const isReady = (sim: Sim, node: string): boolean =>
+  (
+    (getNode(sim, node).status?.['conditions'] as { type: string; status: string }[] | undefined) ??
+    []
+  ).some((c) => c.type === 'Ready' && c.status === 'True');
+export const podsOn = (sim: Sim, node: string): KObject[] =>
+  sim.store.list(R.pods, { fieldSelector: `spec.nodeName=${node}` });
+
+export async function until<T>(
+  what: string,
+  check: () => T | undefined | false,
+  timeoutMs = 30_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export interface RunningExecutor {
+  child: ChildProcess;
+  done: Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }>;
+}
+
+/** The real CLI in a child process, with the env the sim's Job runner gives an executor pod. */
+export async function startExecutor(
+  sim: Sim,
+  node: string,
+  requestId: string,
+  settings: ExecutorSettings,
+): Promise<RunningExecutor> {
+  const [file, ...args] = await cli();
+  const child = spawn(file!, [...args, 'executor', '--node', node, '--request', requestId], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      PATH: [SIM_BIN_DIR, process.env['PATH'] ?? ''].join(':'),
+      KUBECONFIG: sim.kubeconfigPath,
+      KUBEMAINT_SIM_HOST_URL: sim.hostUrl,
+      NODE_NAME: node,
+      [SETTINGS_ENV]: JSON.stringify(settings),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }>(
+    (resolve) => child.on('close', (code, signal) => resolve({ code, signal, output })),
+  );
+  return { child, done };
+}
+
+/** Reboots the sim's host performed (or scheduled) for `node`. */
+export const reboots = (sim: Sim, node: string) =>
+  sim.admin.hostLog().filter((a) => a.node === node && a.action === 'reboot');
