@@ -166,10 +166,10 @@ read_node() {
   return 0
 }
 
-# The string value of "key" in the last response (our keys only hold JSON-safe values).
+# The string value of "key" in the last response. Our keys only ever hold values without quotes or
+# backslashes, and a key quoted inside another value is preceded by a backslash, so it cannot match.
 json_value() {
-  # shellcheck disable=SC2020 # three characters to three newlines, on purpose
-  printf '%s' "$body" | tr ',{}' '\n\n\n' | sed -n "s|^ *\"$1\": *\"\\([^\"]*\\)\" *\$|\\1|p" | head -n 1
+  printf '%s\n' "$body" | sed -n "s|.*\"$1\": *\"\([^\"]*\)\".*|\1|p" | head -n 1
 }
 
 patch_node() {

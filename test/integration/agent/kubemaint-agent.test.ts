@@ -26,6 +26,8 @@ const marked = (packages: string, since = '2026-11-20T03:00:00Z'): NodeMeta => (
   labels: { [LABEL]: 'true' },
   annotations: { [SINCE]: since, [PKGS]: packages },
 });
+/** The agent logs every patch the API accepted. */
+const PATCHED = /reboot-required (marked|cleared)/;
 const isoSeconds = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /** Each write changed kubemaint.io/ labels and annotations and nothing else on the Node. */
@@ -87,11 +89,15 @@ for (const shell of availableShells()) {
       const box = fresh(marked('libc6'));
       writeFileSync(box.sentinel, '');
       writeFileSync(`${box.sentinel}.pkgs`, 'libc6\n');
-      assert.equal((await runAgent(shell, box.env({ AGENT_ITERATIONS: '5' }))).code, 0);
+      const run = await runAgent(shell, box.env({ AGENT_ITERATIONS: '5' }));
+      assert.equal(run.code, 0, run.output);
       assert.equal(writes().length, 0);
+      assert.doesNotMatch(run.output, PATCHED, 'sent no patch, not even a no-op one');
       const clean = fresh(unmarked());
-      assert.equal((await runAgent(shell, clean.env({ AGENT_ITERATIONS: '5' }))).code, 0);
+      const again = await runAgent(shell, clean.env({ AGENT_ITERATIONS: '5' }));
+      assert.equal(again.code, 0);
       assert.equal(writes().length, 0);
+      assert.doesNotMatch(again.output, PATCHED);
     });
 
     it("compares with the node on start: the demo's node-2 is already marked for its packages", async () => {
@@ -99,16 +105,20 @@ for (const shell of availableShells()) {
       cluster.clearWrites();
       writeFileSync(box.sentinel, '');
       writeFileSync(`${box.sentinel}.pkgs`, 'linux-image-6.8.0-1016-aws\nlibc6\n');
-      assert.equal((await runAgent(shell, box.env({ AGENT_ITERATIONS: '3' }))).code, 0);
+      const run = await runAgent(shell, box.env({ AGENT_ITERATIONS: '3' }));
+      assert.equal(run.code, 0, run.output);
       assert.equal(cluster.writes('node-2').length, 0);
+      // The sim does not record a patch that changes nothing, so the agent's own log must show none.
+      assert.doesNotMatch(run.output, PATCHED);
     });
 
     it('remembers what it wrote: one write over many checks of an unchanged host', async () => {
       const box = fresh(unmarked());
       writeFileSync(box.sentinel, '');
-      const run = await runAgent(shell, box.env({ AGENT_ITERATIONS: '6', RESYNC_EVERY: '100' }));
+      const run = await runAgent(shell, box.env({ AGENT_ITERATIONS: '6', RESYNC_EVERY: '2' }));
       assert.equal(run.code, 0, run.output);
       assert.equal(writes().length, 1);
+      assert.equal(run.output.match(/reboot-required (marked|cleared)/g)?.length, 1, run.output);
     });
 
     it('updates the packages but keeps the first time when more packages ask for a reboot', async () => {
