@@ -31,7 +31,8 @@ const OWN_KEYS = new Set([
   'disabletls',
   'title',
 ]);
-const METHODS = new Set(['POST', 'PUT', 'PATCH', 'GET', 'DELETE']);
+// Methods that carry a body: the message is the body.
+const METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 export const genericService: NotifyService = {
   schemes: ['generic', 'generic+https', 'generic+http'],
