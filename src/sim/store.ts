@@ -30,7 +30,7 @@ import {
 } from './status-errors.js';
 import { notFound } from './status-errors.js';
 import { fromSelectorObject, matchesFields, matchesLabels } from './selectors.js';
-import { parseFieldSelector, parseLabelSelector } from './selectors.js';
+import { parseFieldSelector, parseLabelSelector, type FieldRequirement } from './selectors.js';
 import { objectKey, SortedObjects } from './store-index.js';
 import { EventHistory } from './store-history.js';
 import { clone, deepEqual, formatTime, generateName, specChanged } from './store-meta.js';
@@ -78,7 +78,10 @@ export function createStore(options: StoreOptions): Store {
 
   function bucket(def: ResourceDef): SortedObjects {
     let b = buckets.get(def.key);
-    if (!b) buckets.set(def.key, (b = new SortedObjects()));
+    if (!b) {
+      const indexes = Object.fromEntries(def.indexedFields.map((f) => [f, fieldGetter(def, f)!]));
+      buckets.set(def.key, (b = new SortedObjects(indexes)));
+    }
     return b;
   }
 
@@ -347,10 +350,7 @@ export function createStore(options: StoreOptions): Store {
     const items: KObject[] = [];
     let lastKey = '';
     let more = false;
-    for (const [key, object] of bucket(def).scan({
-      prefix,
-      ...(afterKey === undefined ? {} : { afterKey }),
-    })) {
+    for (const [key, object] of candidates(bucket(def), fields, prefix, afterKey)) {
       if (!matchesLabels(labels, object.metadata.labels)) continue;
       if (!matchesFields(fields, (f) => getters.get(f)?.(object))) continue;
       if (items.length >= limit) {
@@ -425,6 +425,25 @@ export function createStore(options: StoreOptions): Store {
     watchFrom,
   };
   return store;
+}
+
+/** An indexed `field=value` requirement narrows the scan to that index's keys (in key order). */
+function* candidates(
+  b: SortedObjects,
+  fields: readonly FieldRequirement[],
+  prefix: string,
+  afterKey: string | undefined,
+): Generator<[string, KObject]> {
+  const indexed = fields.find((f) => !f.negate && b.hasIndex(f.field));
+  if (!indexed) {
+    yield* b.scan({ prefix, ...(afterKey === undefined ? {} : { afterKey }) });
+    return;
+  }
+  for (const key of b.indexed(indexed.field, indexed.value)) {
+    if (!key.startsWith(prefix) || (afterKey !== undefined && key <= afterKey)) continue;
+    const object = b.get(key);
+    if (object) yield [key, object];
+  }
 }
 
 /** The token is opaque to clients: the RV the list started at and the last key served. */

@@ -528,3 +528,48 @@ describe('store: watch', () => {
     ]);
   });
 });
+
+describe('store: copies and indexes', () => {
+  it('stores JSON: Dates become RFC 3339 strings and undefined fields disappear', () => {
+    const { store } = setup();
+    const created = store.create(R.configmaps, {
+      metadata: { name: 'c', namespace: 'default', annotations: undefined },
+      data: {
+        at: new Date('2026-01-02T03:04:05.000Z') as unknown as string,
+        gone: undefined as unknown as string,
+      },
+    });
+    assert.deepEqual(created['data'], { at: '2026-01-02T03:04:05.000Z' });
+    assert.equal('annotations' in created.metadata, false);
+  });
+
+  it('the spec.nodeName index follows rebinding and deletion', () => {
+    const { store } = setup();
+    store.create(R.pods, pod('a', { nodeName: 'n1' }));
+    store.create(R.pods, pod('b', { nodeName: 'n1' }));
+    store.create(R.pods, pod('c'));
+    const on = (node: string) =>
+      store.list(R.pods, { fieldSelector: `spec.nodeName=${node}` }).map((p) => p.metadata.name);
+    assert.deepEqual(on('n1'), ['a', 'b']);
+    assert.deepEqual(on(''), ['c']);
+    store.mutate(R.pods, 'default', 'b', (p) => (p.spec = { ...p.spec, nodeName: 'n2' }));
+    store.delete(R.pods, 'default', 'a', { gracePeriodSeconds: 0 });
+    assert.deepEqual(on('n1'), []);
+    assert.deepEqual(on('n2'), ['b']);
+    const paged = store.listPage(R.pods, { fieldSelector: 'spec.nodeName!=n9', limit: 1 });
+    assert.equal(paged.items.length, 1);
+    assert.ok(paged.continue);
+  });
+
+  it('lists stay in key order after out-of-order creates and deletes (lazy sorting)', () => {
+    const { store } = setup();
+    for (const name of ['n5', 'n1', 'n9', 'n3']) store.create(R.nodes, { metadata: { name } });
+    store.delete(R.nodes, undefined, 'n9');
+    store.create(R.nodes, { metadata: { name: 'n0' } });
+    store.create(R.nodes, { metadata: { name: 'n9' } });
+    assert.deepEqual(
+      store.list(R.nodes).map((n) => n.metadata.name),
+      ['n0', 'n1', 'n3', 'n5', 'n9'],
+    );
+  });
+});
