@@ -45,7 +45,9 @@ export async function main(
     const response = await fetch(new URL(request.path, base), { method: request.method });
     const body = await response.text();
     if (!response.ok) {
-      out.stderr(`kubemaint-sim-host: ${command} on ${node} failed (${response.status}): ${body}`);
+      out.stderr(
+        `kubemaint-sim-host: ${command} on ${node} failed (${response.status}): ${explain(body)}\n`,
+      );
       return 1;
     }
     out.stdout(body);
@@ -55,4 +57,19 @@ export async function main(
     out.stderr(`kubemaint-sim-host: cannot reach the sim host endpoint at ${base}: ${message}\n`);
     return 1;
   }
+}
+
+/** The host endpoint answers `{error, hint?}`; show it as text, or the raw body if it is not that. */
+function explain(body: string): string {
+  try {
+    const parsed = JSON.parse(body) as { error?: unknown; hint?: unknown };
+    if (typeof parsed.error === 'string') {
+      return typeof parsed.hint === 'string'
+        ? `${parsed.error}\nhint: ${parsed.hint}`
+        : parsed.error;
+    }
+  } catch {
+    // Not JSON: fall through to the raw text.
+  }
+  return body.trim();
 }
