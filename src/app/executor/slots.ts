@@ -85,7 +85,9 @@ export async function acquireSlot(
   holder: string,
 ): Promise<HeldSlot | undefined> {
   const names = Array.from({ length: config.concurrency }, (_, i) => slotName(i));
-  const leases = await Promise.all(names.map((name) => deps.leases.getLease(config.namespace, name)));
+  const leases = await Promise.all(
+    names.map((name) => deps.leases.getLease(config.namespace, name)),
+  );
   const seen = new Map(names.map((name, i) => [name, leases[i]]));
   for (const [name, lease] of seen) {
     if (lease?.holder === holder) {
