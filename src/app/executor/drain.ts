@@ -266,7 +266,9 @@ class DrainRun {
         return;
       } else {
         this.update(state, 'refused', describeRefusal(result.message, result.pdbBlocked));
-        const retry = Math.max(settings.evictionRetryMs ?? 5_000, result.retryAfterMs ?? 0);
+        // Jitter spreads the retries of many pods refused by the same PDB over the interval.
+        const base = (settings.evictionRetryMs ?? 1_000) * (0.8 + 0.4 * Math.random());
+        const retry = Math.max(base, result.retryAfterMs ?? 0);
         await clock.sleep(retry, AbortSignal.any([this.done.signal, this.wake.signal]));
       }
     }

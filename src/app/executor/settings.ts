@@ -20,7 +20,10 @@ export interface DrainSettings {
   skipWaitForDeleteTimeoutMs: number;
   /** DELETE instead of the Eviction API (bypasses PDBs: only for clusters that have no Eviction API). */
   disableEviction: boolean;
-  /** Pause before re-trying a refused eviction (kubectl: 5 s); a longer Retry-After wins. */
+  /**
+   * Pause before re-trying an eviction a PDB refused, ±20% jitter; a longer Retry-After wins.
+   * @default 1_000 (kubectl waits 5 s; a budget usually frees up as soon as a replacement is Ready)
+   */
   evictionRetryMs?: number;
   /** After this long without progress the drain counts as stalled and follows `drainDecision`. */
   stallAfterMs: number;

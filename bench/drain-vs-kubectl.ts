@@ -1,0 +1,136 @@
+/**
+ * Benchmark: draining a node with 110 pods with `kubemaint drain` against the installed `kubectl
+ * drain`, on twin nodes of the same sim in the same run (the `fleet` scenario: one DaemonSet pod and
+ * 109 Deployment pods per twin, in PDB-guarded groups of ten with maxUnavailable 1, plus empty spare
+ * nodes where the replacements go). Both run as processes (kubemaint as the image runs it: the
+ * esbuild bundle), one after the other, and the wall time of each is measured.
+ * Run: `npx tsx bench/drain-vs-kubectl.ts [scale]`. Prints one JSON document; `ratio` < 1 means
+ * kubemaint was faster.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { build } from 'esbuild';
+import { createSim } from '../src/sim/index.js';
+import { applyNodeStatus, initialNodeInfo } from '../src/sim/kubelet-node-status.js';
+import { node as nodeObject } from '../src/sim/scenarios/builders.js';
+import { R } from '../src/sim/types.js';
+
+const ROOT = resolve(import.meta.dirname, '..');
+
+export interface DrainBenchResult {
+  podsPerNode: number;
+  scale: number;
+  kubectl: { node: string; ms: number; exitCode: number | null; version: string };
+  kubemaint: { node: string; ms: number; exitCode: number | null };
+  /** kubemaint time / kubectl time. */
+  ratio: number;
+}
+
+function run(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ ms: number; code: number | null; out: string }> {
+  const started = performance.now();
+  return new Promise((done) => {
+    const child = spawn(argv[0]!, argv.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+    child.on('close', (code) => done({ ms: Math.round(performance.now() - started), code, out }));
+  });
+}
+
+export async function runDrainBench(scale = 20): Promise<DrainBenchResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'kubemaint-drain-bench-'));
+  const bundle = join(dir, 'cli.mjs');
+  await build({
+    entryPoints: [join(ROOT, 'src/cli/main.ts')],
+    outfile: bundle,
+    bundle: true,
+    platform: 'node',
+    target: 'node24',
+    format: 'esm',
+    logLevel: 'warning',
+    banner: {
+      js: "import { createRequire as __kmCreateRequire } from 'node:module'; const require = __kmCreateRequire(import.meta.url);",
+    },
+  });
+  const sim = await createSim({
+    scenario: 'fleet',
+    nodes: 2,
+    podsPerNode: 110,
+    scale,
+    kubeconfigPath: join(dir, 'sim.kubeconfig'),
+  });
+  try {
+    const [twinA, twinB] = sim.store
+      .list(R.nodes)
+      .map((n) => n.metadata.name ?? '')
+      .sort();
+    // Room for the 218 replacements: four empty nodes.
+    for (let i = 1; i <= 4; i++) {
+      const spare = nodeObject({
+        name: `spare-${i}`,
+        pool: 'general',
+        zone: 'eu-west-1a',
+        kubeletVersion: 'v1.31.4',
+      });
+      applyNodeStatus(spare, {
+        info: initialNodeInfo(spare, 'v1.31.4'),
+        ip: `10.9.0.${i}`,
+        ready: true,
+        nowIso: sim.clock.now().toISOString(),
+      });
+      sim.store.create(R.nodes, spare);
+    }
+    const env = {
+      ...process.env,
+      KUBECONFIG: sim.kubeconfigPath,
+      KUBECACHEDIR: join(dir, 'kube-cache'),
+    };
+    const version = spawnSync('kubectl', ['version', '--client', '-o', 'json'], {
+      encoding: 'utf8',
+    }).stdout;
+    const kubectl = await run(
+      [
+        'kubectl',
+        'drain',
+        twinB!,
+        '--ignore-daemonsets',
+        '--delete-emptydir-data',
+        '--timeout=15m',
+      ],
+      env,
+    );
+    const kubemaint = await run(
+      [process.execPath, bundle, 'drain', twinA!, '--delete-emptydir-data', '--timeout', '15m'],
+      env,
+    );
+    if (kubectl.code !== 0) process.stderr.write(kubectl.out.slice(-2_000));
+    if (kubemaint.code !== 0) process.stderr.write(kubemaint.out.slice(-2_000));
+    return {
+      podsPerNode: 110,
+      scale,
+      kubectl: {
+        node: twinB!,
+        ms: kubectl.ms,
+        exitCode: kubectl.code,
+        version:
+          (JSON.parse(version || '{}') as { clientVersion?: { gitVersion?: string } }).clientVersion
+            ?.gitVersion ?? '?',
+      },
+      kubemaint: { node: twinA!, ms: kubemaint.ms, exitCode: kubemaint.code },
+      ratio: Math.round((kubemaint.ms / kubectl.ms) * 100) / 100,
+    };
+  } finally {
+    await sim.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const scale = Number(process.argv[2] ?? 20);
+  process.stdout.write(`${JSON.stringify(await runDrainBench(scale), null, 2)}\n`);
+}
