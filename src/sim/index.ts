@@ -6,8 +6,15 @@
  */
 import { resolve } from 'node:path';
 import { silentLogger, type Logger } from '../log.js';
-import { startHostAdmin } from './admin-host.js';
-import { startApiServer, writeKubeconfig, DEFAULT_VERSION, type FaultRule } from './api/index.js';
+import { KubemaintError } from '../errors.js';
+import { startHostAdmin, type HostAdmin } from './admin-host.js';
+import {
+  startApiServer,
+  writeKubeconfig,
+  DEFAULT_VERSION,
+  type ApiServer,
+  type FaultRule,
+} from './api/index.js';
 import { createScaledClock, type OwnedClock } from './clock.js';
 import {
   DEFAULT_DELAYS,
@@ -18,7 +25,7 @@ import {
 import { startControllers } from './controllers/index.js';
 import { createHost, type HostAction, type HostStatus } from './host.js';
 import { createJobsRunner, type ImageMap } from './jobs-runner.js';
-import { startKubelets } from './kubelets.js';
+import { startKubelets, type Kubelets } from './kubelets.js';
 import { isScenarioName, SCENARIOS, type ScenarioName } from './scenarios/index.js';
 import { createStore } from './store.js';
 import type { AuditEntry, Store } from './types.js';
@@ -112,20 +119,48 @@ export async function createSim(options: SimOptions = {}): Promise<Sim> {
     kubeconfigPath: () => kubeconfigPath,
     hostUrl: () => hostUrl,
   });
-  const kubelets = startKubelets(ctx, { version, runner });
+  const running = options.controllers ?? true;
+  const kubelets: Kubelets = running
+    ? startKubelets(ctx, { version, runner })
+    : { get: () => undefined, names: () => [], stop: () => undefined };
   const host = createHost({ clock, delays, kubelets });
-  const hostAdmin = await startHostAdmin(host);
-  hostUrl = hostAdmin.url;
-  if (options.controllers ?? true) stops.push(startControllers(ctx));
-  else kubelets.stop();
-  const api = await startApiServer({
-    store,
-    now: () => clock.now(),
-    port: options.port ?? 0,
-    version: apiVersion,
-    ...(options.faults ? { faults: options.faults } : {}),
-    status: () => ({ scenario, scale: clock.scale, hostUrl, kubelets: kubelets.names().length }),
-  });
+  if (running) stops.push(startControllers(ctx));
+  const cleanup = (): void => {
+    for (const stop of stops) stop();
+    kubelets.stop();
+    host.stop();
+    runner.stopAll();
+    clock.stop();
+  };
+  let hostAdmin: HostAdmin | undefined;
+  let api: ApiServer;
+  try {
+    hostAdmin = await startHostAdmin(host);
+    hostUrl = hostAdmin.url;
+    api = await startApiServer({
+      store,
+      now: () => clock.now(),
+      port: options.port ?? 0,
+      version: apiVersion,
+      ...(options.faults ? { faults: options.faults } : {}),
+      status: () => ({ scenario, scale: clock.scale, hostUrl, kubelets: kubelets.names().length }),
+    });
+  } catch (error) {
+    cleanup();
+    await hostAdmin?.close();
+    const code = (error as { code?: unknown }).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES') {
+      throw new KubemaintError(
+        'usage',
+        `cannot serve the sim API on port ${options.port ?? 0}: ${String(code)}`,
+        {
+          hint: 'pick another --port, or 0 for a free one',
+          cause: error,
+        },
+      );
+    }
+    throw error;
+  }
   writeKubeconfig(kubeconfigPath, {
     url: api.url,
     caPem: api.caPem,
@@ -155,17 +190,13 @@ export async function createSim(options: SimOptions = {}): Promise<Sim> {
       setFaults: (rules) => api.setFaults(rules),
       audit: () => store.audit(),
       hostLog: () => host.log(),
-      logs: (namespace, pod) => runner.logs(store.get('pods', namespace, pod)?.metadata.uid ?? ''),
+      logs: (namespace, pod) => runner.logs(`${namespace}/${pod}`),
     },
     async stop() {
       if (stopped) return;
       stopped = true;
-      for (const stop of stops) stop();
-      kubelets.stop();
-      host.stop();
-      runner.stopAll();
-      clock.stop();
-      await Promise.all([hostAdmin.close(), api.close()]);
+      cleanup();
+      await Promise.all([hostAdmin?.close(), api.close()]);
     },
   };
 }

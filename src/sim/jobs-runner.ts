@@ -61,8 +61,11 @@ export interface JobsRunner {
     container: Container,
     onExit: (exit: ContainerExit) => void,
   ): ContainerProcess;
-  /** The tail of a pod's output (stdout and stderr), for tests and `admin.logs`. */
-  logs(podUid: string): string;
+  /**
+   * The tail of a pod's output (stdout and stderr) by `namespace/name`, kept after the pod is gone
+   * (a new pod under the same name starts a fresh log), for tests and `admin.logs`.
+   */
+  logs(podKey: string): string;
   stopAll(): void;
 }
 
@@ -74,12 +77,12 @@ export function createJobsRunner(options: {
   kubeconfigPath: () => string;
   hostUrl: () => string;
 }): JobsRunner {
-  const output = new Map<string, string>();
+  const output = new Map<string, { uid: string; text: string }>();
   const running = new Set<ReturnType<typeof spawn>>();
 
   return {
     mappingFor: (image) => mappingFor(options.images, image),
-    logs: (uid) => output.get(uid) ?? '',
+    logs: (key) => output.get(key)?.text ?? '',
     stopAll() {
       for (const child of running) child.kill('SIGKILL');
       running.clear();
@@ -88,8 +91,11 @@ export function createJobsRunner(options: {
       const mapping = mappingFor(options.images, container.image);
       if (!mapping) throw new Error(`image ${container.image ?? ''} is not mapped`);
       const uid = pod.metadata.uid ?? '';
+      const key = `${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`;
+      if (output.get(key)?.uid !== uid) output.set(key, { uid, text: '' });
       const append = (chunk: string): void => {
-        output.set(uid, ((output.get(uid) ?? '') + chunk).slice(-LOG_TAIL));
+        const log = output.get(key);
+        if (log?.uid === uid) log.text = (log.text + chunk).slice(-LOG_TAIL);
       };
       let env: Record<string, string>;
       try {
@@ -140,7 +146,7 @@ export function createJobsRunner(options: {
       );
       child.on('close', (code, signal) => {
         const exitCode = code ?? (signal === 'SIGKILL' ? 137 : 143);
-        const tail = (output.get(uid) ?? '').trim().split('\n').slice(-5).join('\n');
+        const tail = (output.get(key)?.text ?? '').trim().split('\n').slice(-5).join('\n');
         finish({ exitCode, ...(exitCode === 0 ? {} : { message: tail.slice(-1024) }) });
       });
       return {

@@ -17,6 +17,23 @@ console.log(JSON.stringify({
 process.exit(Number(process.argv.at(-1)));
 `;
 
+// Long-running "images": one leaves on SIGTERM, one ignores it and must be SIGKILLed after the grace.
+const POLITE = `console.log('started ' + process.pid);
+process.on('SIGTERM', () => { console.log('got SIGTERM'); process.exit(0); });
+setInterval(() => {}, 1000);`;
+const STUBBORN = `console.log('started ' + process.pid);
+process.on('SIGTERM', () => console.log('ignoring SIGTERM'));
+setInterval(() => {}, 1000);`;
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 function job(
   name: string,
   exitCode: number,
@@ -57,7 +74,11 @@ describe('sim Jobs: mapped images run as local processes', () => {
   before(async () => {
     sim = await startTestSim({
       scenario: 'demo',
-      images: { 'ghcr.io/kubemaint/kubemaint:*': { command: [process.execPath, '-e', SCRIPT] } },
+      images: {
+        'ghcr.io/kubemaint/kubemaint:*': { command: [process.execPath, '-e', SCRIPT] },
+        'sim.test/polite:*': { command: [process.execPath, '-e', POLITE] },
+        'sim.test/stubborn:*': { command: [process.execPath, '-e', STUBBORN] },
+      },
     });
   });
   after(async () => sim.close());
@@ -137,4 +158,46 @@ describe('sim Jobs: mapped images run as local processes', () => {
       );
     });
   });
+
+  for (const [image, grace, said] of [
+    ['sim.test/polite:1', 600, 'got SIGTERM'],
+    ['sim.test/stubborn:1', 60, 'ignoring SIGTERM'],
+  ] as const) {
+    it(`stops a ${image.split('/')[1]!.split(':')[0]!} process when its pod is deleted`, async () => {
+      const name = image.includes('polite') ? 'polite' : 'stubborn';
+      await sim.core.createNamespacedPod({
+        namespace: NS,
+        body: {
+          metadata: { name },
+          spec: {
+            nodeName: 'node-2',
+            terminationGracePeriodSeconds: grace,
+            containers: [{ name, image }],
+          },
+        },
+      });
+      const started = await waitFor(`${name} running`, () =>
+        /started (\d+)/.exec(sim.admin.logs(NS, name)),
+      );
+      const pid = Number(started[1]);
+      assert.ok(alive(pid));
+      const t0 = Date.now();
+      await sim.core.deleteNamespacedPod({ name, namespace: NS });
+      await waitFor(`${name} removed`, async () => {
+        const pods = await sim.core.listNamespacedPod({
+          namespace: NS,
+          fieldSelector: `metadata.name=${name}`,
+        });
+        return pods.items.length === 0;
+      });
+      const took = Date.now() - t0;
+      assert.ok(sim.admin.logs(NS, name).includes(said));
+      await waitFor(`${name} process gone`, () => !alive(pid), 5_000);
+      if (name === 'polite') {
+        assert.ok(took < 3_000, `left on SIGTERM without using its 600 s grace (${took} ms)`);
+      } else {
+        assert.ok(took >= 400, `waited for the 60 s grace before SIGKILL (${took} ms)`);
+      }
+    });
+  }
 });
