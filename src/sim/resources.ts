@@ -3,7 +3,7 @@
  * kind, scope, short names, subresources) and what the generic store does differently for it
  * (defaults, validation, selectable fields, update/delete strategy). Adding a kind is one entry.
  */
-import type { KObject, PropagationPolicy, ResourceKey } from './types.js';
+import { StatusError, type KObject, type PropagationPolicy, type ResourceKey } from './types.js';
 import type { StatusCause } from './status-errors.js';
 import {
   asObj,
@@ -238,6 +238,19 @@ const BY_KEY = new Map(DEFS.map((d) => [d.key, d]));
 export const allResources = (): readonly ResourceDef[] => DEFS;
 
 export const resourceDef = (key: ResourceKey): ResourceDef | undefined => BY_KEY.get(key);
+
+/** The registry entry, or the apiserver's 404 for a resource it does not serve. */
+export function requireResource(key: ResourceKey): ResourceDef {
+  const def = BY_KEY.get(key);
+  if (!def) {
+    throw new StatusError(
+      404,
+      'NotFound',
+      `the server could not find the requested resource (${key})`,
+    );
+  }
+  return def;
+}
 
 export const apiVersionOf = (d: Pick<ResourceDef, 'group' | 'version'>): string =>
   d.group === '' ? d.version : `${d.group}/${d.version}`;

@@ -18,23 +18,16 @@ import type {
   WatchEvent,
   WriteOptions,
 } from './types.js';
-import { StatusError } from './types.js';
-import { apiVersionOf, fieldGetter, resourceDef, type ResourceDef } from './resources.js';
-import {
-  alreadyExists,
-  badRequest,
-  conflict,
-  expired,
-  forbidden,
-  invalid,
-} from './status-errors.js';
+import { apiVersionOf, fieldGetter, requireResource, type ResourceDef } from './resources.js';
+import { admitNamespace, prepareUpdate, validateObject } from './store-admission.js';
+import { alreadyExists, conflict, invalid } from './status-errors.js';
 import { notFound } from './status-errors.js';
-import { fromSelectorObject, matchesFields, matchesLabels } from './selectors.js';
-import { parseFieldSelector, parseLabelSelector, type FieldRequirement } from './selectors.js';
+import { fromSelectorObject, matchesLabels } from './selectors.js';
 import { objectKey, SortedObjects } from './store-index.js';
 import { EventHistory } from './store-history.js';
-import { clone, deepEqual, formatTime, generateName, specChanged } from './store-meta.js';
-import { validateLabels, validateName } from './store-meta.js';
+import { listObjects } from './store-list.js';
+import { WatchHub } from './store-watch.js';
+import { clone, deepEqual, formatTime, generateName } from './store-meta.js';
 
 export { fromSelectorObject, matchesLabels };
 
@@ -47,34 +40,21 @@ export interface StoreOptions {
   onHandlerError?: (error: unknown, event: WatchEvent) => void;
 }
 
-type Handler = (event: WatchEvent, rv: number) => void;
-
 const NAMESPACES = 'namespaces';
 
 export function createStore(options: StoreOptions): Store {
   const now = options.now;
   const buckets = new Map<ResourceKey, SortedObjects>();
-  const handlers = new Map<ResourceKey, Set<Handler>>();
   const history = new EventHistory(options.historyLimit ?? 10_000);
-  const auditLog: AuditEntry[] = [];
-  const queue: { resource: ResourceKey; event: WatchEvent; rv: number }[] = [];
-  const reportError =
+  const hub = new WatchHub(
+    history,
     options.onHandlerError ??
-    ((error: unknown) => console.error('sim store: watch handler failed:', error));
+      ((error: unknown) => console.error('sim store: watch handler failed:', error)),
+  );
+  const auditLog: AuditEntry[] = [];
   let rv = 0;
-  let delivering = false;
 
-  function defOf(resource: ResourceKey): ResourceDef {
-    const def = resourceDef(resource);
-    if (!def) {
-      throw new StatusError(
-        404,
-        'NotFound',
-        `the server could not find the requested resource (${resource})`,
-      );
-    }
-    return def;
-  }
+  const defOf = requireResource;
 
   function bucket(def: ResourceDef): SortedObjects {
     let b = buckets.get(def.key);
@@ -83,25 +63,6 @@ export function createStore(options: StoreOptions): Store {
       buckets.set(def.key, (b = new SortedObjects(indexes)));
     }
     return b;
-  }
-
-  /** Nested writes from inside a handler queue up, so every handler sees events in rv order. */
-  function deliver(): void {
-    if (delivering) return;
-    delivering = true;
-    try {
-      for (let next = queue.shift(); next; next = queue.shift()) {
-        for (const handler of handlers.get(next.resource) ?? []) {
-          try {
-            handler(next.event, next.rv);
-          } catch (error) {
-            reportError(error, next.event);
-          }
-        }
-      }
-    } finally {
-      delivering = false;
-    }
   }
 
   function commit(
@@ -134,43 +95,8 @@ export function createStore(options: StoreOptions): Store {
       object,
       ...policy,
     });
-    queue.push({ resource: def.key, event, rv });
-    deliver();
+    hub.publish(def.key, event, rv);
     return clone(object);
-  }
-
-  function checkNamespace(def: ResourceDef, object: KObject): void {
-    const ns = object.metadata.namespace;
-    if (!def.namespaced) {
-      delete object.metadata.namespace;
-      return;
-    }
-    if (!ns) {
-      throw invalid(def, object.metadata.name ?? '', [
-        { reason: 'FieldValueRequired', field: 'metadata.namespace', message: 'Required value' },
-      ]);
-    }
-    const namespace = buckets.get(NAMESPACES)?.get(ns);
-    const nsDef = defOf(NAMESPACES);
-    if (!namespace) throw notFound(nsDef, ns);
-    if (namespace.metadata.deletionTimestamp) {
-      const message = `namespace ${ns} is being terminated`;
-      throw forbidden(
-        def,
-        object.metadata.name ?? '',
-        `unable to create new content in namespace ${ns} because it is being terminated`,
-        [{ reason: 'NamespaceTerminating', message, field: 'metadata.namespace' }],
-      );
-    }
-  }
-
-  function validate(def: ResourceDef, object: KObject): void {
-    const causes = [
-      ...validateName(object.metadata.name ?? '', def.key === NAMESPACES),
-      ...validateLabels(object.metadata.labels),
-      ...(def.validate?.(object) ?? []),
-    ];
-    if (causes.length > 0) throw invalid(def, object.metadata.name ?? '', causes);
   }
 
   function create(resource: ResourceKey, input: KObject, opts: WriteOptions = {}): KObject {
@@ -178,7 +104,7 @@ export function createStore(options: StoreOptions): Store {
     const object = clone(input);
     object.metadata ??= {};
     const meta = object.metadata;
-    checkNamespace(def, object);
+    admitNamespace(def, object, (ns) => buckets.get(NAMESPACES)?.get(ns));
     const b = bucket(def);
     if (!meta.name && meta.generateName) {
       do meta.name = generateName(meta.generateName);
@@ -203,7 +129,7 @@ export function createStore(options: StoreOptions): Store {
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
     def.defaults?.(object);
-    validate(def, object);
+    validateObject(def, object);
     if (opts.dryRun) return clone(object);
     return commit(def, 'ADDED', object, 'create', opts);
   }
@@ -222,46 +148,9 @@ export function createStore(options: StoreOptions): Store {
       }
       throw notFound(def, name);
     }
-    const wanted = object.metadata.resourceVersion;
-    if (wanted !== undefined && wanted !== '') {
-      if (wanted !== current.metadata.resourceVersion) throw conflict(def, name);
-    } else if (!def.unconditionalUpdate) {
-      throw invalid(def, name, [
-        {
-          reason: 'FieldValueInvalid',
-          field: 'metadata.resourceVersion',
-          message: 'Invalid value: 0x0: must be specified for an update',
-        },
-      ]);
-    }
-    let next: KObject;
-    if (opts.subresource === 'status') {
-      next = clone(current);
-      if (object.status === undefined) delete next.status;
-      else next.status = object.status;
-    } else {
-      next = object;
-      const keep = [
-        'uid',
-        'creationTimestamp',
-        'deletionTimestamp',
-        'deletionGracePeriodSeconds',
-        'generation',
-      ];
-      for (const field of keep) {
-        if (current.metadata[field] === undefined) delete next.metadata[field];
-        else next.metadata[field] = current.metadata[field];
-      }
-      next.metadata.name = name;
-      if (namespace === undefined) delete next.metadata.namespace;
-      else next.metadata.namespace = namespace;
-      next.apiVersion = apiVersionOf(def);
-      next.kind = def.kind;
-      if (specChanged(current, next))
-        next.metadata.generation = (current.metadata.generation ?? 0) + 1;
-    }
+    const next = prepareUpdate(def, current, object, opts.subresource);
     next.metadata.resourceVersion = current.metadata.resourceVersion;
-    validate(def, next);
+    validateObject(def, next);
     if (deepEqual(current, next) || opts.dryRun) return clone(next);
     // The last finalizer gone from an object already marked for deletion: now it really goes.
     const meta = next.metadata;
@@ -339,30 +228,7 @@ export function createStore(options: StoreOptions): Store {
     view: { shared?: boolean } = {},
   ): ListPage {
     const def = defOf(resource);
-    const labels = parseLabelSelector(o.labelSelector);
-    const fields = parseFieldSelector(o.fieldSelector, (f) => fieldGetter(def, f) !== undefined);
-    const getters = new Map(fields.map((f) => [f.field, fieldGetter(def, f.field)!]));
-    let afterKey: string | undefined;
-    let snapshot = rv;
-    if (o.continue) ({ afterKey, snapshot } = decodeContinue(o.continue, history.compactedRv));
-    const prefix = def.namespaced && o.namespace ? `${o.namespace}/` : '';
-    const limit = o.limit && o.limit > 0 ? o.limit : Infinity;
-    const items: KObject[] = [];
-    let lastKey = '';
-    let more = false;
-    for (const [key, object] of candidates(bucket(def), fields, prefix, afterKey)) {
-      if (!matchesLabels(labels, object.metadata.labels)) continue;
-      if (!matchesFields(fields, (f) => getters.get(f)?.(object))) continue;
-      if (items.length >= limit) {
-        more = true;
-        break;
-      }
-      items.push(view.shared ? object : clone(object));
-      lastKey = key;
-    }
-    const page: ListPage = { items, resourceVersion: String(rv) };
-    if (more) page.continue = encodeContinue(snapshot, lastKey);
-    return page;
+    return listObjects(bucket(def), def, o, { rv, compactedRv: history.compactedRv, ...view });
   }
 
   function watchFrom(
@@ -371,29 +237,7 @@ export function createStore(options: StoreOptions): Store {
     handler: (event: WatchEvent) => void,
     view: { shared?: boolean } = {},
   ): () => void {
-    const def = defOf(resource);
-    let last = rv;
-    if (sinceRv !== undefined && sinceRv !== '') {
-      const since = Number(sinceRv);
-      if (!Number.isInteger(since) || since < 0)
-        throw badRequest(`invalid resource version: ${JSON.stringify(sinceRv)}`);
-      if (since < history.compactedRv) {
-        throw expired(`too old resource version: ${since} (${history.compactedRv + 1})`);
-      }
-      last = since;
-    }
-    const emit = (event: WatchEvent) => handler(view.shared ? event : clone(event));
-    // Deliveries still queued when we subscribe would repeat the replay: skip what was already sent.
-    const wrapped: Handler = (event, eventRv) => {
-      if (eventRv <= last) return;
-      last = eventRv;
-      emit(event);
-    };
-    for (const entry of history.since(def.key, last)) wrapped(entry.event, entry.rv);
-    let set = handlers.get(def.key);
-    if (!set) handlers.set(def.key, (set = new Set()));
-    set.add(wrapped);
-    return () => void handlers.get(def.key)?.delete(wrapped);
+    return hub.subscribe(defOf(resource).key, sinceRv, rv, handler, view.shared ?? false);
   }
 
   const store: Store = {
@@ -425,53 +269,4 @@ export function createStore(options: StoreOptions): Store {
     watchFrom,
   };
   return store;
-}
-
-/** An indexed `field=value` requirement narrows the scan to that index's keys (in key order). */
-function* candidates(
-  b: SortedObjects,
-  fields: readonly FieldRequirement[],
-  prefix: string,
-  afterKey: string | undefined,
-): Generator<[string, KObject]> {
-  const indexed = fields.find((f) => !f.negate && b.hasIndex(f.field));
-  if (!indexed) {
-    yield* b.scan({ prefix, ...(afterKey === undefined ? {} : { afterKey }) });
-    return;
-  }
-  for (const key of b.indexed(indexed.field, indexed.value)) {
-    if (!key.startsWith(prefix) || (afterKey !== undefined && key <= afterKey)) continue;
-    const object = b.get(key);
-    if (object) yield [key, object];
-  }
-}
-
-/** The token is opaque to clients: the RV the list started at and the last key served. */
-function encodeContinue(rv: number, key: string): string {
-  return Buffer.from(JSON.stringify({ v: 1, rv, key })).toString('base64url');
-}
-
-function decodeContinue(
-  token: string,
-  compactedRv: number,
-): { afterKey: string; snapshot: number } {
-  let parsed: { rv?: unknown; key?: unknown };
-  try {
-    parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as typeof parsed;
-  } catch {
-    throw badRequest(
-      `continue key is not valid: ${JSON.stringify(token)} is not a token from a previous list`,
-    );
-  }
-  if (typeof parsed.rv !== 'number' || typeof parsed.key !== 'string') {
-    throw badRequest(
-      `continue key is not valid: ${JSON.stringify(token)} is not a token from a previous list`,
-    );
-  }
-  if (parsed.rv < compactedRv) {
-    throw expired(
-      'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
-    );
-  }
-  return { afterKey: parsed.key, snapshot: parsed.rv };
 }

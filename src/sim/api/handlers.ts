@@ -9,7 +9,8 @@ import { apiVersionOf, type ResourceDef } from '../resources.js';
 import { badRequest, conflict, notFound } from '../status-errors.js';
 import { clone } from '../store-meta.js';
 import { R, StatusError, type DeleteOptions, type KObject, type Store } from '../types.js';
-import { evict, type EvictionResult } from './eviction.js';
+import type { EvictionResult } from './eviction.js';
+import { handleBinding, handleEviction } from './subresources.js';
 import {
   dryRunOf,
   mediaType,
@@ -265,45 +266,4 @@ export async function handleDelete(
       uid: result?.metadata.uid,
     }),
   );
-}
-
-async function handleEviction(ctx: RequestContext, t: Target, deps: HandlerDeps): Promise<void> {
-  const body = await readObject(ctx);
-  const deleteOptions = (body['deleteOptions'] ?? {}) as Record<string, unknown>;
-  const dryRun = dryRunOf(ctx.query, deleteOptions['dryRun']);
-  const result = evict({
-    store: deps.store,
-    namespace: t.namespace ?? '',
-    name: objectName(t),
-    body,
-    dryRun,
-    actor: ctx.actor,
-    now: ctx.now,
-  });
-  deps.onEviction?.(result);
-  sendJson(ctx.res, 201, successStatus(201));
-}
-
-/** `pods/<name>/binding`: what a scheduler posts; a pod can be bound once. */
-async function handleBinding(ctx: RequestContext, t: Target, deps: HandlerDeps): Promise<void> {
-  const name = objectName(t);
-  const body = await readObject(ctx);
-  const node = (body['target'] as { name?: unknown } | undefined)?.name;
-  if (typeof node !== 'string' || node === '')
-    throw new StatusError(
-      422,
-      'Invalid',
-      `Binding "${name}" is invalid: target.name: Required value`,
-    );
-  const pod = deps.store.get(R.pods, t.namespace, name);
-  if (!pod) throw notFound(t.def, name);
-  const bound = (pod.spec as { nodeName?: string } | undefined)?.nodeName;
-  if (bound) throw conflict(t.def, name, `pod ${name} is already assigned to node "${bound}"`);
-  if (!dryRunOf(ctx.query)) {
-    deps.store.mutate(R.pods, t.namespace, name, (p) => (p.spec = { ...p.spec, nodeName: node }), {
-      actor: ctx.actor,
-      subresource: 'binding',
-    });
-  }
-  sendJson(ctx.res, 201, successStatus(201));
 }

@@ -1,0 +1,68 @@
+/**
+ * The POST-only pod subresources: `eviction` (PDB-aware deletion, see eviction.ts) and `binding`
+ * (what a scheduler posts to put a pod on a node; a pod is bound once).
+ */
+import { conflict, notFound } from '../status-errors.js';
+import { R, StatusError } from '../types.js';
+import { evict } from './eviction.js';
+import type { HandlerDeps, Target } from './handlers.js';
+import { dryRunOf, readObject, sendJson, successStatus, type RequestContext } from './http.js';
+
+function podName(t: Target): string {
+  if (t.name === undefined)
+    throw new StatusError(
+      405,
+      'MethodNotAllowed',
+      'the server does not allow this method on the requested resource',
+    );
+  return t.name;
+}
+
+export async function handleEviction(
+  ctx: RequestContext,
+  t: Target,
+  deps: HandlerDeps,
+): Promise<void> {
+  const body = await readObject(ctx);
+  const deleteOptions = (body['deleteOptions'] ?? {}) as Record<string, unknown>;
+  const dryRun = dryRunOf(ctx.query, deleteOptions['dryRun']);
+  const result = evict({
+    store: deps.store,
+    namespace: t.namespace ?? '',
+    name: podName(t),
+    body,
+    dryRun,
+    actor: ctx.actor,
+    now: ctx.now,
+  });
+  deps.onEviction?.(result);
+  sendJson(ctx.res, 201, successStatus(201));
+}
+
+/** `pods/<name>/binding`: what a scheduler posts; a pod can be bound once. */
+export async function handleBinding(
+  ctx: RequestContext,
+  t: Target,
+  deps: HandlerDeps,
+): Promise<void> {
+  const name = podName(t);
+  const body = await readObject(ctx);
+  const node = (body['target'] as { name?: unknown } | undefined)?.name;
+  if (typeof node !== 'string' || node === '')
+    throw new StatusError(
+      422,
+      'Invalid',
+      `Binding "${name}" is invalid: target.name: Required value`,
+    );
+  const pod = deps.store.get(R.pods, t.namespace, name);
+  if (!pod) throw notFound(t.def, name);
+  const bound = (pod.spec as { nodeName?: string } | undefined)?.nodeName;
+  if (bound) throw conflict(t.def, name, `pod ${name} is already assigned to node "${bound}"`);
+  if (!dryRunOf(ctx.query)) {
+    deps.store.mutate(R.pods, t.namespace, name, (p) => (p.spec = { ...p.spec, nodeName: node }), {
+      actor: ctx.actor,
+      subresource: 'binding',
+    });
+  }
+  sendJson(ctx.res, 201, successStatus(201));
+}

@@ -1,0 +1,98 @@
+/**
+ * Admission and update rules of the generic registry: a namespaced object needs an existing, live
+ * namespace; names, labels and kind-specific fields must validate (422 with every cause listed);
+ * an update must carry the current resourceVersion (or be allowed to go without one), keeps the
+ * immutable metadata, bumps `generation` on spec changes, and through the `status` subresource
+ * changes nothing but the status.
+ */
+import { apiVersionOf, requireResource, type ResourceDef } from './resources.js';
+import { conflict, forbidden, invalid, notFound } from './status-errors.js';
+import { clone, specChanged, validateLabels, validateName } from './store-meta.js';
+import type { KObject } from './types.js';
+
+const NAMESPACES = 'namespaces';
+
+export function admitNamespace(
+  def: ResourceDef,
+  object: KObject,
+  lookup: (namespace: string) => KObject | undefined,
+): void {
+  const ns = object.metadata.namespace;
+  if (!def.namespaced) {
+    delete object.metadata.namespace;
+    return;
+  }
+  if (!ns) {
+    throw invalid(def, object.metadata.name ?? '', [
+      { reason: 'FieldValueRequired', field: 'metadata.namespace', message: 'Required value' },
+    ]);
+  }
+  const namespace = lookup(ns);
+  if (!namespace) throw notFound(requireResource(NAMESPACES), ns);
+  if (namespace.metadata.deletionTimestamp) {
+    const message = `namespace ${ns} is being terminated`;
+    throw forbidden(
+      def,
+      object.metadata.name ?? '',
+      `unable to create new content in namespace ${ns} because it is being terminated`,
+      [{ reason: 'NamespaceTerminating', message, field: 'metadata.namespace' }],
+    );
+  }
+}
+
+export function validateObject(def: ResourceDef, object: KObject): void {
+  const causes = [
+    ...validateName(object.metadata.name ?? '', def.key === NAMESPACES),
+    ...validateLabels(object.metadata.labels),
+    ...(def.validate?.(object) ?? []),
+  ];
+  if (causes.length > 0) throw invalid(def, object.metadata.name ?? '', causes);
+}
+
+const IMMUTABLE_META = [
+  'uid',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'generation',
+];
+
+/** The object an update would store (before validation), or a 409/422 for its resourceVersion. */
+export function prepareUpdate(
+  def: ResourceDef,
+  current: KObject,
+  object: KObject,
+  subresource: string | undefined,
+): KObject {
+  const name = current.metadata.name ?? '';
+  const wanted = object.metadata.resourceVersion;
+  if (wanted !== undefined && wanted !== '') {
+    if (wanted !== current.metadata.resourceVersion) throw conflict(def, name);
+  } else if (!def.unconditionalUpdate) {
+    throw invalid(def, name, [
+      {
+        reason: 'FieldValueInvalid',
+        field: 'metadata.resourceVersion',
+        message: 'Invalid value: 0x0: must be specified for an update',
+      },
+    ]);
+  }
+  if (subresource === 'status') {
+    const next = clone(current);
+    if (object.status === undefined) delete next.status;
+    else next.status = object.status;
+    return next;
+  }
+  const next = object;
+  for (const field of IMMUTABLE_META) {
+    if (current.metadata[field] === undefined) delete next.metadata[field];
+    else next.metadata[field] = current.metadata[field];
+  }
+  next.metadata.name = name;
+  if (current.metadata.namespace === undefined) delete next.metadata.namespace;
+  else next.metadata.namespace = current.metadata.namespace;
+  next.apiVersion = apiVersionOf(def);
+  next.kind = def.kind;
+  if (specChanged(current, next)) next.metadata.generation = (current.metadata.generation ?? 0) + 1;
+  return next;
+}
