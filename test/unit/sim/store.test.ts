@@ -573,3 +573,43 @@ describe('store: copies and indexes', () => {
     );
   });
 });
+
+describe('store: event field selectors', () => {
+  it('selects core/v1 events by involvedObject and events.k8s.io events by regarding', () => {
+    const { store } = setup();
+    const event = (name: string, node: string) => ({
+      metadata: { name, namespace: 'default' },
+      involvedObject: { kind: 'Node', name: node },
+      reason: 'RebootScheduled',
+      type: 'Normal',
+    });
+    store.create(R.events, event('e1', 'n1'));
+    store.create(R.events, event('e2', 'n2'));
+    const picked = store.list(R.events, {
+      fieldSelector: 'involvedObject.kind=Node,involvedObject.name=n2',
+    });
+    assert.deepEqual(
+      picked.map((e) => e.metadata.name),
+      ['e2'],
+    );
+    store.create(R.eventsV1, {
+      metadata: { name: 'v1', namespace: 'default' },
+      eventTime: '2026-03-01T10:00:00.000000Z',
+      reportingController: 'kubemaint.io/control',
+      reportingInstance: 'x',
+      action: 'Drain',
+      reason: 'Drained',
+      type: 'Normal',
+      regarding: { kind: 'Node', name: 'n1' },
+    });
+    assert.equal(store.list(R.eventsV1, { fieldSelector: 'regarding.name=n1' }).length, 1);
+    assert.throws(
+      () =>
+        store.create(R.eventsV1, {
+          metadata: { name: 'bad', namespace: 'default' },
+          eventTime: '2026-03-01T10:00:00Z',
+        }),
+      /parsing time/,
+    );
+  });
+});
