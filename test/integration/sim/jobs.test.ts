@@ -176,8 +176,9 @@ describe('sim Jobs: mapped images run as local processes', () => {
           },
         },
       });
-      const started = await waitFor(`${name} running`, () =>
-        /started (\d+)/.exec(sim.admin.logs(NS, name)),
+      const started = await waitFor(
+        `${name} running`,
+        () => /started (\d+)/.exec(sim.admin.logs(NS, name)) ?? undefined,
       );
       const pid = Number(started[1]);
       assert.ok(alive(pid));
