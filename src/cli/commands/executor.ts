@@ -27,7 +27,9 @@ Exit codes (the control plane reads the Job's outcome from them):
   ${EXIT.requestInvalid}  the request is missing, ended, or belongs to another node: nothing was changed`;
 
 /** Map the validated config (kubemaint.yaml) onto what the executor needs. */
-export function settingsFromConfig(config: Config): ExecutorSettings {
+export function settingsFromConfig(
+  config: Pick<Config, 'namespace' | 'drain' | 'reboot' | 'upgrade' | 'lock'>,
+): ExecutorSettings {
   const { drain, reboot, upgrade, lock } = config;
   return {
     namespace: config.namespace,

@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseSettingsJson } from '../../../src/app/executor/settings-json.js';
+import { DEFAULT_SETTINGS } from '../../../src/app/executor/settings.js';
+import { drainSettings } from '../../../src/cli/commands/drain.js';
+import { settingsFromConfig } from '../../../src/cli/commands/executor.js';
+import { parseConfig } from '../../../src/config/parse.js';
+import { KubemaintError } from '../../../src/errors.js';
+
+describe('executor settings from JSON (the Job env)', () => {
+  it('fills what is missing with the defaults', () => {
+    const settings = parseSettingsJson('{"drain":{"timeoutMs":1000},"hostPrefix":[]}', 'test');
+    assert.equal(settings.drain.timeoutMs, 1_000);
+    assert.equal(settings.drain.stallAfterMs, DEFAULT_SETTINGS.drain.stallAfterMs);
+    assert.deepEqual(settings.hostPrefix, []);
+    assert.deepEqual(settings.reboot, DEFAULT_SETTINGS.reboot);
+  });
+
+  const bad = [
+    { text: 'not json', why: /is not JSON/ },
+    { text: '{"drian":{}}', why: /Unrecognized key.*drian|drian/ },
+    { text: '{"reboot":{"method":"command","command":[]}}', why: /reboot\.command/ },
+    { text: '{"reboot":{"method":"signal","signal":99}}', why: /reboot\.signal/ },
+    { text: '{"lock":{"concurrency":0}}', why: /lock\.concurrency/ },
+  ];
+  for (const c of bad) {
+    it(`refuses ${c.text} with a config error naming the problem`, () => {
+      assert.throws(
+        () => parseSettingsJson(c.text, 'KUBEMAINT_EXECUTOR_SETTINGS'),
+        (e: unknown) =>
+          e instanceof KubemaintError && e.code === 'config_invalid' && c.why.test(e.message),
+      );
+    });
+  }
+});
+
+describe('executor settings from kubemaint.yaml', () => {
+  it('maps drain, reboot, lock and namespace', () => {
+    const parsed = parseConfig(
+      [
+        'namespace: ops',
+        'lock: { concurrency: 3, ttl: 20m }',
+        'drain: { timeout: 5m, gracePeriodSeconds: 10, deleteEmptyDirData: true, podSelector: "app!=db", stallAfter: 2m }',
+        'reboot: { method: signal, signal: 39 }',
+      ].join('\n'),
+      'test.yaml',
+      {},
+    );
+    assert.ok(parsed.ok, JSON.stringify(parsed));
+    const settings = settingsFromConfig(parsed.config);
+    assert.equal(settings.namespace, 'ops');
+    assert.deepEqual(settings.lock, { concurrency: 3, ttlMs: 20 * 60_000 });
+    assert.equal(settings.drain.timeoutMs, 5 * 60_000);
+    assert.equal(settings.drain.gracePeriodSeconds, 10);
+    assert.equal(settings.drain.podSelector, 'app!=db');
+    assert.equal(settings.drain.stallAfterMs, 2 * 60_000);
+    assert.deepEqual(settings.reboot, { method: 'signal', signal: 39 });
+  });
+
+  it("keeps each pod's own grace period for -1", () => {
+    const parsed = parseConfig('drain: { gracePeriodSeconds: -1 }', 'test.yaml', {});
+    assert.ok(parsed.ok);
+    assert.equal(settingsFromConfig(parsed.config).drain.gracePeriodSeconds, undefined);
+  });
+});
+
+describe('kubemaint drain flags', () => {
+  it('override the config defaults', () => {
+    const s = drainSettings(
+      {
+        timeout: '90s',
+        podSelector: 'tier=web',
+        gracePeriod: '0',
+        force: true,
+        skipWaitForDeleteTimeout: '1m',
+      },
+      DEFAULT_SETTINGS.drain,
+    );
+    assert.equal(s.timeoutMs, 90_000);
+    assert.equal(s.podSelector, 'tier=web');
+    assert.equal(s.gracePeriodSeconds, 0);
+    assert.equal(s.force, true);
+    assert.equal(s.skipWaitForDeleteTimeoutMs, 60_000);
+  });
+
+  for (const flags of [
+    { timeout: 'soon' },
+    { gracePeriod: '-5' },
+    { skipWaitForDeleteTimeout: 'x' },
+  ]) {
+    it(`refuses ${JSON.stringify(flags)}`, () => {
+      assert.throws(
+        () => drainSettings(flags, DEFAULT_SETTINGS.drain),
+        (e: unknown) => e instanceof KubemaintError && e.code === 'usage',
+      );
+    });
+  }
+});
