@@ -24,6 +24,7 @@ import {
   reboots,
   requestOf,
   simSettings,
+  runCli,
   startExecutor,
   until,
 } from './support.js';
@@ -173,6 +174,25 @@ describe('executor resilience on the sim', () => {
       assert.ok([...holders.values()].filter(Boolean).length <= 2);
     }
     assert.equal(holders.size, 2);
+  });
+
+  it('drains for operators with `kubemaint drain`: a dry run changes nothing, then a real one', async () => {
+    const node = nodeNames(sim)[6]!;
+    const pods = podsOn(sim, node).length;
+    const dry = await runCli(sim, ['drain', node, '--dry-run']);
+    assert.equal(dry.code, EXIT.ok, dry.output);
+    assert.match(dry.stdout, /dry run: would evict 5 pods/);
+    assert.equal(podsOn(sim, node).length, pods);
+    assert.notEqual(getNode(sim, node).spec?.['unschedulable'], true);
+
+    const real = await runCli(sim, ['drain', node, '--timeout', '1m', '--json']);
+    assert.equal(real.code, EXIT.ok, real.output);
+    const report = JSON.parse(real.stdout) as { outcome: string; evict: string[] };
+    assert.equal(report.outcome, 'drained');
+    assert.equal(report.evict.length, 5);
+    assert.match(real.stderr, new RegExp(`node/${node} cordoned`));
+    assert.match(real.stderr, /5 of 5 pods evicted/);
+    assert.equal(getNode(sim, node).spec?.['unschedulable'], true);
   });
 
   it('ends "drain blocked" at the timeout when a PDB never allows a disruption, and says why', async () => {

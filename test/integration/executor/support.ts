@@ -166,3 +166,22 @@ export async function startExecutor(
 /** Reboots the sim's host performed (or scheduled) for `node`. */
 export const reboots = (sim: Sim, node: string) =>
   sim.admin.hostLog().filter((a) => a.node === node && a.action === 'reboot');
+
+/** Run the bundled CLI against the sim; stdout and stderr kept apart. */
+export async function runCli(
+  sim: Sim,
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string; output: string }> {
+  const [file, ...base] = await cli();
+  const child = spawn(file!, [...base, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, KUBECONFIG: sim.kubeconfigPath },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { code, stdout, stderr, output: stdout + stderr };
+}
