@@ -8,7 +8,7 @@
  */
 import { R, type KObject } from './types.js';
 import type { ControllerContext, Stop } from './controllers/context.js';
-import { podSpec, isPodTerminal } from './controllers/shapes.js';
+import { isPodTerminal, podSpec, setCondition, type PodStatus } from './controllers/shapes.js';
 import type { JobsRunner } from './jobs-runner.js';
 import {
   applyNodeStatus,
@@ -52,7 +52,6 @@ export function createKubelet(
   let podCounter = 0;
   let up = false;
   let stopHeartbeat: Stop | undefined;
-  const timers: Stop[] = [];
   const pods: NodePods = createNodePods(
     ctx,
     {
@@ -117,25 +116,41 @@ export function createKubelet(
     postStatus(true);
   };
 
+  /** The pending boot after a reboot or upgrade, and the delayed start of the heartbeat loop. */
+  let pendingUp: Stop | undefined;
+  let heartbeatStart: Stop | undefined;
+
+  const goDown = (): void => {
+    up = false;
+    heartbeatStart?.();
+    stopHeartbeat?.();
+    heartbeatStart = stopHeartbeat = undefined;
+  };
+
   const comeUp = (restartContainers: boolean): void => {
+    goDown();
+    pendingUp = undefined;
     up = true;
     heartbeat();
     // Spread heartbeats so a fleet does not write all at once.
-    const offset = Math.random() * delays.heartbeatMs;
-    timers.push(
-      clock.after(offset, () => {
-        if (up) stopHeartbeat = clock.every(delays.heartbeatMs, heartbeat);
-      }),
-    );
+    heartbeatStart = clock.after(Math.random() * delays.heartbeatMs, () => {
+      heartbeatStart = undefined;
+      if (up) stopHeartbeat = clock.every(delays.heartbeatMs, heartbeat);
+    });
     const current = podsHere();
     if (restartContainers) pods.restartAll(current);
     else for (const pod of current) pods.sync(pod);
   };
 
-  const goDown = (): void => {
-    up = false;
-    stopHeartbeat?.();
-    stopHeartbeat = undefined;
+  /** Down now, up again after `downMs` (a second call while down starts the wait over). */
+  const cycle = (downMs: number, onBoot: () => void): void => {
+    goDown();
+    pods.killAll();
+    pendingUp?.();
+    pendingUp = clock.after(downMs, () => {
+      onBoot();
+      comeUp(true);
+    });
   };
 
   const kubelet: Kubelet = {
@@ -144,8 +159,6 @@ export function createKubelet(
     isUp: () => up,
     reboot() {
       if (up) postStatus(false, 'node is shutting down');
-      goDown();
-      pods.killAll();
       const nowIso = clock.now().toISOString();
       // Graceful node shutdown: pods that may not restart fail; the rest lose readiness with their containers.
       for (const pod of podsHere()) {
@@ -155,34 +168,19 @@ export function createKubelet(
           pod.metadata.namespace,
           pod.metadata.name ?? '',
           (p) => {
-            if ((podSpec(p).restartPolicy ?? 'Always') === 'Never') markShutdown(p, nowIso);
-            else
-              for (const c of (p.status?.['conditions'] ?? []) as {
-                type: string;
-                status: string;
-              }[]) {
-                if (c.type === 'Ready' || c.type === 'ContainersReady') c.status = 'False';
-              }
+            if ((podSpec(p).restartPolicy ?? 'Always') === 'Never') return markShutdown(p, nowIso);
+            const status: PodStatus = (p.status ??= {});
+            for (const type of ['Ready', 'ContainersReady']) {
+              setCondition(status, { type, status: 'False', reason: 'ContainersNotReady' }, nowIso);
+            }
           },
           { actor, subresource: 'status' },
         );
       }
-      timers.push(
-        clock.after(delays.rebootDowntimeMs, () => {
-          info.bootID = newBootId();
-          comeUp(true);
-        }),
-      );
+      cycle(delays.rebootDowntimeMs, () => (info.bootID = newBootId()));
     },
     upgrade(version) {
-      goDown();
-      pods.killAll();
-      timers.push(
-        clock.after(delays.upgradeDowntimeMs, () => {
-          info.kubeletVersion = version;
-          comeUp(true);
-        }),
-      );
+      cycle(delays.upgradeDowntimeMs, () => (info.kubeletVersion = version));
     },
     stopKubelet: goDown,
     startKubelet() {
@@ -194,7 +192,7 @@ export function createKubelet(
     },
     stop() {
       goDown();
-      for (const stop of timers.splice(0)) stop();
+      pendingUp?.();
       pods.killAll();
     },
   };

@@ -105,6 +105,27 @@ describe('controllers and kubelets on a manual clock', () => {
     );
   });
 
+  it('comes back once from a reboot issued again while the node is down', () => {
+    kubelets.get('node-1')!.reboot();
+    clock.advance(30 * SECOND);
+    kubelets.get('node-1')!.reboot();
+    clock.advance(DEFAULT_DELAYS.rebootDowntimeMs - 10 * SECOND);
+    assert.notEqual(ready('node-1'), 'True', 'the second reboot started the downtime over');
+    clock.advance(20 * SECOND);
+    assert.equal(ready('node-1'), 'True');
+    const from = store.resourceVersion();
+    clock.advance(100 * SECOND);
+    const beats = store
+      .audit()
+      .filter(
+        (e) => e.rv > Number(from) && e.actor === 'kubelet/node-1' && e.resource === R.leases,
+      );
+    assert.ok(
+      beats.length >= 9 && beats.length <= 11,
+      `one heartbeat loop, got ${beats.length} renewals in 100 s`,
+    );
+  });
+
   it('upgrades a kubelet: new version, containers restarted, node stays Ready through a short restart', () => {
     host.upgrade('node-4', 'v1.31.4');
     clock.advance(
