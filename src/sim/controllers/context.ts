@@ -32,7 +32,7 @@ export interface SimDelays {
   jobPodRunMs: number;
   /** First Job pod-failure backoff; doubles per failure, capped at 6 minutes. @default 10000 */
   jobBackoffMs: number;
-  /** Controllers re-check everything this often, for anything a missed event left behind. @default 30000 */
+  /** The scheduler retries pending pods and the garbage collector sweeps for orphans this often. @default 30000 */
   resyncMs: number;
 }
 

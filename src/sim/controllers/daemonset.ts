@@ -66,6 +66,9 @@ export function shouldRun(ds: KObject, node: KObject, running = false): boolean 
   );
 }
 
+const nodeSignature = (node: KObject): string =>
+  JSON.stringify([node.metadata.labels, node.spec?.['taints'], node.spec?.['unschedulable']]);
+
 const nodeOfPod = (pod: KObject): string | undefined => {
   const terms =
     podSpec(pod).affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution
@@ -143,6 +146,8 @@ export function startDaemonSetController(ctx: ControllerContext): Stop {
     );
   };
 
+  /** node → what about it decides where daemons run, to skip heartbeat-only changes. */
+  const seen = new Map<string, string>();
   const queue = createWorkQueue({ name: 'daemonset', clock, log: ctx.log, reconcile });
   const allDaemonSets = (): void => {
     for (const ds of store.listPage(R.daemonsets, {}, { shared: true }).items) queue.add(keyOf(ds));
@@ -155,8 +160,20 @@ export function startDaemonSetController(ctx: ControllerContext): Stop {
       const ref = controllerRef(e.object);
       if (ref?.kind === 'DaemonSet') queue.add(`${e.object.metadata.namespace ?? ''}/${ref.name}`);
     }),
-    store.watch(R.nodes, allDaemonSets),
-    clock.every(ctx.delays.resyncMs, allDaemonSets),
+    store.watchFrom(
+      R.nodes,
+      undefined,
+      (e) => {
+        // Heartbeats rewrite node status all the time; only membership, labels and taints matter here.
+        const name = e.object.metadata.name ?? '';
+        const signature = e.type === 'DELETED' ? '' : nodeSignature(e.object);
+        if (seen.get(name) === signature) return;
+        if (signature) seen.set(name, signature);
+        else seen.delete(name);
+        allDaemonSets();
+      },
+      { shared: true },
+    ),
   ];
   allDaemonSets();
   return () => {

@@ -153,9 +153,6 @@ export function startDeploymentController(ctx: ControllerContext): Stop {
       const ref = controllerRef(e.object);
       if (ref?.kind === 'Deployment') queue.add(`${e.object.metadata.namespace ?? ''}/${ref.name}`);
     }),
-    clock.every(ctx.delays.resyncMs, () => {
-      for (const d of store.list(R.deployments)) queue.add(keyOf(d));
-    }),
   ];
   for (const d of store.list(R.deployments)) queue.add(keyOf(d));
   return () => {

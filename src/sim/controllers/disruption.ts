@@ -1,12 +1,14 @@
 /**
  * The disruption controller: keeps every PodDisruptionBudget's status current (healthy counts,
  * `disruptionsAllowed`, `observedGeneration`, the `DisruptionAllowed` condition, stale `disruptedPods`
- * dropped) as pods come and go, so evictions see the budget a real cluster would show.
+ * dropped) as pods come and go, so evictions see the budget a real cluster would show. Driven by
+ * events only: in-process watches miss nothing, and the one timed thing (a `disruptedPods` entry
+ * expiring) is queued for its time.
  */
 import { R, type KObject } from '../types.js';
 import type { ControllerContext, Stop } from './context.js';
 import { computePdbStatus, DELETION_TIMEOUT_MS } from './pdb-status.js';
-import { matchesSelector } from './selectors.js';
+import { matchesSelector, selectorToString } from './selectors.js';
 import {
   controllerRef,
   keyOf,
@@ -55,8 +57,10 @@ export function startDisruptionController(ctx: ControllerContext): Stop {
     const pdb = store.get(R.pdbs, namespace, name);
     if (!pdb || !namespace) return;
     const selector = pdb.spec?.['selector'] as LabelSelector | undefined;
+    const labelSelector = selector ? selectorToString(selector) : '';
+    // The store filters by the selector string before copying; the object check keeps its semantics.
     const pods = store
-      .list(R.pods, { namespace })
+      .list(R.pods, { namespace, ...(labelSelector ? { labelSelector } : {}) })
       .filter((pod) => matchesSelector(selector, pod.metadata.labels));
     const now = clock.now().getTime();
     const nowIso = new Date(now).toISOString();
@@ -108,28 +112,57 @@ export function startDisruptionController(ctx: ControllerContext): Stop {
   };
 
   const queue = createWorkQueue({ name: 'disruption', clock, log: ctx.log, reconcile });
-  const forNamespace = (namespace: string | undefined, labels?: Record<string, string>): void => {
-    if (!namespace) return;
-    for (const pdb of store.list(R.pdbs, { namespace })) {
-      const selector = pdb.spec?.['selector'] as LabelSelector | undefined;
-      if (!labels || matchesSelector(selector, labels)) queue.add(keyOf(pdb));
+  /** namespace → PDB key → selector, so a pod event finds its budgets without listing them. */
+  const budgets = new Map<string, Map<string, LabelSelector | undefined>>();
+  /** pod key → the budgets it matched last time, so a relabelled pod updates the one it left. */
+  const matched = new Map<string, string[]>();
+  const matching = (namespace: string, labels: Record<string, string>): string[] =>
+    [...(budgets.get(namespace) ?? [])]
+      .filter(([, selector]) => matchesSelector(selector, labels))
+      .map(([key]) => key);
+  const trackBudget = (pdb: KObject, deleted: boolean): void => {
+    const namespace = pdb.metadata.namespace ?? '';
+    let inNamespace = budgets.get(namespace);
+    if (!inNamespace) {
+      inNamespace = new Map<string, LabelSelector | undefined>();
+      budgets.set(namespace, inNamespace);
     }
+    if (deleted) inNamespace.delete(keyOf(pdb));
+    else inNamespace.set(keyOf(pdb), pdb.spec?.['selector'] as LabelSelector | undefined);
   };
+  const onPod = (pod: KObject, deleted: boolean): void => {
+    const key = keyOf(pod);
+    const now = deleted ? [] : matching(pod.metadata.namespace ?? '', pod.metadata.labels ?? {});
+    for (const pdb of new Set([...(matched.get(key) ?? []), ...now])) queue.add(pdb);
+    if (now.length > 0) matched.set(key, now);
+    else matched.delete(key);
+  };
+  // A workload's replicas are a budget's expected count: recompute the budgets its pods fall under.
+  const onWorkload = (workload: KObject): void => {
+    const template = (workload.spec?.['template'] ?? {}) as {
+      metadata?: { labels?: Record<string, string> };
+    };
+    const labels = template.metadata?.labels ?? {};
+    for (const pdb of matching(workload.metadata.namespace ?? '', labels)) queue.add(pdb);
+  };
+  for (const pdb of store.list(R.pdbs)) trackBudget(pdb, false);
+  const shared = { shared: true };
   const stops = [
-    store.watch(R.pdbs, (e) => {
-      if (e.type !== 'DELETED') queue.add(keyOf(e.object));
-    }),
-    store.watch(R.pods, (e) =>
-      forNamespace(e.object.metadata.namespace, e.object.metadata.labels ?? {}),
+    store.watchFrom(
+      R.pdbs,
+      undefined,
+      (e) => {
+        trackBudget(e.object, e.type === 'DELETED');
+        if (e.type !== 'DELETED') queue.add(keyOf(e.object));
+      },
+      shared,
     ),
+    store.watchFrom(R.pods, undefined, (e) => onPod(e.object, e.type === 'DELETED'), shared),
     ...[R.replicasets, R.deployments, R.statefulsets].map((resource) =>
-      store.watch(resource, (e) => forNamespace(e.object.metadata.namespace)),
+      store.watchFrom(resource, undefined, (e) => onWorkload(e.object), shared),
     ),
-    clock.every(ctx.delays.resyncMs, () => {
-      for (const pdb of store.list(R.pdbs)) queue.add(keyOf(pdb));
-    }),
   ];
-  for (const pdb of store.list(R.pdbs)) queue.add(keyOf(pdb));
+  for (const pod of store.listPage(R.pods, {}, shared).items) onPod(pod, false);
   return () => {
     for (const stop of stops) stop();
     queue.stop();

@@ -224,9 +224,6 @@ export function startJobController(ctx: ControllerContext): Stop {
       }
       queue.add(key);
     }),
-    clock.every(delays.resyncMs, () => {
-      for (const job of store.list(R.jobs)) queue.add(keyOf(job));
-    }),
   ];
   for (const job of store.list(R.jobs)) queue.add(keyOf(job));
   return () => {

@@ -88,9 +88,6 @@ export function startReplicaSetController(ctx: ControllerContext): Stop {
       const ref = controllerRef(e.object);
       if (ref?.kind === 'ReplicaSet') queue.add(`${e.object.metadata.namespace ?? ''}/${ref.name}`);
     }),
-    clock.every(ctx.delays.resyncMs, () => {
-      for (const rs of store.list(R.replicasets)) queue.add(keyOf(rs));
-    }),
   ];
   for (const rs of store.list(R.replicasets)) queue.add(keyOf(rs));
   return () => {

@@ -86,9 +86,6 @@ export function startStatefulSetController(ctx: ControllerContext): Stop {
       if (ref?.kind === 'StatefulSet')
         queue.add(`${e.object.metadata.namespace ?? ''}/${ref.name}`);
     }),
-    clock.every(ctx.delays.resyncMs, () => {
-      for (const sts of store.list(R.statefulsets)) queue.add(keyOf(sts));
-    }),
   ];
   for (const sts of store.list(R.statefulsets)) queue.add(keyOf(sts));
   return () => {

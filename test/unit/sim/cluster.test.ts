@@ -79,6 +79,21 @@ describe('controllers and kubelets on a manual clock', () => {
     assert.ok(store.get(R.leases, 'kube-node-lease', 'node-1'), 'kubelets renew their Lease');
   });
 
+  it('updates a budget when one of its pods is relabelled out of it', () => {
+    const [pod] = pods((p) => p.metadata.labels?.['app'] === 'web');
+    store.mutate(R.pods, 'shop', pod!.metadata.name!, (p) => {
+      p.metadata.labels = { ...p.metadata.labels, app: 'debug' };
+    });
+    clock.advance(1);
+    assert.equal(store.get(R.pdbs, 'shop', 'web')!.status?.['currentHealthy'], 2);
+    clock.advance(10 * SECOND);
+    assert.equal(
+      store.get(R.pdbs, 'shop', 'web')!.status?.['currentHealthy'],
+      3,
+      'the RS replaced it',
+    );
+  });
+
   it('reboots a node: NotReady at once, back with a new bootID after the downtime, pods restarted', () => {
     const boot = (node('node-3').status?.['nodeInfo'] as { bootID: string }).bootID;
     const action = host.reboot('node-3');
