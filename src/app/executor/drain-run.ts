@@ -197,6 +197,7 @@ export class DrainRun {
       if (this.done.signal.aborted) return;
       const now = clock.now();
       this.skipLongDeleted(now);
+      if (this.hooks.abort?.aborted) return this.stop('skipped');
       if (now.getTime() >= deadline) return this.stop('timeout');
       if (now.getTime() - this.lastChangeAt.getTime() < settings.stallAfterMs) continue;
       if (!this.stalledSince) {

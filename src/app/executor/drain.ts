@@ -27,6 +27,8 @@ export interface DrainHooks {
   onProgress?: (progress: DrainProgress) => void | Promise<void>;
   /** Asked while stalled: an operator's decision recorded on the request. */
   decision?: () => Promise<DrainDecision | undefined>;
+  /** Stops the drain (outcome `skipped`) when aborted, e.g. because the request ended meanwhile. */
+  abort?: AbortSignal;
   log?: Logger;
 }
 

@@ -14,7 +14,7 @@ import { settingsForSlots } from './settings.js';
 import { releaseSlot } from './slots.js';
 
 /** Uncordon when we cordoned, release the slot, end the request; in that order (see below). */
-async function giveBack(
+export async function giveBack(
   ports: ExecutorPorts,
   settings: ExecutorInput['settings'],
   handle: RequestHandle,

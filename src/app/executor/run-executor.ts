@@ -11,7 +11,7 @@ import type { Logger } from '../../log.js';
 import type { Clock, EventsPort, HostPort, LeasesPort, NodesPort, PodsPort } from '../ports.js';
 import { cordon } from './cordon.js';
 import { drainNode, type DrainReport } from './drain.js';
-import { finishBlocked, issueHostCommand } from './executor-finish.js';
+import { finishBlocked, giveBack, issueHostCommand } from './executor-finish.js';
 import { rebootActions, upgradeActions, type HostAction } from './host.js';
 import { checkRequest, RequestHandle, transition } from './request-state.js';
 import { settingsForSlots } from './settings.js';
@@ -104,17 +104,29 @@ export async function runExecutor(
     log.error({ why }, 'slot lost');
     lost.abort(why);
   });
+  const handle = new RequestHandle(nodes, clock, node!, request);
   try {
-    return await runSteps(ports, input, new RequestHandle(nodes, clock, node!, request), {
+    return await runSteps(ports, input, handle, {
       slotName: slot.name,
       holder,
       actions,
       lost: lost.signal,
     });
+  } catch (error) {
+    // Cancelled (or replaced) while we worked: give the node back rather than leave it cordoned
+    // with no active request to explain it, then stop.
+    if (!isRequestInvalid(error)) throw error;
+    renewing.stop();
+    const state = await giveBack(ports, input.settings, handle, { slotName: slot.name, holder });
+    log.warn({ why: error.message, state }, 'request ended while the executor worked');
+    return outcome(EXIT.requestInvalid, `${error.message}; ${state}`);
   } finally {
     renewing.stop();
   }
 }
+
+const isRequestInvalid = (error: unknown): error is KubemaintError =>
+  error instanceof KubemaintError && error.code === 'request_invalid';
 
 interface StepContext {
   slotName: string;
@@ -161,6 +173,7 @@ async function runSteps(
     });
   }
 
+  const ended = new AbortController();
   await events.recordNodeEvent(ref, {
     reason: 'KubemaintDraining',
     message: 'draining the node',
@@ -172,7 +185,10 @@ async function runSteps(
     },
     input.settings.progressIntervalMs,
     clock,
-    (error) => log.warn({ err: error }, 'could not write drain progress'),
+    (error) => {
+      if (isRequestInvalid(error)) ended.abort(error);
+      else log.warn({ err: error }, 'could not write drain progress');
+    },
   );
   const report = await drainNode(
     { pods: ports.pods, clock },
@@ -183,10 +199,20 @@ async function runSteps(
     },
     {
       onProgress: (p) => progress.push(p),
-      decision: async () => (await handle.refresh()).drainDecision?.decision,
+      decision: async () => {
+        try {
+          return (await handle.refresh()).drainDecision?.decision;
+        } catch (error) {
+          if (isRequestInvalid(error)) ended.abort(error);
+          throw error;
+        }
+      },
+      abort: ended.signal,
       log,
     },
   );
+  // The request ended (cancelled, replaced) while we drained: the caller gives the node back.
+  if (ended.signal.aborted) throw ended.signal.reason;
   progress.push(report.progress);
   await progress.flush();
   log.info({ outcome: report.outcome, message: report.message }, 'drain finished');

@@ -253,3 +253,24 @@ describe('runExecutor', () => {
     assert.equal(c.nodes.get('n1')!.unschedulable, false);
   });
 });
+
+describe('runExecutor when the request ends under it', () => {
+  it('gives the node back when the request is cancelled during the drain', async () => {
+    const c = setup({}, { refuse: (pod) => (pod.name === 'web-1' ? 'nope' : undefined) });
+    const settings = {
+      ...SETTINGS,
+      drain: { ...SETTINGS.drain, timeoutMs: 5_000, stallAfterMs: 50 },
+    };
+    const running = runExecutor(ports(c), input({ settings }));
+    await testClock.sleep(100);
+    const node = c.nodes.get('n1')!;
+    node.annotations[ANN_REQUEST] = JSON.stringify({ ...requestOn(c), state: 'cancelled' });
+    node.resourceVersion = c.nextRv();
+    const result = await running;
+    assert.equal(result.exitCode, EXIT.requestInvalid);
+    assert.match(result.message, /has ended \(cancelled\); node uncordoned/);
+    assert.equal(c.nodes.get('n1')!.unschedulable, false);
+    assert.equal(c.leases.get('kubemaint/kubemaint-slot-0')!.holder, '');
+    assert.equal(c.host.length, 0);
+  });
+});
