@@ -135,7 +135,9 @@ export function createKubelet(
     // Spread heartbeats so a fleet does not write all at once.
     heartbeatStart = clock.after(Math.random() * delays.heartbeatMs, () => {
       heartbeatStart = undefined;
-      if (up) stopHeartbeat = clock.every(delays.heartbeatMs, heartbeat);
+      if (!up) return;
+      heartbeat();
+      stopHeartbeat = clock.every(delays.heartbeatMs, heartbeat);
     });
     const current = podsHere();
     if (restartContainers) pods.restartAll(current);
