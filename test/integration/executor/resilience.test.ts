@@ -178,10 +178,13 @@ describe('executor resilience on the sim', () => {
 
   it('drains for operators with `kubemaint drain`: a dry run changes nothing, then a real one', async () => {
     const node = nodeNames(sim)[6]!;
+    // Replacements of pods drained earlier in this file may have landed here: count what is there.
+    const evictable = () =>
+      podsOn(sim, node).filter((p) => !p.metadata.name?.startsWith('node-agent')).length;
     const pods = podsOn(sim, node).length;
     const dry = await runCli(sim, ['drain', node, '--dry-run']);
     assert.equal(dry.code, EXIT.ok, dry.output);
-    assert.match(dry.stdout, /dry run: would evict 5 pods/);
+    assert.match(dry.stdout, new RegExp(`dry run: would evict ${evictable()} pods`));
     assert.equal(podsOn(sim, node).length, pods);
     assert.notEqual(getNode(sim, node).spec?.['unschedulable'], true);
 
@@ -189,9 +192,13 @@ describe('executor resilience on the sim', () => {
     assert.equal(real.code, EXIT.ok, real.output);
     const report = JSON.parse(real.stdout) as { outcome: string; evict: string[] };
     assert.equal(report.outcome, 'drained');
-    assert.equal(report.evict.length, 5);
+    assert.ok(report.evict.length >= 5);
     assert.match(real.stderr, new RegExp(`node/${node} cordoned`));
-    assert.match(real.stderr, /5 of 5 pods evicted/);
+    assert.match(
+      real.stderr,
+      new RegExp(`${report.evict.length} of ${report.evict.length} pods evicted`),
+    );
+    assert.equal(evictable(), 0);
     assert.equal(getNode(sim, node).spec?.['unschedulable'], true);
   });
 
