@@ -116,6 +116,34 @@ export function createKubelet(
     postStatus(true);
   };
 
+  /** What a real kubelet records when it finds a new boot id: a Warning `Rebooted` Event on the Node. */
+  const recordRebooted = (): void => {
+    const nowIso = clock
+      .now()
+      .toISOString()
+      .replace(/\.\d{3}Z$/, 'Z');
+    const uid = store.get(R.nodes, undefined, name)?.metadata.uid ?? '';
+    try {
+      store.create(
+        R.events,
+        {
+          metadata: { generateName: `${name}.`, namespace: 'default' },
+          involvedObject: { apiVersion: 'v1', kind: 'Node', name, uid },
+          reason: 'Rebooted',
+          message: `Node ${name} has been rebooted, boot id: ${info.bootID}`,
+          type: 'Warning',
+          source: { component: 'kubelet', host: name },
+          firstTimestamp: nowIso,
+          lastTimestamp: nowIso,
+          count: 1,
+        },
+        { actor },
+      );
+    } catch {
+      // No default namespace (an odd scenario): the reboot still happens, only unrecorded.
+    }
+  };
+
   /** The pending boot after a reboot or upgrade, and the delayed start of the heartbeat loop. */
   let pendingUp: Stop | undefined;
   let heartbeatStart: Stop | undefined;
@@ -179,7 +207,10 @@ export function createKubelet(
           { actor, subresource: 'status' },
         );
       }
-      cycle(delays.rebootDowntimeMs, () => (info.bootID = newBootId()));
+      cycle(delays.rebootDowntimeMs, () => {
+        info.bootID = newBootId();
+        recordRebooted();
+      });
     },
     upgrade(version) {
       cycle(delays.upgradeDowntimeMs, () => (info.kubeletVersion = version));

@@ -118,6 +118,11 @@ describe('controllers and kubelets on a manual clock', () => {
     assert.ok(
       mine.every((p) => isPodReady(p) && podStatus(p).containerStatuses?.[0]?.restartCount === 1),
     );
+    const events = store
+      .list(R.events, { namespace: 'default' })
+      .filter((e) => e['reason'] === 'Rebooted');
+    assert.equal(events.length, 1);
+    assert.match(String(events[0]?.['message']), /^Node node-3 has been rebooted, boot id: /);
   });
 
   it('comes back once from a reboot issued again while the node is down', () => {
