@@ -42,7 +42,13 @@ export interface Kubelet {
 export function createKubelet(
   ctx: ControllerContext,
   node: KObject,
-  options: { index: number; version: string; runner: JobsRunner },
+  options: {
+    index: number;
+    version: string;
+    runner: JobsRunner;
+    /** The node's pods at start, when the caller has them (saves a scan per node in a big fleet). */
+    initialPods?: readonly KObject[];
+  },
 ): Kubelet {
   const { store, clock, delays } = ctx;
   const name = node.metadata.name ?? '';
@@ -63,6 +69,7 @@ export function createKubelet(
     },
     options.runner,
   );
+  let initial = options.initialPods;
   const podsHere = (): KObject[] => store.list(R.pods, { fieldSelector: `spec.nodeName=${name}` });
 
   const postStatus = (ready: boolean, message?: string): void => {
@@ -167,7 +174,8 @@ export function createKubelet(
       heartbeat();
       stopHeartbeat = clock.every(delays.heartbeatMs, heartbeat);
     });
-    const current = podsHere();
+    const current = initial ?? podsHere();
+    initial = undefined;
     if (restartContainers) pods.restartAll(current);
     else for (const pod of current) pods.sync(pod);
   };

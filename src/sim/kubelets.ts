@@ -3,7 +3,7 @@
  * gets its kubelet at once; a deleted node loses it). Pod watch events go to the kubelet of the pod's
  * node; the host endpoint reaches a node's kubelet through `get`.
  */
-import { R } from './types.js';
+import { R, type KObject } from './types.js';
 import type { ControllerContext } from './controllers/context.js';
 import { podSpec } from './controllers/shapes.js';
 import type { JobsRunner } from './jobs-runner.js';
@@ -22,11 +22,12 @@ export function startKubelets(
   const { store } = ctx;
   const kubelets = new Map<string, Kubelet>();
   let index = 0;
-  const add = (name: string): void => {
+  const add = (name: string, initialPods?: readonly KObject[]): void => {
     if (kubelets.has(name)) return;
     const node = store.get(R.nodes, undefined, name);
     if (!node) return;
-    kubelets.set(name, createKubelet(ctx, node, { index: index++, ...options }));
+    const extra = initialPods ? { initialPods } : {};
+    kubelets.set(name, createKubelet(ctx, node, { index: index++, ...options, ...extra }));
   };
   const stops = [
     store.watchFrom(
@@ -52,8 +53,19 @@ export function startKubelets(
       { shared: true },
     ),
   ];
-  for (const node of store.listPage(R.nodes, {}, { shared: true }).items)
-    add(node.metadata.name ?? '');
+  // One pass over the pods instead of a field-selector scan per node: 5,000 nodes start in seconds.
+  const byNode = new Map<string, KObject[]>();
+  for (const pod of store.listPage(R.pods, {}, { shared: true }).items) {
+    const node = podSpec(pod).nodeName;
+    if (!node) continue;
+    const list = byNode.get(node);
+    if (list) list.push(pod);
+    else byNode.set(node, [pod]);
+  }
+  for (const node of store.listPage(R.nodes, {}, { shared: true }).items) {
+    const name = node.metadata.name ?? '';
+    add(name, byNode.get(name) ?? []);
+  }
   return {
     get: (node) => kubelets.get(node),
     names: () => [...kubelets.keys()],

@@ -5,6 +5,7 @@
  */
 import type { Logger } from '../../log.js';
 import type { SimClock, Store } from '../types.js';
+import type { PodIndex } from './pod-index.js';
 
 export interface SimDelays {
   /** Bound pod → Running (image pull and container start). @default 1000 */
@@ -56,6 +57,8 @@ export interface ControllerContext {
   clock: SimClock;
   delays: SimDelays;
   log: Logger;
+  /** Pods by owner and label; `startControllers` provides one (without it, controllers scan). */
+  pods?: PodIndex;
 }
 
 /** A started controller: call to stop its watches and timers. */

@@ -15,6 +15,7 @@ import {
   type Condition,
   type LabelSelector,
 } from './shapes.js';
+import { selectorToString } from './selectors.js';
 import { createWorkQueue } from './work-queue.js';
 
 const ACTOR = 'controller/deployment';
@@ -77,9 +78,16 @@ export function startDeploymentController(ctx: ControllerContext): Stop {
     const deploy = store.get(R.deployments, namespace, name);
     if (!deploy || deploy.metadata.deletionTimestamp) return;
     const want = num(deploy.spec?.['replicas'], 1);
+    // Its ReplicaSets carry the template labels, so the selector narrows the scan (read-only view).
+    const selector = deploy.spec?.['selector'] as LabelSelector | undefined;
+    const labelSelector = selector ? selectorToString(selector) : '';
     const owned = store
-      .list(R.replicasets, { namespace })
-      .filter((rs) => controllerRef(rs)?.uid === deploy.metadata.uid);
+      .listPage(
+        R.replicasets,
+        { ...(namespace ? { namespace } : {}), ...(labelSelector ? { labelSelector } : {}) },
+        { shared: true },
+      )
+      .items.filter((rs) => controllerRef(rs)?.uid === deploy.metadata.uid);
     const current = ensureReplicaSet(deploy, owned, want);
     const newReady = num(current.status?.['readyReplicas']);
     const old = owned.filter((rs) => rs.metadata.name !== current.metadata.name);

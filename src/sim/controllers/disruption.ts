@@ -57,11 +57,21 @@ export function startDisruptionController(ctx: ControllerContext): Stop {
     const pdb = store.get(R.pdbs, namespace, name);
     if (!pdb || !namespace) return;
     const selector = pdb.spec?.['selector'] as LabelSelector | undefined;
-    const labelSelector = selector ? selectorToString(selector) : '';
-    // The store filters by the selector string before copying; the object check keeps its semantics.
-    const pods = store
-      .list(R.pods, { namespace, ...(labelSelector ? { labelSelector } : {}) })
-      .filter((pod) => matchesSelector(selector, pod.metadata.labels));
+    const pods = ctx.pods
+      ? ctx.pods.bySelector(namespace, selector)
+      : store
+          .list(R.pods, {
+            namespace,
+            ...(selector ? { labelSelector: selectorToString(selector) } : {}),
+          })
+          .filter((pod) => matchesSelector(selector, pod.metadata.labels));
+    // Remember who matched, so a pod relabelled out of this budget re-queues it.
+    for (const pod of pods) {
+      const podKey = keyOf(pod);
+      const set = matched.get(podKey);
+      if (set) set.add(key);
+      else matched.set(podKey, new Set([key]));
+    }
     const now = clock.now().getTime();
     const nowIso = new Date(now).toISOString();
     const result = computePdbStatus({
@@ -115,7 +125,7 @@ export function startDisruptionController(ctx: ControllerContext): Stop {
   /** namespace → PDB key → selector, so a pod event finds its budgets without listing them. */
   const budgets = new Map<string, Map<string, LabelSelector | undefined>>();
   /** pod key → the budgets it matched last time, so a relabelled pod updates the one it left. */
-  const matched = new Map<string, string[]>();
+  const matched = new Map<string, Set<string>>();
   const matching = (namespace: string, labels: Record<string, string>): string[] =>
     [...(budgets.get(namespace) ?? [])]
       .filter(([, selector]) => matchesSelector(selector, labels))
@@ -134,7 +144,7 @@ export function startDisruptionController(ctx: ControllerContext): Stop {
     const key = keyOf(pod);
     const now = deleted ? [] : matching(pod.metadata.namespace ?? '', pod.metadata.labels ?? {});
     for (const pdb of new Set([...(matched.get(key) ?? []), ...now])) queue.add(pdb);
-    if (now.length > 0) matched.set(key, now);
+    if (now.length > 0) matched.set(key, new Set(now));
     else matched.delete(key);
   };
   // A workload's replicas are a budget's expected count: recompute the budgets its pods fall under.
@@ -162,7 +172,6 @@ export function startDisruptionController(ctx: ControllerContext): Stop {
       store.watchFrom(resource, undefined, (e) => onWorkload(e.object), shared),
     ),
   ];
-  for (const pod of store.listPage(R.pods, {}, shared).items) onPod(pod, false);
   return () => {
     for (const stop of stops) stop();
     queue.stop();

@@ -8,6 +8,7 @@ import { startDisruptionController } from './disruption.js';
 import { startGarbageCollector } from './garbage-collector.js';
 import { startJobController } from './job.js';
 import { startNodeLifecycle } from './node-lifecycle.js';
+import { createPodIndex } from './pod-index.js';
 import { startReplicaSetController } from './replicaset.js';
 import { startScheduler } from './scheduler.js';
 import { startStatefulSetController } from './statefulset.js';
@@ -25,8 +26,11 @@ export const CONTROLLERS = {
 } as const satisfies Record<string, (ctx: ControllerContext) => Stop>;
 
 export function startControllers(ctx: ControllerContext): Stop {
-  const stops = Object.values(CONTROLLERS).map((start) => start(ctx));
+  const pods = ctx.pods ?? createPodIndex(ctx.store);
+  const shared = { ...ctx, pods };
+  const stops = Object.values(CONTROLLERS).map((start) => start(shared));
   return () => {
     for (const stop of stops) stop();
+    if (!ctx.pods) pods.stop();
   };
 }

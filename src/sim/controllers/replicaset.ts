@@ -15,7 +15,7 @@ import {
   splitKey,
   type LabelSelector,
 } from './shapes.js';
-import { selectorToString } from './selectors.js';
+import { matchesSelector, selectorToString } from './selectors.js';
 import { createWorkQueue } from './work-queue.js';
 
 const ACTOR = 'controller/replicaset';
@@ -29,16 +29,27 @@ function deletionOrder(a: KObject, b: KObject): number {
   );
 }
 
-/** Pods whose controller is `owner`; its selector narrows the list first when it has one. */
+/** Pods whose controller is `owner` (from the pod index when there is one, else a selector scan). */
 export function ownedPods(ctx: ControllerContext, owner: KObject): KObject[] {
+  const uid = owner.metadata.uid;
   const selector = owner.spec?.['selector'] as LabelSelector | undefined;
+  // A pod relabelled out of the selector is no longer the controller's (it would release it).
+  if (ctx.pods) {
+    return ctx.pods
+      .byOwner(uid ?? '')
+      .filter(
+        (pod) =>
+          controllerRef(pod)?.uid === uid &&
+          (!selector || matchesSelector(selector, pod.metadata.labels)),
+      );
+  }
   const labelSelector = selector ? selectorToString(selector) : '';
   return ctx.store
     .list(R.pods, {
       namespace: owner.metadata.namespace,
       ...(labelSelector ? { labelSelector } : {}),
     })
-    .filter((pod) => controllerRef(pod)?.uid === owner.metadata.uid);
+    .filter((pod) => controllerRef(pod)?.uid === uid);
 }
 
 export function startReplicaSetController(ctx: ControllerContext): Stop {

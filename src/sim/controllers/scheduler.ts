@@ -93,7 +93,7 @@ export function startScheduler(ctx: ControllerContext): Stop {
     },
   });
 
-  for (const pod of store.list(R.pods)) track(pod, false);
+  for (const pod of store.listPage(R.pods, {}, { shared: true }).items) track(pod, false);
   const unwatchPods = store.watch(R.pods, (event) => {
     track(event.object, event.type === 'DELETED');
     if (pending.size > 0) queue.add(ALL);
