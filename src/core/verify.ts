@@ -5,6 +5,7 @@
  * Pure: the caller passes the node's facts and `now`.
  */
 import type { MaintenanceRequest } from './request.js';
+import { compareKubeVersions, tryParseKubeVersion } from './version.js';
 
 export interface NodeFacts {
   ready: string;
@@ -17,9 +18,11 @@ export type VerifyOutcome =
   | { result: 'waiting'; message: string }
   | { result: 'failed'; message: string };
 
-/** `v1.31.4-eks-abc` and `1.31.4` name the same kubelet release. */
-const coreVersion = (version: string): string =>
-  /^v?(\d+\.\d+\.\d+)/.exec(version.trim())?.[1] ?? version.trim();
+/** `v1.31.4-eks-abc` and `1.31.4` name the same kubelet release (suffixes do not count). */
+function sameRelease(a: string, b: string): boolean {
+  const [x, y] = [tryParseKubeVersion(a), tryParseKubeVersion(b)];
+  return x !== undefined && y !== undefined && compareKubeVersions(x, y) === 0;
+}
 
 export function verifyNode(
   request: MaintenanceRequest,
@@ -57,7 +60,7 @@ export function verifyNode(
       : { result: 'waiting', message: why };
   }
   const target = request.targetVersion ?? '';
-  const upgraded = coreVersion(node.kubeletVersion) === coreVersion(target);
+  const upgraded = sameRelease(node.kubeletVersion, target);
   if (upgraded && node.ready === 'True') {
     return {
       result: 'proven',

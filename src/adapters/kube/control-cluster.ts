@@ -13,7 +13,7 @@ import { recordNodeEvent } from './events.js';
 import { createJob, getJob } from './jobs.js';
 import { replaceLease, toLeaseInfo } from './leases.js';
 import { listAll } from './paginate.js';
-import { patchNode, toNodeInfo } from './nodes.js';
+import { listNodeObjects, patchNode, readNodeObject, toNodeInfo } from './nodes.js';
 import { evictPod, listPodsOnNode, toPodInfo } from './pods.js';
 import { withRetry } from './retry.js';
 
@@ -38,29 +38,12 @@ export function controlCluster(
   options: { namespace: string; now: () => Date },
 ): ClusterPort {
   const { namespace } = options;
-  const listNodes = async (labelSelector?: string): Promise<NodeView[]> =>
-    listAll(
-      'list nodes',
-      (cont, limit) =>
-        client.core.listNode({
-          limit,
-          ...(cont === undefined ? {} : { _continue: cont }),
-          ...(labelSelector === undefined ? {} : { labelSelector }),
-        }),
-      client.retry,
-    ).then((nodes) => nodes.map(toNodeView));
-
   return {
-    listNodes,
+    listNodes: async (labelSelector) =>
+      (await listNodeObjects(client, labelSelector)).map(toNodeView),
     async getNode(name) {
-      try {
-        return toNodeView(
-          await withRetry(`get node ${name}`, () => client.core.readNode({ name }), client.retry),
-        );
-      } catch (error) {
-        if (isKubeError(error, 'not-found')) return undefined;
-        throw error;
-      }
+      const node = await readNodeObject(client, name);
+      return node && toNodeView(node);
     },
     async writeRequest(node, resourceVersion, request) {
       const written = await patchNode(
@@ -166,11 +149,7 @@ export function controlCluster(
         : undefined;
     },
     async recordEvent(node, event) {
-      const found = await withRetry(
-        `get node ${node}`,
-        () => client.core.readNode({ name: node }),
-        client.retry,
-      ).catch(() => undefined);
+      const found = await readNodeObject(client, node).catch(() => undefined);
       await recordNodeEvent(
         client,
         { name: node, uid: found?.metadata?.uid ?? '' },

@@ -28,22 +28,30 @@ export function toNodeInfo(node: V1Node): NodeInfo {
   };
 }
 
-export async function getNode(client: KubeClient, name: string): Promise<NodeInfo | undefined> {
+/** The Node as the API returns it, or undefined when there is none. */
+export async function readNodeObject(
+  client: KubeClient,
+  name: string,
+): Promise<V1Node | undefined> {
   try {
-    const node = await withRetry(
-      `get node ${name}`,
-      () => client.core.readNode({ name }),
-      client.retry,
-    );
-    return toNodeInfo(node);
+    return await withRetry(`get node ${name}`, () => client.core.readNode({ name }), client.retry);
   } catch (error) {
     if (isKubeError(error, 'not-found')) return undefined;
     throw error;
   }
 }
 
-export async function listNodes(client: KubeClient, labelSelector?: string): Promise<NodeInfo[]> {
-  const nodes = await listAll(
+export async function getNode(client: KubeClient, name: string): Promise<NodeInfo | undefined> {
+  const node = await readNodeObject(client, name);
+  return node && toNodeInfo(node);
+}
+
+/** Every Node (paginated), as the API returns them; `labelSelector` narrows the list server-side. */
+export async function listNodeObjects(
+  client: KubeClient,
+  labelSelector?: string,
+): Promise<V1Node[]> {
+  return listAll(
     'list nodes',
     (cont, limit) =>
       client.core.listNode({
@@ -53,7 +61,10 @@ export async function listNodes(client: KubeClient, labelSelector?: string): Pro
       }),
     client.retry,
   );
-  return nodes.map(toNodeInfo);
+}
+
+export async function listNodes(client: KubeClient, labelSelector?: string): Promise<NodeInfo[]> {
+  return (await listNodeObjects(client, labelSelector)).map(toNodeInfo);
 }
 
 /** Merge-patch a node. With `resourceVersion` the write is conditional (409 → `conflict`). */

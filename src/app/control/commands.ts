@@ -3,14 +3,21 @@
  * resume, locks, release, and the answer to a stalled drain. One implementation for both front ends,
  * so an approval is checked on the server the same way wherever it comes from (invariant 2).
  */
-import { approve, cancel, propose, reject, type Person } from '../../core/approval.js';
+import {
+  approve,
+  cancel,
+  propose,
+  reject,
+  type Person,
+  type TransitionResult,
+} from '../../core/approval.js';
 import { LABEL_STATE } from '../../core/names.js';
 import { isActive, type DrainDecision, type MaintenanceRequest } from '../../core/request.js';
 import { isRequestId, requestId } from '../../core/request-id.js';
 import { isStrictVersion } from '../../core/version.js';
 import { nextKubeletStep } from '../../core/skew.js';
 import { KubemaintError } from '../../errors.js';
-import { persist, type PersistOutcome } from './persist.js';
+import { persist, type PersistOutcome, type Report } from './persist.js';
 import type { Clock, ClusterPort, Notifier, NodeView, RandomBytes, SlotView } from './ports.js';
 import type { ControlSettings } from './settings.js';
 import { suggestName } from './suggest.js';
@@ -153,27 +160,47 @@ export async function requestMaintenance(
   return outcomeToResult(outcome, `${input.action} ${node.name}`);
 }
 
+/** Find request `id`, apply one state-machine transition to it and write it back with its report. */
+async function transitionRequest(
+  deps: CommandDeps,
+  id: string,
+  verb: string,
+  transition: (request: MaintenanceRequest, now: Date) => TransitionResult,
+  report: (request: MaintenanceRequest) => Report,
+): Promise<CommandResult> {
+  const node = await findRequest(deps, id);
+  const result = transition(node.request!, deps.clock.now());
+  const outcome = await persist(
+    persistDeps(deps),
+    node,
+    result,
+    result.ok ? report(result.request) : undefined,
+  );
+  return outcomeToResult(outcome, `${verb} ${id}`);
+}
+
+const because = (reason?: string): string => (reason ? `: ${reason}` : '');
+
 export async function approveRequest(
   deps: CommandDeps,
   id: string,
   by: Person,
 ): Promise<CommandResult> {
-  const node = await findRequest(deps, id);
-  const result = approve(
-    node.request!,
-    { approver: by, policy: deps.settings.approval },
-    deps.clock.now(),
+  const policy = deps.settings.approval;
+  return transitionRequest(
+    deps,
+    id,
+    'approve',
+    (request, now) => approve(request, { approver: by, policy }, now),
+    (request) => ({
+      kind: 'approved',
+      message:
+        request.state === 'approved'
+          ? `approved by ${by.id}`
+          : `first approval by ${by.id}; a second approver is needed`,
+      approver: by.id,
+    }),
   );
-  const state = result.ok ? result.request.state : '';
-  const outcome = await persist(persistDeps(deps), node, result, {
-    kind: 'approved',
-    message:
-      state === 'approved'
-        ? `approved by ${by.id}`
-        : `first approval by ${by.id}; a second approver is needed`,
-    approver: by.id,
-  });
-  return outcomeToResult(outcome, `approve ${id}`);
 }
 
 export async function rejectRequest(
@@ -182,18 +209,18 @@ export async function rejectRequest(
   by: Person,
   reason?: string,
 ): Promise<CommandResult> {
-  const node = await findRequest(deps, id);
-  const result = reject(
-    node.request!,
-    { by, policy: deps.settings.approval, ...(reason ? { reason } : {}) },
-    deps.clock.now(),
+  const policy = deps.settings.approval;
+  return transitionRequest(
+    deps,
+    id,
+    'reject',
+    (request, now) => reject(request, { by, policy, ...(reason ? { reason } : {}) }, now),
+    () => ({
+      kind: 'rejected',
+      message: `rejected by ${by.id}${because(reason)}`,
+      approver: by.id,
+    }),
   );
-  const outcome = await persist(persistDeps(deps), node, result, {
-    kind: 'rejected',
-    message: `rejected by ${by.id}${reason ? `: ${reason}` : ''}`,
-    approver: by.id,
-  });
-  return outcomeToResult(outcome, `reject ${id}`);
 }
 
 export async function cancelRequest(
@@ -202,18 +229,18 @@ export async function cancelRequest(
   by: Person,
   reason?: string,
 ): Promise<CommandResult> {
-  const node = await findRequest(deps, id);
-  const result = cancel(
-    node.request!,
-    { by, policy: deps.settings.approval, ...(reason ? { reason } : {}) },
-    deps.clock.now(),
+  const policy = deps.settings.approval;
+  return transitionRequest(
+    deps,
+    id,
+    'cancel',
+    (request, now) => cancel(request, { by, policy, ...(reason ? { reason } : {}) }, now),
+    () => ({
+      kind: 'failed',
+      reason: 'KubemaintCancelled',
+      message: `cancelled by ${by.id}${because(reason)}`,
+    }),
   );
-  const outcome = await persist(persistDeps(deps), node, result, {
-    kind: 'failed',
-    reason: 'KubemaintCancelled',
-    message: `cancelled by ${by.id}${reason ? `: ${reason}` : ''}`,
-  });
-  return outcomeToResult(outcome, `cancel ${id}`);
 }
 
 /** An approver's answer to a stalled drain; the running executor reads it from the request. */
