@@ -39,6 +39,11 @@ export interface MaintenanceEvent {
   targetVersion?: string;
   /** ISO-8601 instant the event happened. */
   at?: string;
+  /**
+   * Set when the event asks people to decide something: `drain-decision` for a drain stalled longer
+   * than `drain.stallAfter` (keep waiting, skip the node, or force the remaining pods out).
+   */
+  ask?: 'drain-decision';
 }
 
 export const isEventKind = (value: string): value is EventKind =>
