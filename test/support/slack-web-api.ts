@@ -166,12 +166,10 @@ function tryJson(text: string): unknown {
 }
 
 type Json = Record<string, unknown>;
-const textOf = (t: unknown): string =>
-  typeof t === 'string'
-    ? t
-    : typeof t === 'object' && t !== null
-      ? String((t as Json)['text'] ?? '')
-      : '';
+function textOf(t: unknown): string {
+  if (typeof t === 'string') return t;
+  return typeof t === 'object' && t !== null ? textOf((t as Json)['text']) : '';
+}
 
 /** The Block Kit limits that matter to kubemaint's messages (reference §3). */
 export function blockKitViolations(args: Record<string, unknown>): string[] {
