@@ -128,6 +128,11 @@ export const UpgradeSchema = z
         }
       })
       .default(['/usr/local/bin/kubemaint-upgrade-kubelet', '{{version}}']),
+    // The new kubelet may recreate every container, the executor's too: the restart is scheduled to
+    // happen after the executor has exited. [] when the upgrade command restarts the kubelet itself.
+    restartCommand: z
+      .array(z.string())
+      .default(['systemd-run', '--on-active=15', 'systemctl', 'restart', 'kubelet']),
     nodeTimeout: duration().default(15 * MINUTE),
     expectedDuration: duration().default(10 * MINUTE),
   })
@@ -148,4 +153,6 @@ export const ExecutorSchema = z.strictObject({
   serviceAccount: dnsLabel('kubemaint-executor').default('kubemaint-executor'),
   activeDeadline: duration().default(2 * HOUR),
   ttlAfterFinished: duration().default(HOUR),
+  // What makes an argv run on the host: PID 1's mount namespace (kured's idiom). [] runs it as is.
+  hostPrefix: z.array(z.string()).default(['nsenter', '-m/proc/1/ns/mnt', '--']),
 });

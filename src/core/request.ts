@@ -82,6 +82,8 @@ export interface MaintenanceRequest {
   drainDecision?: { decision: DrainDecision; by: string; at: string };
   /** Where the prompt lives in Slack, so replies thread under it and the prompt is edited in place. */
   slack?: { channel: string; ts: string };
+  /** Progress already reported to people (`host`, `drain-stall`), so each is said once. */
+  announced?: string[];
   /** Human explanation of a failure, including the state the node was left in. */
   failure?: string;
   history: Transition[];

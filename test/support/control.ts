@@ -45,9 +45,10 @@ export function testControlSettings(overrides: Partial<ControlSettings> = {}): C
     lock: { concurrency: 1, pools: {} },
     nodeTimeoutMs: { reboot: 15 * 60_000, upgrade: 15 * 60_000 },
     expectedDurationMs: { reboot: 10 * 60_000, upgrade: 10 * 60_000 },
+    drainStallAfterMs: 10 * 60_000,
     schedule: testSchedule(),
     timeZone: 'UTC',
-    blockers: { podSelectors: [], maxUnhealthyNodes: 1 },
+    blockers: { podSelectors: [], maxUnhealthyNodes: { count: 1 } },
     // An image the sim does not map: its pod "runs" and succeeds without touching the host.
     jobFor: (node, id) => ({
       apiVersion: 'batch/v1',

@@ -40,7 +40,7 @@ export async function dispatchApproved(
   const unhealthy =
     'error' in fleet
       ? fleet
-      : { nodes: unhealthyNodes(fleet), max: settings.blockers.maxUnhealthyNodes };
+      : { nodes: unhealthyNodes(fleet), max: unhealthyMax(settings, fleet.length) };
   const alerts = await alertFacts(deps.alerts);
   const inFlight = active
     .filter((n) => IN_FLIGHT.has(n.request?.state ?? ''))
@@ -156,4 +156,10 @@ async function recordBlocked(
 function byApproval(a: NodeView, b: NodeView): number {
   const at = (n: NodeView) => n.request?.approvals.at(-1)?.at ?? n.request?.updatedAt ?? '';
   return at(a).localeCompare(at(b)) || a.name.localeCompare(b.name);
+}
+
+/** A percentage limit counts whole nodes of the fleet as it is now, rounded down (kubectl's maxUnavailable). */
+function unhealthyMax(settings: DispatchDeps['settings'], fleetSize: number): number {
+  const limit = settings.blockers.maxUnhealthyNodes;
+  return 'count' in limit ? limit.count : Math.floor((fleetSize * limit.percent) / 100);
 }

@@ -4,7 +4,7 @@
  * stands and the next tick decides again from what the cluster says.
  */
 import type { TransitionResult } from '../../core/approval.js';
-import type { EventKind } from '../../core/events.js';
+import type { EventKind, MaintenanceEvent } from '../../core/events.js';
 import type { MaintenanceRequest } from '../../core/request.js';
 import type { ClusterPort, Notifier } from './ports.js';
 
@@ -22,6 +22,7 @@ export interface Report {
   warning?: boolean;
   approver?: string;
   durationMs?: number;
+  ask?: MaintenanceEvent['ask'];
 }
 
 export type PersistOutcome =
@@ -89,6 +90,7 @@ export async function tell(
         ...(request.targetVersion ? { targetVersion: request.targetVersion } : {}),
         ...(report.approver ? { approver: report.approver } : {}),
         ...(report.durationMs !== undefined ? { durationMs: report.durationMs } : {}),
+        ...(report.ask ? { ask: report.ask } : {}),
       },
       request,
     ),

@@ -14,7 +14,7 @@ import {
 } from '../../core/names.js';
 import type { MaintenanceRequest } from '../../core/request.js';
 import { describeNode, verifyNode } from '../../core/verify.js';
-import { persist, type PersistDeps } from './persist.js';
+import { persist, tell, type PersistDeps, type Report } from './persist.js';
 import type { Clock, NodeView } from './ports.js';
 import { AUTO_APPROVE_RULE, type ControlSettings } from './settings.js';
 
@@ -90,7 +90,11 @@ async function reconcileRunning(
     await persist(deps, node, result);
     return 'verifying';
   }
-  if (job?.phase === 'active') return 'executor running';
+  if (job?.phase === 'active') {
+    return (await askAboutStalledDrain(deps, node, request))
+      ? 'asked about the stalled drain'
+      : 'executor running';
+  }
   // The executor writes `verifying` before it issues the host command, so a Job that ended
   // without that write never touched the host.
   const why = !job
@@ -125,6 +129,18 @@ async function reconcileVerifying(
   request: MaintenanceRequest,
 ): Promise<string> {
   const now = deps.clock.now();
+  if (!request.announced?.includes('host')) {
+    // Said once, then verification goes on from the next tick on the node as it is then.
+    const verb = request.action === 'reboot' ? 'rebooting' : 'upgrading';
+    await announce(deps, node, request, 'host', {
+      kind: verb,
+      message:
+        request.action === 'reboot'
+          ? `reboot issued; waiting for the node to come back with a new boot id`
+          : `kubelet upgrade to ${request.targetVersion ?? '?'} issued; waiting for it to report`,
+    });
+    return verb;
+  }
   const since = new Date(request.hostCommandIssuedAt ?? request.updatedAt);
   const timeout = deps.settings.nodeTimeoutMs[request.action];
   const outcome = verifyNode(request, node, since, timeout, now);
@@ -139,6 +155,7 @@ async function reconcileVerifying(
     await persist(deps, node, result, { kind: 'failed', message: outcome.message, warning: true });
     return 'failed';
   }
+  await tell(deps, request, { kind: 'back', message: outcome.proof });
   await restoreNode(deps, node, request, { clearMark: request.action === 'reboot', done: true });
   const result = done(request, { by: SYSTEM, proof: outcome.proof }, now);
   const fresh = await deps.cluster.getNode(node.name);
@@ -206,4 +223,39 @@ export async function failAndRestore(
     message: `${why}; ${state}`,
     warning: true,
   });
+}
+
+/**
+ * A drain stuck on the same blocker for longer than `drainStallAfterMs` asks people once whether to
+ * keep waiting, skip the node or force the rest out; their answer reaches the executor through the
+ * request (`drainDecision`).
+ */
+async function askAboutStalledDrain(
+  deps: ReconcileDeps,
+  node: NodeView,
+  request: MaintenanceRequest,
+): Promise<boolean> {
+  const since = Date.parse(request.drain?.stalledSince ?? '');
+  const stalledFor = deps.clock.now().getTime() - since;
+  if (Number.isNaN(since) || stalledFor < deps.settings.drainStallAfterMs) return false;
+  if (request.drainDecision || request.announced?.includes('drain-stall')) return false;
+  return announce(deps, node, request, 'drain-stall', {
+    kind: 'blocked',
+    message: `drain stalled: ${request.drain?.message ?? 'no progress'}`,
+    ask: 'drain-decision',
+    warning: true,
+  });
+}
+
+/** Record that `what` was reported, and report it; a lost race means the next tick says it instead. */
+async function announce(
+  deps: ReconcileDeps,
+  node: NodeView,
+  request: MaintenanceRequest,
+  what: string,
+  report: Report,
+): Promise<boolean> {
+  const next = { ...request, announced: [...(request.announced ?? []), what] };
+  const outcome = await persist(deps, node, { ok: true, changed: true, request: next }, report);
+  return outcome.status === 'written';
 }

@@ -22,10 +22,17 @@ export interface ControlSettings {
   nodeTimeoutMs: { reboot: number; upgrade: number };
   /** Expected drain + host command + verify time, to check it fits before a window closes. */
   expectedDurationMs: { reboot: number; upgrade: number };
+  /** A drain waiting this long on the same blocker asks people to wait, skip or force. */
+  drainStallAfterMs: number;
   /** Compiled windows and freezes; zone for the times shown in messages. */
   schedule: Schedule;
   timeZone: string;
-  blockers: { podSelectors: string[]; maxUnhealthyNodes: number; alertFilter?: AlertFilter };
+  blockers: {
+    podSelectors: readonly string[];
+    /** Other NotReady nodes allowed before a request waits: a count, or a percentage of the fleet. */
+    maxUnhealthyNodes: { count: number } | { percent: number };
+    alertFilter?: AlertFilter;
+  };
   /** Builds the executor Job manifest for a request (templates/executor-job.ts, bound to config). */
   jobFor: (
     node: string,

@@ -12,10 +12,12 @@ import { parseSettingsJson } from '../../app/executor/settings-json.js';
 import type { ExecutorSettings } from '../../app/executor/settings.js';
 import { systemClock } from '../../app/executor/system-clock.js';
 import { loadConfig } from '../../config/load.js';
-import type { Config } from '../../config/schema.js';
+import { settingsFromConfig } from '../../compose/executor-settings.js';
 import { EXIT } from '../../core/exit-codes.js';
 import { createLogger } from '../../log.js';
 import { SETTINGS_ENV } from '../../../templates/executor-job.js';
+
+export { settingsFromConfig };
 
 export const EXIT_CODES_HELP = `
 Exit codes (the control plane reads the Job's outcome from them):
@@ -25,37 +27,6 @@ Exit codes (the control plane reads the Job's outcome from them):
   ${EXIT.noSlot}  no free lock slot: nothing was changed, try again later
   ${EXIT.drainBlocked}  drain blocked (PDB, timeout, or an operator chose skip): node given back
   ${EXIT.requestInvalid}  the request is missing, ended, or belongs to another node: nothing was changed`;
-
-/** Map the validated config (kubemaint.yaml) onto what the executor needs. */
-export function settingsFromConfig(
-  config: Pick<Config, 'namespace' | 'drain' | 'reboot' | 'upgrade' | 'lock'>,
-): ExecutorSettings {
-  const { drain, reboot, upgrade, lock } = config;
-  return {
-    namespace: config.namespace,
-    drain: {
-      timeoutMs: drain.timeout,
-      ...(drain.gracePeriodSeconds >= 0 ? { gracePeriodSeconds: drain.gracePeriodSeconds } : {}),
-      deleteEmptyDirData: drain.deleteEmptyDirData,
-      force: drain.force,
-      podSelector: drain.podSelector,
-      skipWaitForDeleteTimeoutMs: drain.skipWaitForDeleteTimeout,
-      disableEviction: drain.disableEviction,
-      stallAfterMs: drain.stallAfter,
-    },
-    reboot:
-      reboot.method === 'signal'
-        ? { method: 'signal', signal: reboot.signal }
-        : { method: 'command', command: reboot.command },
-    upgrade: {
-      command: upgrade.command,
-      restartCommand: ['systemd-run', '--on-active=15', 'systemctl', 'restart', 'kubelet'],
-    },
-    lock: { concurrency: lock.concurrency, ttlMs: lock.ttl },
-    hostPrefix: ['nsenter', '-m/proc/1/ns/mnt', '--'],
-    progressIntervalMs: 5_000,
-  };
-}
 
 export function executorSettings(env: NodeJS.ProcessEnv, configPath?: string): ExecutorSettings {
   const json = env[SETTINGS_ENV];

@@ -9,69 +9,16 @@ import { after, before, describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import { approveRequest, setPause, requestMaintenance } from '../../../src/app/control/commands.js';
 import type { Notifier } from '../../../src/app/control/ports.js';
-import type { ControlSettings } from '../../../src/app/control/settings.js';
 import { runTick, type TickDeps } from '../../../src/app/control/tick.js';
 import { createKubeClient } from '../../../src/adapters/kube/client.js';
 import { controlCluster } from '../../../src/adapters/kube/control-cluster.js';
 import type { MaintenanceEvent } from '../../../src/core/events.js';
-import { parseSelector } from '../../../src/core/label-selector.js';
 import { ANN_REQUEST, jobName } from '../../../src/core/names.js';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
-import { compileSchedule } from '../../../src/core/windows.js';
 import { startTestSim, waitFor, type TestSim } from '../sim/support.js';
+import { testControlSettings } from '../../support/control.js';
 
-const everything = (() => {
-  const parsed = parseSelector('');
-  assert.ok(parsed.ok);
-  return parsed.selector;
-})();
-
-function schedule(windows: unknown[] = []) {
-  const compiled = compileSchedule({ windows: windows as never, freezes: [] });
-  assert.ok(compiled.ok);
-  return compiled.schedule;
-}
-
-function settingsFor(overrides: Partial<ControlSettings> = {}): ControlSettings {
-  return {
-    cluster: 'sim',
-    namespace: 'kubemaint',
-    detection: {
-      rebootLabel: 'kubemaint.io/reboot-required',
-      conditionTypes: ['RebootRequired'],
-      nodeSelector: everything,
-      reproposeAfterMs: 3_600_000,
-      sinceAnnotation: 'kubemaint.io/reboot-required-since',
-      packagesAnnotation: 'kubemaint.io/reboot-required-packages',
-    },
-    kubelet: { enabled: true },
-    approval: { users: ['alice', 'bob'], groups: [], expiresAfterMs: 72 * 3_600_000 },
-    lock: { concurrency: 1, pools: {} },
-    nodeTimeoutMs: { reboot: 15 * 60_000, upgrade: 15 * 60_000 },
-    expectedDurationMs: { reboot: 10 * 60_000, upgrade: 10 * 60_000 },
-    schedule: schedule(),
-    timeZone: 'UTC',
-    blockers: { podSelectors: [], maxUnhealthyNodes: 1 },
-    // An image the sim does not map: its pod "runs" and succeeds without touching the host.
-    jobFor: (node, id) => ({
-      apiVersion: 'batch/v1',
-      kind: 'Job',
-      metadata: { name: jobName(node, id), namespace: 'kubemaint' },
-      spec: {
-        backoffLimit: 0,
-        template: {
-          spec: {
-            nodeName: node,
-            restartPolicy: 'Never',
-            tolerations: [{ operator: 'Exists' }],
-            containers: [{ name: 'executor', image: 'example.invalid/noop:1' }],
-          },
-        },
-      },
-    }),
-    ...overrides,
-  };
-}
+const settingsFor = testControlSettings;
 
 describe('tick on the demo sim', () => {
   let sim: TestSim;

@@ -1,0 +1,135 @@
+/**
+ * The cluster a config names, as a KubeConfig: a kubeconfig file and context, the in-cluster service
+ * account, EKS (a bearer token presigned locally and refreshed before it expires), or the embedded
+ * sim — started here for `serve` and the demo, or found through the kubeconfig the running demo wrote
+ * (so `npx kubemaint approve …` in the project folder needs no flags).
+ */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { KubeConfig, type User } from '@kubernetes/client-node';
+import { loadKubeConfig } from '../adapters/kube/client.js';
+import { credentialsFromEnv } from '../adapters/aws/credentials.js';
+import { createEksTokenProvider, type EksTokenProvider } from '../adapters/aws/eks-token-cache.js';
+import type { ClusterConfig, Config } from '../config/schema.js';
+import { KubemaintError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { createSim, DEFAULT_KUBECONFIG, type Sim } from '../sim/index.js';
+import { simExecutorImages } from './sim-host.js';
+
+export interface Connection {
+  kubeConfig: KubeConfig;
+  /** Where a kubeconfig for this cluster is on disk, when there is one (the sim writes its own). */
+  kubeconfigPath?: string;
+  /** The sim this process started, when it started one. */
+  sim?: Sim;
+  close(): Promise<void>;
+}
+
+export interface ConnectOptions {
+  log: Logger;
+  /** `start` runs the embedded sim in this process (serve, the demo); `attach` finds a running one. */
+  sim?: 'start' | 'attach';
+  /** A kubeconfig file that wins over the config's cluster (the CLI's --kubeconfig). */
+  kubeconfigPath?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+export async function connectCluster(config: Config, options: ConnectOptions): Promise<Connection> {
+  const done = () => Promise.resolve();
+  if (options.kubeconfigPath) {
+    const path = resolve(options.kubeconfigPath);
+    return { kubeConfig: loadKubeConfig(path), kubeconfigPath: path, close: done };
+  }
+  const cluster = config.cluster;
+  switch (cluster.type) {
+    case 'sim':
+      return options.sim === 'start' ? startSim(config, cluster, options.log) : attachSim();
+    case 'kubeconfig': {
+      const kubeConfig = loadKubeConfig(cluster.kubeconfig.path);
+      if (cluster.kubeconfig.context) useContext(kubeConfig, cluster.kubeconfig.context);
+      return { kubeConfig, close: done };
+    }
+    case 'in-cluster': {
+      const kubeConfig = new KubeConfig();
+      kubeConfig.loadFromCluster();
+      return { kubeConfig, close: done };
+    }
+    case 'eks':
+      return { kubeConfig: eksKubeConfig(cluster, options.env ?? process.env), close: done };
+  }
+}
+
+async function startSim(
+  config: Config,
+  cluster: Extract<ClusterConfig, { type: 'sim' }>,
+  log: Logger,
+): Promise<Connection> {
+  const sim = await createSim({
+    scenario: cluster.sim.scenario,
+    nodes: cluster.sim.nodes,
+    port: cluster.sim.port,
+    kubeconfigPath: DEFAULT_KUBECONFIG,
+    images: simExecutorImages(config.executor.image),
+    log: log.child({ service: 'sim' }),
+  });
+  return {
+    kubeConfig: loadKubeConfig(sim.kubeconfigPath),
+    kubeconfigPath: sim.kubeconfigPath,
+    sim,
+    close: () => sim.stop(),
+  };
+}
+
+function attachSim(): Connection {
+  const path = resolve(DEFAULT_KUBECONFIG);
+  if (!existsSync(path)) {
+    throw new KubemaintError('config_invalid', 'no running demo cluster found', {
+      hint:
+        `start it in another terminal with \`npm start\` (it writes ${DEFAULT_KUBECONFIG} here), ` +
+        'or point kubemaint at a cluster with --config or --kubeconfig',
+    });
+  }
+  return { kubeConfig: loadKubeConfig(path), kubeconfigPath: path, close: () => Promise.resolve() };
+}
+
+function useContext(kubeConfig: KubeConfig, context: string): void {
+  if (!kubeConfig.getContextObject(context)) {
+    const known = kubeConfig.getContexts().map((c) => c.name);
+    throw new KubemaintError('config_invalid', `the kubeconfig has no context "${context}"`, {
+      hint: known.length ? `its contexts: ${known.join(', ')}` : 'it defines no contexts',
+    });
+  }
+  kubeConfig.setCurrentContext(context);
+}
+
+/** client-node reads the user's token on every request, so a fresh one is handed out each time. */
+class EksKubeConfig extends KubeConfig {
+  readonly #tokens: EksTokenProvider;
+
+  constructor(tokens: EksTokenProvider) {
+    super();
+    this.#tokens = tokens;
+  }
+
+  override getCurrentUser(): User | null {
+    const user = super.getCurrentUser();
+    return user ? { ...user, token: this.#tokens.get().token } : null;
+  }
+}
+
+function eksKubeConfig(cluster: Extract<ClusterConfig, { type: 'eks' }>, env: NodeJS.ProcessEnv) {
+  const tokens = createEksTokenProvider({
+    clusterName: cluster.eks.name,
+    region: cluster.eks.region,
+    credentials: () => credentialsFromEnv(env),
+    now: () => new Date(),
+  });
+  const kubeConfig = new EksKubeConfig(tokens);
+  kubeConfig.loadFromOptions({
+    clusters: [{ name: cluster.name, server: cluster.eks.endpoint, caData: cluster.eks.caData }],
+    users: [{ name: 'kubemaint', token: '' }],
+    contexts: [{ name: cluster.name, cluster: cluster.name, user: 'kubemaint' }],
+    currentContext: cluster.name,
+  });
+  return kubeConfig;
+}

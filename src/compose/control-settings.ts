@@ -1,0 +1,99 @@
+/**
+ * The validated config mapped onto the control plane's settings: approvers as the core checks them,
+ * compiled windows, and `jobFor`, which binds the executor Job template to the config so every Job
+ * carries the same executor settings the control plane was started with.
+ */
+import { AUTO_APPROVE_RULE, type ControlSettings } from '../app/control/settings.js';
+import type { Config } from '../config/schema.js';
+import { parseSelector, type Selector } from '../core/label-selector.js';
+import { compileSchedule } from '../core/windows.js';
+import { KubemaintError } from '../errors.js';
+import { buildExecutorJob } from '../../templates/executor-job.js';
+import { settingsFromConfig } from './executor-settings.js';
+
+/** The group every CLI user belongs to, so `approvers.cli: ["*"]` admits any local user. */
+export const CLI_ANYONE = 'cli:*';
+
+/** A request that ended (other than done) keeps its node quiet this long before a new proposal. */
+const REPROPOSE_AFTER_MS = 3_600_000;
+
+export function controlSettingsFromConfig(config: Config): ControlSettings {
+  const { approval, lock, reboot, upgrade, blockers } = config;
+  const cli = approval.approvers.cli;
+  const schedule = compileSchedule({ windows: config.windows, freezes: config.freezes });
+  if (!schedule.ok) {
+    // The config check compiles the same schedule, so this only guards a config built in code.
+    throw new KubemaintError('config_invalid', `windows: ${JSON.stringify(schedule.errors)}`);
+  }
+  const autoApprove = approval.autoApprove
+    ? selector(approval.autoApprove.nodeSelector)
+    : undefined;
+  const prometheus = blockers.prometheus;
+  const executor = settingsFromConfig(config);
+  const settingsJson = JSON.stringify(executor);
+  return {
+    cluster: config.cluster.name ?? 'cluster',
+    namespace: config.namespace,
+    detection: {
+      rebootLabel: config.detection.rebootLabel,
+      conditionTypes: config.detection.conditionTypes,
+      nodeSelector: selector(config.detection.nodeSelector),
+      reproposeAfterMs: REPROPOSE_AFTER_MS,
+      sinceAnnotation: 'kubemaint.io/reboot-required-since',
+      packagesAnnotation: 'kubemaint.io/reboot-required-packages',
+    },
+    kubelet: {
+      enabled: config.kubelet.enabled,
+      ...(config.kubelet.target !== 'apiserver' ? { target: config.kubelet.target } : {}),
+    },
+    approval: {
+      users: [...approval.approvers.users, ...cli.filter((u) => u !== '*').map((u) => `cli:${u}`)],
+      groups: [...approval.approvers.groups, ...(cli.includes('*') ? [CLI_ANYONE] : [])],
+      twoPersonRule: approval.twoPerson,
+      autoApproveRules: autoApprove ? [AUTO_APPROVE_RULE] : [],
+      expiresAfterMs: approval.expiry,
+    },
+    ...(autoApprove ? { autoApprove } : {}),
+    lock: {
+      concurrency: lock.concurrency,
+      ...(lock.poolLabel ? { poolLabel: lock.poolLabel } : {}),
+      pools: lock.pools ?? {},
+    },
+    nodeTimeoutMs: { reboot: reboot.nodeTimeout, upgrade: upgrade.nodeTimeout },
+    expectedDurationMs: { reboot: reboot.expectedDuration, upgrade: upgrade.expectedDuration },
+    drainStallAfterMs: config.drain.stallAfter,
+    schedule: schedule.schedule,
+    timeZone: config.windows[0]?.timezone ?? 'UTC',
+    blockers: {
+      podSelectors: blockers.pods,
+      maxUnhealthyNodes: blockers.maxUnhealthyNodes,
+      ...(prometheus
+        ? {
+            alertFilter: {
+              ...(prometheus.alertFilter ? { regexp: prometheus.alertFilter } : {}),
+              matchOnly: prometheus.alertFilterMatchOnly,
+              firingOnly: prometheus.firingOnly,
+            },
+          }
+        : {}),
+    },
+    jobFor: (node, requestId) =>
+      buildExecutorJob({
+        node,
+        requestId,
+        namespace: config.namespace,
+        image: config.executor.image,
+        serviceAccountName: config.executor.serviceAccount,
+        rebootMethod: config.reboot.method,
+        activeDeadlineSeconds: Math.ceil(config.executor.activeDeadline / 1000),
+        ttlSecondsAfterFinished: Math.ceil(config.executor.ttlAfterFinished / 1000),
+        settingsJson,
+      }) as unknown as Record<string, unknown>,
+  };
+}
+
+function selector(text: string): Selector {
+  const parsed = parseSelector(text);
+  if (!parsed.ok) throw new KubemaintError('config_invalid', `bad selector "${text}"`);
+  return parsed.selector;
+}

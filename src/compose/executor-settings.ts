@@ -1,0 +1,38 @@
+/**
+ * The validated config (kubemaint.yaml) mapped onto what the executor needs. The control plane
+ * serialises the result into each Job (KUBEMAINT_EXECUTOR_SETTINGS), so the executor and the
+ * control plane that launched it always agree.
+ */
+import type { ExecutorSettings } from '../app/executor/settings.js';
+import type { Config } from '../config/schema.js';
+
+/** Map the validated config (kubemaint.yaml) onto what the executor needs. */
+export function settingsFromConfig(
+  config: Pick<Config, 'namespace' | 'drain' | 'reboot' | 'upgrade' | 'lock' | 'executor'>,
+): ExecutorSettings {
+  const { drain, reboot, upgrade, lock } = config;
+  return {
+    namespace: config.namespace,
+    drain: {
+      timeoutMs: drain.timeout,
+      ...(drain.gracePeriodSeconds >= 0 ? { gracePeriodSeconds: drain.gracePeriodSeconds } : {}),
+      deleteEmptyDirData: drain.deleteEmptyDirData,
+      force: drain.force,
+      podSelector: drain.podSelector,
+      skipWaitForDeleteTimeoutMs: drain.skipWaitForDeleteTimeout,
+      disableEviction: drain.disableEviction,
+      stallAfterMs: drain.stallAfter,
+    },
+    reboot:
+      reboot.method === 'signal'
+        ? { method: 'signal', signal: reboot.signal }
+        : { method: 'command', command: reboot.command },
+    upgrade: {
+      command: upgrade.command,
+      restartCommand: upgrade.restartCommand,
+    },
+    lock: { concurrency: lock.concurrency, ttlMs: lock.ttl },
+    hostPrefix: config.executor.hostPrefix,
+    progressIntervalMs: 5_000,
+  };
+}
