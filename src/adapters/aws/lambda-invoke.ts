@@ -91,11 +91,11 @@ export async function invokeAsync(
 /** Lambda errors are JSON with `Type`/`__type` and `message`/`Message`, and x-amzn-ErrorType. */
 function invokeError(functionName: string, response: Response, text: string): KubemaintError {
   let type = response.headers.get('x-amzn-errortype')?.split(':')[0] ?? `HTTP ${response.status}`;
-  let message = '';
+  let message: string;
   try {
-    const json = JSON.parse(text) as { Type?: string; __type?: string; message?: string };
+    const json = JSON.parse(text) as { __type?: string; message?: string; Message?: string };
     type = json.__type?.split('#').pop() ?? type;
-    message = json.message ?? (json as { Message?: string }).Message ?? '';
+    message = json.message ?? json.Message ?? '';
   } catch {
     message = text.slice(0, 200);
   }
