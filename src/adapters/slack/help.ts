@@ -1,0 +1,45 @@
+/**
+ * `/maint help`: teaches by example. Each line is a command someone would really type, with what it
+ * does, so the answer doubles as the reference for the grammar in DESIGN §3.
+ */
+import { escapeMrkdwn } from './mrkdwn.js';
+import { USAGE, type Verb } from './parse-command.js';
+
+const EXAMPLES: Record<Verb, { example: string; does: string }> = {
+  help: { example: 'help', does: 'this list' },
+  status: {
+    example: 'status ip-10-0-1-15',
+    does: 'one node’s request, or every open request without a node',
+  },
+  scan: { example: 'scan', does: 'look for nodes that need a reboot or a kubelet upgrade now' },
+  reboot: {
+    example: 'reboot ip-10-0-1-15 kernel CVE-2024-1086',
+    does: 'propose a reboot (it still needs an approval)',
+  },
+  upgrade: {
+    example: 'upgrade ip-10-0-1-15 v1.31.4',
+    does: 'propose a kubelet upgrade (one minor at a time; no version: towards the apiserver)',
+  },
+  approve: { example: 'approve r-7f3a9c', does: 'approve a request (approvers only)' },
+  reject: { example: 'reject r-7f3a9c not during the sale', does: 'turn a request down' },
+  cancel: { example: 'cancel r-7f3a9c', does: 'stop a request before its host command runs' },
+  pause: { example: 'pause incident 4711', does: 'start nothing new until resumed' },
+  resume: { example: 'resume', does: 'lift the pause' },
+  windows: { example: 'windows', does: 'the maintenance windows and freezes' },
+  locks: { example: 'locks', does: 'who holds the concurrency slots' },
+  release: {
+    example: 'release kubemaint-slot-0',
+    does: 'free a slot whose holder is gone (refused while its request runs)',
+  },
+};
+
+export function helpText(slash: string, cluster: string): string {
+  const lines = (Object.keys(USAGE) as Verb[]).map(
+    (verb) => `\`${slash} ${EXAMPLES[verb].example}\` — ${EXAMPLES[verb].does}`,
+  );
+  return [
+    `*kubemaint* keeps *${escapeMrkdwn(cluster)}* patched. For example:`,
+    ...lines,
+    `Grammar: ${(Object.values(USAGE) as string[]).map((u) => `\`${u}\``).join(' · ')}`,
+  ].join('\n');
+}
