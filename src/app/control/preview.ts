@@ -1,0 +1,141 @@
+/**
+ * The preview shown in an approval prompt (DESIGN §1 step 2): which pods a drain of the node would
+ * evict, which budgets leave no headroom right now (a dry-run eviction per pod), what would stop the
+ * change if it were approved now, and when the next window opens. Read-only; a fact that cannot be
+ * read goes to `errors` and the rest is still shown, because a prompt with a gap beats no prompt.
+ */
+import { selectPodsToDrain, type Pod } from '../../core/drain-filters.js';
+import { describeTime, evaluatePolicy, type PolicyFacts } from '../../core/policy.js';
+import { describeSchedule } from '../../core/windows.js';
+import type { PodInfo } from '../ports.js';
+import { blockingPodFacts, pdbFacts, readable, windowFacts } from './facts.js';
+import type { ClusterPort, Clock, NodeView } from './ports.js';
+import type { ControlSettings } from './settings.js';
+
+export interface Preview {
+  node: string;
+  /** ISO instant the preview was taken. */
+  at: string;
+  kubeletVersion?: string;
+  /** From the reporter's `kubemaint.io/reboot-required-since` annotation. */
+  rebootRequiredSince?: string;
+  /** From `kubemaint.io/reboot-required-packages` (the packages that asked for the reboot). */
+  packages: string[];
+  /** Pods the drain would evict, `namespace/name`. */
+  evict: string[];
+  /** Pods left in place on purpose (DaemonSet, mirror, finished), each with why. */
+  skipped: { pod: string; reason: string }[];
+  /** kubectl's grouped warnings: emptyDir data deleted, pods without a controller deleted. */
+  warnings: string[];
+  /** Budgets that refuse a dry-run eviction now (no headroom), with the pods they hold back. */
+  budgets: { name: string; pods: string[] }[];
+  /** What would stop the change if it were approved now (pause, freeze, window, pods, PDBs). */
+  blockers: string[];
+  window: {
+    open: boolean;
+    /** `Sat 02:00 UTC`, in the configured zone. */
+    closesAt?: string;
+    nextOpening?: string;
+    freeze?: string;
+    /** One line per configured window and freeze. */
+    schedule: string[];
+  };
+  /** Facts that could not be read. */
+  errors: string[];
+}
+
+export interface PreviewDeps {
+  cluster: ClusterPort;
+  settings: Pick<ControlSettings, 'schedule' | 'timeZone' | 'blockers' | 'detection'>;
+  clock: Clock;
+}
+
+export async function previewRequest(deps: PreviewDeps, node: string): Promise<Preview> {
+  const { cluster, settings } = deps;
+  const now = deps.clock.now();
+  const errors: string[] = [];
+  const view = await readable(() => cluster.getNode(node));
+  let info: NodeView | undefined;
+  if (view === undefined) errors.push(`node ${node} not found`);
+  else if ('error' in view) errors.push(`node ${node}: ${view.error}`);
+  else info = view;
+  const annotations = info?.annotations ?? {};
+  const sinceKey = settings.detection.sinceAnnotation;
+  const packagesKey = settings.detection.packagesAnnotation;
+
+  const pods = await readable(() => cluster.listPods({ node }));
+  const selection = 'error' in pods ? undefined : select(pods, node, now);
+  if ('error' in pods) errors.push(`pods on ${node}: ${pods.error}`);
+
+  const window = windowFacts(settings.schedule, now, settings.timeZone);
+  const pause = await readable(() => cluster.readPause());
+  const blockingPods = await blockingPodFacts(cluster, node, settings.blockers.podSelectors);
+  const pdbs = await pdbFacts(cluster, node, now);
+  if ('error' in pdbs) errors.push(`PDB dry run: ${pdbs.error}`);
+  const facts: PolicyFacts = {
+    node,
+    timeZone: settings.timeZone,
+    pause,
+    window,
+    pdbs,
+    ...(blockingPods ? { blockingPods } : {}),
+  };
+  const verdict = evaluatePolicy(facts, now);
+  const at = (d: Date) => describeTime(d, now, settings.timeZone);
+  return {
+    node,
+    at: now.toISOString(),
+    ...(info?.kubeletVersion ? { kubeletVersion: info.kubeletVersion } : {}),
+    ...(annotations[sinceKey] ? { rebootRequiredSince: annotations[sinceKey] } : {}),
+    packages: splitPackages(annotations[packagesKey]),
+    evict: selection?.evict ?? [],
+    skipped: selection?.skipped ?? [],
+    warnings: selection?.warnings ?? [],
+    budgets: 'error' in pdbs ? [] : pdbs.budgets.map((b) => ({ name: b.name, pods: [...b.pods] })),
+    blockers: verdict.verdict === 'blocked' ? verdict.reasons.map((r) => r.message) : [],
+    window: {
+      open: window.open,
+      ...(window.closesAt ? { closesAt: at(window.closesAt) } : {}),
+      ...(window.nextOpening ? { nextOpening: at(window.nextOpening) } : {}),
+      ...(window.freeze ? { freeze: window.freeze.reason } : {}),
+      schedule: describeSchedule(settings.schedule),
+    },
+    errors,
+  };
+}
+
+/** The reporter writes the packages comma- or newline-separated (`/var/run/reboot-required.pkgs`). */
+function splitPackages(value: string | undefined): string[] {
+  if (!value) return [];
+  return [...new Set(value.split(/[\s,]+/).filter((p) => p.length > 0))];
+}
+
+/**
+ * The drain's own choice with the executor's options (DaemonSets ignored, emptyDir data and bare pods
+ * deleted with a warning), so the preview names the same pods the drain will evict.
+ */
+function select(pods: readonly PodInfo[], node: string, now: Date) {
+  const asPod = (p: PodInfo): Pod => ({
+    metadata: {
+      namespace: p.namespace,
+      name: p.name,
+      labels: p.labels,
+      annotations: p.annotations,
+      ownerReferences: p.owners,
+      ...(p.deletionTimestamp ? { deletionTimestamp: p.deletionTimestamp.toISOString() } : {}),
+    },
+    spec: { nodeName: node, volumes: p.hasEmptyDir ? [{ name: 'data', emptyDir: {} }] : [] },
+    status: { phase: p.phase },
+  });
+  const selection = selectPodsToDrain(
+    pods.map(asPod),
+    { node, ignoreDaemonSets: true, deleteEmptyDirData: true, force: true },
+    now,
+  );
+  const ref = (p: Pod) => `${p.metadata.namespace ?? 'default'}/${p.metadata.name}`;
+  return {
+    evict: selection.evict.map(ref),
+    skipped: selection.skip.map((s) => ({ pod: ref(s.pod), reason: s.reason })),
+    warnings: selection.warnings,
+  };
+}

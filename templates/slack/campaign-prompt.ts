@@ -1,0 +1,125 @@
+/**
+ * One prompt for a campaign: the nodes proposed together for the same reason (DESIGN §1 step 2), so
+ * twenty nodes needing the same kernel make one message, not twenty. Approve all, or one pool at a
+ * time (button value `<campaign>/<pool>`). Re-rendered as nodes join and as each one moves; once
+ * every request has ended the message is plain.
+ */
+import { SLACK_ACTION } from '../../src/adapters/slack/ids.js';
+import { isActive, type MaintenanceRequest, type RequestState } from '../../src/core/request.js';
+import { actions, button, capBlocks, context, header, section, type ButtonSpec } from './blocks.js';
+import { LIMITS, clip, code, esc, fitLines } from './mrkdwn.js';
+import { windowLine } from './sections.js';
+import { stateIcon, stateLabel } from './state.js';
+import type { KnownBlock, PromptContext, SlackMessage } from './types.js';
+
+export function campaignPrompt(requests: MaintenanceRequest[], ctx: PromptContext): SlackMessage {
+  const first = requests[0];
+  const campaign = first?.campaign ?? first?.id ?? 'campaign';
+  const what = actionWord(requests);
+  const head = `${what} ${requests.length} node${requests.length === 1 ? '' : 's'} · ${ctx.cluster}`;
+  const counts = countStates(requests);
+  const blocks: KnownBlock[] = [
+    header(head),
+    section(counts, 'state'),
+    section(`*Why:* ${esc(first?.reason ?? 'no requests')}`, 'why'),
+    section(nodeList(requests), 'nodes'),
+  ];
+  const proposed = requests.filter((r) => r.state === 'proposed');
+  const blocked = [...new Set(proposed.flatMap((r) => r.blockedReasons ?? []))];
+  if (blocked.length > 0)
+    blocks.push(
+      section(
+        `*Blockers:*\n${fitLines(
+          blocked.map((b) => `• ${esc(b)}`),
+          LIMITS.section - 20,
+          'more blockers',
+        )}`,
+        'blockers',
+      ),
+    );
+  const window = proposed.length > 0 ? windowLine(ctx) : undefined;
+  if (window) blocks.push(section(window, 'window'));
+  blocks.push(context(`campaign ${code(campaign)} · cluster ${code(ctx.cluster)}`));
+  if (proposed.length > 0) blocks.push(...buttonBlocks(campaign, proposed));
+  return {
+    text: clip(`${head}: ${countStates(requests, false)}`, LIMITS.fallbackText),
+    blocks: capBlocks(blocks),
+  };
+}
+
+function actionWord(requests: readonly MaintenanceRequest[]): string {
+  const kinds = new Set(requests.map((r) => r.action));
+  if (kinds.size !== 1) return 'Maintenance of';
+  return kinds.has('reboot') ? 'Reboot' : 'Kubelet upgrade of';
+}
+
+function countStates(requests: readonly MaintenanceRequest[], icons = true): string {
+  const by = new Map<RequestState, number>();
+  for (const r of requests) by.set(r.state, (by.get(r.state) ?? 0) + 1);
+  const parts = [...by].map(
+    ([state, n]) => `${icons ? `${stateIcon(state)} ` : ''}${n} ${stateLabel(state).toLowerCase()}`,
+  );
+  return parts.length > 0 ? parts.join(' · ') : 'no requests';
+}
+
+function nodeList(requests: readonly MaintenanceRequest[]): string {
+  const lines = requests.map(
+    (r) =>
+      `• ${code(r.node)}${r.pool ? ` (pool ${esc(r.pool)})` : ''}: ${stateLabel(r.state).toLowerCase()}${r.state === 'failed' && r.failure ? `: ${esc(clip(r.failure, 200))}` : ''} · ${code(r.id)}`,
+  );
+  return `*Nodes:*\n${fitLines(lines, LIMITS.section - 20, 'more nodes')}`;
+}
+
+/**
+ * Approve all and Reject all, then, while more than one pool waits, one actions block per pool: Slack
+ * wants action ids unique within a block, and the listeners match the one pool action id.
+ */
+function buttonBlocks(campaign: string, proposed: readonly MaintenanceRequest[]): KnownBlock[] {
+  const n = proposed.length;
+  const all: ButtonSpec = {
+    actionId: SLACK_ACTION.campaignApprove,
+    text: `Approve all ${n}`,
+    value: campaign,
+    style: 'primary',
+    confirm: {
+      title: 'Approve the campaign?',
+      text: `${n} node${n === 1 ? '' : 's'} will be cordoned and drained, as slots allow, in open windows.`,
+      confirm: 'Approve all',
+      deny: 'Not yet',
+    },
+  };
+  const reject: ButtonSpec = {
+    actionId: SLACK_ACTION.reject,
+    text: 'Reject all',
+    value: campaign,
+    style: 'danger',
+  };
+  const blocks = [actions('campaign', [button(all), button(reject)])];
+  const pools = [...new Set(proposed.flatMap((r) => (r.pool === undefined ? [] : [r.pool])))];
+  if (pools.length < 2) return blocks;
+  for (const [i, pool] of pools.slice(0, MAX_POOL_BUTTONS).entries()) {
+    const count = proposed.filter((r) => r.pool === pool).length;
+    blocks.push(
+      actions(`campaign-pool-${i}`, [
+        button({
+          actionId: SLACK_ACTION.campaignApprovePool,
+          text: `Approve pool ${pool} (${count})`,
+          value: `${campaign}/${pool}`,
+        }),
+      ]),
+    );
+  }
+  if (pools.length > MAX_POOL_BUTTONS)
+    blocks.push(
+      context(
+        `… and ${pools.length - MAX_POOL_BUTTONS} more pools (approve all, or use \`/maint approve\`)`,
+      ),
+    );
+  return blocks;
+}
+
+/** Leaves room under the 50 blocks for the summary sections above the buttons. */
+const MAX_POOL_BUTTONS = 20;
+
+export const campaignActive = (requests: readonly MaintenanceRequest[]): boolean =>
+  requests.some((r) => isActive(r.state));
