@@ -1,0 +1,81 @@
+/**
+ * The tick Lambda, without its wiring: decides what kind of tick an EventBridge event asks for, runs
+ * it, waits for notifications in flight (a Lambda is frozen once it returns) and answers a short
+ * summary for the invocation log. The opened control plane is kept between warm invocations; a
+ * failed open is not, so the next invocation tries again instead of failing forever.
+ */
+import { runTick, type TickDeps, type TickReport } from '../src/app/control/tick.js';
+import { KubemaintError } from '../src/errors.js';
+import type { Logger } from '../src/log.js';
+
+export interface TickControl {
+  deps: TickDeps;
+  /** Wait for notifications in flight, at most `timeoutMs`. */
+  flush?(timeoutMs?: number): Promise<void>;
+}
+
+export interface TickHandlerOptions {
+  open(): Promise<TickControl>;
+  log: Logger;
+  /** How long to wait for notifications before returning. @default 10_000 */
+  flushTimeoutMs?: number;
+}
+
+export interface TickSummary {
+  kind: 'tick' | 'skew-scan';
+  at: string;
+  counts: { reconciled: number; dispatched: number; proposed: number; skipped: number };
+  report: TickReport;
+}
+
+export const TICK_KINDS = ['tick', 'skew-scan'] as const;
+
+/**
+ * `{kind: 'skew-scan'}` (the hourly rule's `input`) → a skew scan; EventBridge's own scheduled
+ * event (no input) or `{kind: 'tick'}` → an ordinary tick. Anything else is refused loudly: a
+ * mistyped `input` would otherwise silently never scan.
+ */
+export function tickKind(event: unknown): TickSummary['kind'] {
+  const kind =
+    event !== null && typeof event === 'object' ? (event as { kind?: unknown }).kind : undefined;
+  if (kind === undefined) return 'tick';
+  if (kind === 'tick' || kind === 'skew-scan') return kind;
+  throw new KubemaintError('usage', `unknown tick event kind ${JSON.stringify(kind)}`, {
+    hint: `the schedule's input.kind is one of: ${TICK_KINDS.join(', ')} (serverless.yml)`,
+  });
+}
+
+export function createTickHandler(
+  options: TickHandlerOptions,
+): (event: unknown) => Promise<TickSummary> {
+  let opened: Promise<TickControl> | undefined;
+  const control = (): Promise<TickControl> => {
+    opened ??= options.open().catch((error: unknown) => {
+      opened = undefined;
+      throw error;
+    });
+    return opened;
+  };
+  return async (event) => {
+    const kind = tickKind(event);
+    const opened = await control();
+    try {
+      const report = await runTick(opened.deps, { skewScan: kind === 'skew-scan' });
+      const summary: TickSummary = {
+        kind,
+        at: report.at,
+        counts: {
+          reconciled: report.reconciled.length,
+          dispatched: report.dispatched.length,
+          proposed: report.proposed.length,
+          skipped: report.skipped.length,
+        },
+        report,
+      };
+      options.log.info({ kind, counts: summary.counts }, 'tick done');
+      return summary;
+    } finally {
+      await opened.flush?.(options.flushTimeoutMs ?? 10_000);
+    }
+  };
+}

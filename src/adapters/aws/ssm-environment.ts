@@ -1,0 +1,126 @@
+/**
+ * Secrets for a Lambda from SSM Parameter Store, read once at cold start. serverless.yml puts only
+ * parameter NAMES in the environment (`SLACK_BOT_TOKEN_SSM_PARAMETER=/kubemaint/prod/slack-bot-token`), so
+ * packaging needs no AWS access and no secret sits in the template or the function's settings.
+ * Every `<NAME>_SSM_PARAMETER` variable becomes `<NAME>` with the parameter's decrypted value, unless `<NAME>`
+ * is already set (a local run or a test wins). GetParameter speaks AWS JSON 1.1 with SigV4.
+ */
+import { KubemaintError } from '../../errors.js';
+import { signRequest } from './sign-request.js';
+import type { AwsCredentials } from './sigv4.js';
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export interface SsmOptions {
+  readonly region: string;
+  readonly credentials: AwsCredentials;
+  readonly now: () => Date;
+  /** @default `https://ssm.<region>.amazonaws.com/` */
+  readonly endpoint?: string;
+  readonly fetch?: typeof fetch;
+  /** @default 5_000 */
+  readonly timeoutMs?: number;
+}
+
+/** Long on purpose: `_SSM` alone would catch AWS_ENDPOINT_URL_SSM, the SDKs' endpoint override. */
+export const SSM_SUFFIX = '_SSM_PARAMETER';
+
+/** The `<NAME>_SSM_PARAMETER` variables that still need reading: target variable → parameter name. */
+export function ssmReferences(env: Env): Map<string, string> {
+  const refs = new Map<string, string>();
+  for (const [key, value] of Object.entries(env)) {
+    if (!key.endsWith(SSM_SUFFIX) || key === SSM_SUFFIX) continue;
+    const target = key.slice(0, -SSM_SUFFIX.length);
+    const name = value?.trim() ?? '';
+    if (name === '' || (env[target]?.trim() ?? '') !== '') continue;
+    refs.set(target, name);
+  }
+  return refs;
+}
+
+/** `env` plus each referenced parameter's value; the parameters are read in parallel. */
+export async function resolveSsmEnvironment(
+  env: Env,
+  options: SsmOptions,
+): Promise<Record<string, string | undefined>> {
+  const refs = [...ssmReferences(env)];
+  const values = await Promise.all(refs.map(([, name]) => getParameter(name, options)));
+  const resolved: Record<string, string | undefined> = { ...env };
+  refs.forEach(([target], i) => (resolved[target] = values[i]));
+  return resolved;
+}
+
+/** One parameter's value, decrypted (SecureString) — needs ssm:GetParameter and kms:Decrypt. */
+export async function getParameter(name: string, options: SsmOptions): Promise<string> {
+  const url = options.endpoint ?? `https://ssm.${options.region}.amazonaws.com/`;
+  const body = JSON.stringify({ Name: name, WithDecryption: true });
+  const signed = signRequest({
+    method: 'POST',
+    url,
+    headers: {
+      'content-type': 'application/x-amz-json-1.1',
+      'x-amz-target': 'AmazonSSM.GetParameter',
+    },
+    body,
+    credentials: options.credentials,
+    scope: { region: options.region, service: 'ssm' },
+    now: options.now(),
+  });
+  let response: Response;
+  try {
+    response = await (options.fetch ?? fetch)(url, {
+      method: 'POST',
+      headers: signed.headers,
+      body,
+      signal: AbortSignal.timeout(options.timeoutMs ?? 5_000),
+    });
+  } catch (error) {
+    throw new KubemaintError('unexpected', `reading SSM parameter ${name}: ${String(error)}`, {
+      cause: error,
+    });
+  }
+  const text = await response.text();
+  if (!response.ok) throw ssmError(name, response.status, text);
+  let value: unknown;
+  try {
+    value = (JSON.parse(text) as { Parameter?: { Value?: unknown } }).Parameter?.Value;
+  } catch (error) {
+    throw new KubemaintError(
+      'unexpected',
+      `reading SSM parameter ${name}: the answer is not JSON`,
+      {
+        cause: error,
+      },
+    );
+  }
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new KubemaintError('config_invalid', `SSM parameter ${name} is empty`, {
+      hint: `aws ssm put-parameter --name ${name} --type SecureString --overwrite --value …`,
+    });
+  }
+  return value;
+}
+
+function ssmError(name: string, status: number, text: string): KubemaintError {
+  let type = `HTTP ${status}`;
+  let message: string;
+  try {
+    const json = JSON.parse(text) as { __type?: string; message?: string; Message?: string };
+    type = json.__type?.split('#').pop() ?? type;
+    message = json.message ?? json.Message ?? '';
+  } catch {
+    message = text.slice(0, 200);
+  }
+  const detail = `reading SSM parameter ${name}: ${type}${message ? ` (${message})` : ''}`;
+  if (type === 'ParameterNotFound') {
+    return new KubemaintError('config_invalid', detail, {
+      hint: `create it: aws ssm put-parameter --name ${name} --type SecureString --value …`,
+    });
+  }
+  if (status === 400 || status === 403) {
+    return new KubemaintError('config_invalid', detail, {
+      hint: 'the function role needs ssm:GetParameter on it and kms:Decrypt on its key (serverless.yml iam)',
+    });
+  }
+  return new KubemaintError('unexpected', detail);
+}
