@@ -51,11 +51,11 @@ export async function runTick(
   return report;
 }
 
-async function detectAndPropose(
-  deps: TickDeps,
+/** What needs maintenance now: marked nodes (cheap), or every node with kubelet skew (a skew scan). */
+export async function findNeeds(
+  deps: Pick<TickDeps, 'settings' | 'cluster' | 'clock'>,
   skewScan: boolean,
-  report: TickReport,
-): Promise<void> {
+): Promise<{ nodes: NodeView[]; needs: Need[]; skipped: { node: string; why: string }[] }> {
   const { settings, cluster } = deps;
   const nodes = skewScan
     ? await cluster.listNodes()
@@ -76,6 +76,15 @@ async function detectAndPropose(
     },
     deps.clock.now(),
   );
+  return { nodes, needs, skipped };
+}
+
+async function detectAndPropose(
+  deps: TickDeps,
+  skewScan: boolean,
+  report: TickReport,
+): Promise<void> {
+  const { nodes, needs, skipped } = await findNeeds(deps, skewScan);
   report.skipped = skipped.map((s) => `${s.node}: ${s.why}`);
   const byName = new Map(nodes.map((n) => [n.name, n]));
   const campaigns = new Map<string, string>();

@@ -7,8 +7,14 @@ import { registerDrainCommand } from './drain.js';
 import { registerExecutorCommand } from './executor.js';
 import { registerNotifyCommand } from './notify.js';
 import { registerSimCommand } from './sim.js';
+import { registerClusterCommands } from './cluster-ops.js';
+import { registerRequestCommands } from './requests.js';
+import { registerTickCommands } from './tick.js';
 
 export function registerCommands(program: Command): void {
+  registerRequestCommands(program);
+  registerClusterCommands(program);
+  registerTickCommands(program);
   registerConfigCommand(program);
   registerExecutorCommand(program);
   registerDrainCommand(program);

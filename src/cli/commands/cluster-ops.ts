@@ -1,0 +1,67 @@
+/**
+ * Cluster-wide switches: `pause` / `resume` (the pause ConfigMap every dispatch reads), `locks` (the
+ * Lease slots and who holds them) and `release` (free a slot whose holder is gone).
+ */
+import type { Command } from 'commander';
+import { listLocks, releaseLock, setPause } from '../../app/control/commands.js';
+import { cliPerson, controlCommand, globals, withControl } from '../control-context.js';
+import { printResult, REFUSED_HELP } from './requests.js';
+
+export function registerClusterCommands(program: Command): void {
+  controlCommand(program, 'pause')
+    .description('stop starting new maintenance (running work finishes); approvals still collect')
+    .argument('[reason...]', 'why, shown on every waiting request')
+    .addHelpText('after', REFUSED_HELP)
+    .action(async (reason: string[], _options: unknown, command: Command) =>
+      withControl(command, async ({ deps }) =>
+        printResult(
+          await setPause(
+            deps,
+            true,
+            cliPerson(globals(command).as),
+            reason.length ? reason.join(' ').slice(0, 500) : undefined,
+          ),
+        ),
+      ),
+    );
+
+  controlCommand(program, 'resume')
+    .description('lift a pause')
+    .addHelpText('after', REFUSED_HELP)
+    .action(async (_options: unknown, command: Command) =>
+      withControl(command, async ({ deps }) =>
+        printResult(await setPause(deps, false, cliPerson(globals(command).as))),
+      ),
+    );
+
+  controlCommand(program, 'locks')
+    .description('list the lock slots (kubemaint-slot-<i> Leases) and who holds them')
+    .option('--json', 'print JSON')
+    .action(async (options: { json?: boolean }, command: Command) =>
+      withControl(command, async ({ deps }) => {
+        const slots = await listLocks(deps);
+        if (options.json) {
+          process.stdout.write(`${JSON.stringify(slots, null, 2)}\n`);
+          return;
+        }
+        if (slots.length === 0)
+          process.stdout.write('no slots yet (the first executor creates them)\n');
+        for (const slot of slots) {
+          const renewed = slot.renewedAt ? `, renewed ${slot.renewedAt.toISOString()}` : '';
+          process.stdout.write(
+            `${slot.name}  ${slot.holder ? `held by ${slot.holder}${renewed}` : 'free'}\n`,
+          );
+        }
+      }),
+    );
+
+  controlCommand(program, 'release')
+    .description("free a lock slot by hand (refused while its holder's request is active)")
+    .argument('<slot>', 'e.g. kubemaint-slot-0 (see `kubemaint locks`)')
+    .addHelpText('after', REFUSED_HELP)
+    .action(async (slot: string, _options: unknown, command: Command) =>
+      withControl(command, async ({ deps }) =>
+        printResult(await releaseLock(deps, slot, cliPerson(globals(command).as))),
+      ),
+    );
+}

@@ -1,0 +1,152 @@
+/**
+ * The CLI side of approvals (issue 5 §5): `status`, `approve`, `reject`, `cancel`, `decide`, `reboot`
+ * and `upgrade`, on the same use cases the Slack app calls, so an approval is checked the same way
+ * wherever it comes from. Each action is one thin function: parse, call, print.
+ */
+import type { Command } from 'commander';
+import {
+  approveRequest,
+  cancelRequest,
+  decideDrain,
+  listLocks,
+  listRequests,
+  rejectRequest,
+  requestMaintenance,
+  type CommandResult,
+} from '../../app/control/commands.js';
+import type { DrainDecision } from '../../core/request.js';
+import { KubemaintError } from '../../errors.js';
+import { statusJson, statusTable } from '../../../templates/cli-status.js';
+import { cliPerson, controlCommand, globals, withControl } from '../control-context.js';
+
+export const REFUSED_HELP = `
+Exit codes: 0 done; 2 bad flags or config; 5 refused (not an approver, the request has ended, …).`;
+
+/** Print what happened; a refusal is an error with exit code 5, so scripts can tell. */
+export function printResult(result: CommandResult): void {
+  if (!result.ok) throw new KubemaintError('request_invalid', result.message);
+  process.stdout.write(`${result.message}\n`);
+}
+
+export function registerRequestCommands(program: Command): void {
+  controlCommand(program, 'status')
+    .description('list maintenance requests (newest first) with their state and what they wait for')
+    .argument('[node]', 'only this node')
+    .option(
+      '--json',
+      'print one JSON document (every request with node, action, state, reasons, times)',
+    )
+    .action(async (node: string | undefined, options: { json?: boolean }, command: Command) =>
+      withControl(command, async ({ deps }) => {
+        const [requests, pause, slots] = await Promise.all([
+          listRequests(deps),
+          deps.cluster.readPause(),
+          listLocks(deps),
+        ]);
+        const view = { requests: requests.filter((r) => !node || r.node === node), pause, slots };
+        process.stdout.write(options.json ? statusJson(view) : statusTable(view, deps.clock.now()));
+      }),
+    );
+
+  controlCommand(program, 'approve')
+    .description('approve a proposed request (you must be an approver: approval.approvers)')
+    .argument('<id>', 'request id, e.g. r-7f3a9c (see `kubemaint status`)')
+    .addHelpText('after', REFUSED_HELP)
+    .action(async (id: string, _options: unknown, command: Command) =>
+      withControl(command, async ({ deps }) =>
+        printResult(await approveRequest(deps, id, cliPerson(globals(command).as))),
+      ),
+    );
+
+  controlCommand(program, 'reject')
+    .description('reject a proposed request; the node is left alone')
+    .argument('<id>', 'request id, e.g. r-7f3a9c')
+    .argument('[reason...]', 'why, shown to everyone who follows the request')
+    .addHelpText('after', REFUSED_HELP)
+    .action(async (id: string, reason: string[], _options: unknown, command: Command) =>
+      withControl(command, async ({ deps }) =>
+        printResult(await rejectRequest(deps, id, cliPerson(globals(command).as), text(reason))),
+      ),
+    );
+
+  controlCommand(program, 'cancel')
+    .description('cancel a request that has not issued its host command; the node is handed back')
+    .argument('<id>', 'request id, e.g. r-7f3a9c')
+    .argument('[reason...]', 'why')
+    .addHelpText('after', REFUSED_HELP)
+    .action(async (id: string, reason: string[], _options: unknown, command: Command) =>
+      withControl(command, async ({ deps }) =>
+        printResult(await cancelRequest(deps, id, cliPerson(globals(command).as), text(reason))),
+      ),
+    );
+
+  controlCommand(program, 'decide')
+    .description(
+      'answer a stalled drain: keep waiting, skip the node, or force the remaining pods out',
+    )
+    .argument('<id>', 'request id of the running request')
+    .argument('<decision>', 'wait | skip | force')
+    .addHelpText(
+      'after',
+      '\n  wait   keep evicting politely (PDBs respected)\n' +
+        '  skip   give the node back: uncordon, release the slot, mark the request failed\n' +
+        '  force  delete the remaining pods without the Eviction API (PDBs bypassed)\n' +
+        REFUSED_HELP,
+    )
+    .action(async (id: string, decision: string, _options: unknown, command: Command) =>
+      withControl(command, async ({ deps }) =>
+        printResult(
+          await decideDrain(deps, id, drainDecision(decision), cliPerson(globals(command).as)),
+        ),
+      ),
+    );
+
+  controlCommand(program, 'reboot')
+    .description('propose a reboot of a node (it still needs an approval, like any proposal)')
+    .argument('<node>', 'node name, as in `kubectl get nodes`')
+    .argument('[reason...]', 'why (default: requested by you)')
+    .addHelpText('after', REFUSED_HELP)
+    .action(async (node: string, reason: string[], _options: unknown, command: Command) =>
+      withControl(command, async ({ deps }) =>
+        printResult(
+          await requestMaintenance(deps, {
+            node,
+            action: 'reboot',
+            by: cliPerson(globals(command).as),
+            ...(reason.length ? { reason: text(reason) } : {}),
+          }),
+        ),
+      ),
+    );
+
+  controlCommand(program, 'upgrade')
+    .description(
+      "propose a kubelet upgrade: one minor at a time, never past the apiserver's version",
+    )
+    .argument('<node>', 'node name')
+    .argument('[version]', 'target like v1.31.4 (default: the next step toward kubelet.target)')
+    .addHelpText('after', REFUSED_HELP)
+    .action(
+      async (node: string, version: string | undefined, _options: unknown, command: Command) =>
+        withControl(command, async ({ deps }) =>
+          printResult(
+            await requestMaintenance(deps, {
+              node,
+              action: 'upgrade',
+              by: cliPerson(globals(command).as),
+              ...(version ? { version } : {}),
+            }),
+          ),
+        ),
+    );
+}
+
+const text = (words: readonly string[]): string | undefined =>
+  words.length ? words.join(' ').slice(0, 500) : undefined;
+
+function drainDecision(value: string): DrainDecision {
+  if (value === 'wait' || value === 'skip' || value === 'force') return value;
+  throw new KubemaintError('usage', `"${value.slice(0, 40)}" is not a drain decision`, {
+    hint: 'use wait, skip or force (see `kubemaint decide --help`)',
+  });
+}

@@ -1,0 +1,57 @@
+/**
+ * `kubemaint tick` runs one control-plane tick by hand (what the schedule runs); `kubemaint scan`
+ * shows what detection finds across the whole fleet without changing anything.
+ */
+import type { Command } from 'commander';
+import { findNeeds, runTick } from '../../app/control/tick.js';
+import { controlCommand, withControl } from '../control-context.js';
+
+export function registerTickCommands(program: Command): void {
+  controlCommand(program, 'tick')
+    .description('run one tick now: verify, dispatch what may start, propose what is needed')
+    .option('--skew-scan', 'also read every node for kubelet skew (normally hourly)')
+    .option('--json', 'print the tick report as JSON')
+    .action(async (options: { skewScan?: boolean; json?: boolean }, command: Command) =>
+      withControl(command, async ({ deps }) => {
+        const report = await runTick(deps, { skewScan: options.skewScan === true });
+        if (options.json) {
+          process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+          return;
+        }
+        const section = (title: string, lines: string[]) =>
+          lines.length ? `${title}:\n${lines.map((l) => `  ${l}`).join('\n')}\n` : '';
+        const out =
+          section('reconciled', report.reconciled) +
+          section('dispatched', report.dispatched) +
+          section('proposed', report.proposed) +
+          section('skipped', report.skipped);
+        process.stdout.write(out || 'nothing to do\n');
+      }),
+    );
+
+  controlCommand(program, 'scan')
+    .description(
+      'list the nodes that need a reboot or a kubelet upgrade (reads every node; writes nothing)',
+    )
+    .option('--json', 'print one JSON document')
+    .action(async (options: { json?: boolean }, command: Command) =>
+      withControl(command, async ({ deps }) => {
+        const { nodes, needs, skipped } = await findNeeds(deps, true);
+        if (options.json) {
+          process.stdout.write(
+            `${JSON.stringify({ nodes: nodes.length, needs, skipped }, null, 2)}\n`,
+          );
+          return;
+        }
+        const lines = needs.map(
+          (n) =>
+            `${n.node}  ${n.action}${n.targetVersion ? ` ${n.targetVersion}` : ''}  ${n.reason}`,
+        );
+        const quiet = skipped.map((s) => `${s.node}  (not proposed: ${s.why})`);
+        process.stdout.write(
+          `${nodes.length} nodes scanned, ${needs.length} need maintenance\n` +
+            [...lines, ...quiet].map((l) => `  ${l}\n`).join(''),
+        );
+      }),
+    );
+}

@@ -1,0 +1,88 @@
+/**
+ * Composition root: a validated config in, the control plane's dependencies out — the cluster
+ * adapter over the right connection, settings mapped from the config, notifiers fanned out (console,
+ * notification URLs, Slack when given), alerts when Prometheus is configured. `serve`, the CLI and
+ * the Lambda functions all start here, so they cannot drift apart.
+ */
+import { randomBytes } from 'node:crypto';
+import type { CommandDeps } from './app/control/commands.js';
+import type { Clock, Notifier } from './app/control/ports.js';
+import type { TickDeps } from './app/control/tick.js';
+import { createKubeClient, type KubeClient } from './adapters/kube/client.js';
+import { controlCluster } from './adapters/kube/control-cluster.js';
+import { createNotifier } from './adapters/notify/notifier.js';
+import { parseNotifyUrls } from './adapters/notify/parse.js';
+import { connectCluster, type Connection, type ConnectOptions } from './compose/connect.js';
+import { controlSettingsFromConfig } from './compose/control-settings.js';
+import { forSimHost } from './compose/sim-host.js';
+import type { Config } from './config/schema.js';
+import type { Logger } from './log.js';
+import { compileMessageTemplates } from '../templates/notify/messages.js';
+
+export interface OpenOptions extends ConnectOptions {
+  clock?: Clock;
+  /** More notifiers: the console in `serve`, Slack when it is configured. */
+  notifiers?: Notifier[];
+}
+
+export interface ControlRuntime {
+  deps: TickDeps & CommandDeps;
+  client: KubeClient;
+  connection: Connection;
+  /** The config as the control plane uses it (host commands rewritten for the sim). */
+  config: Config;
+  /** Wait for notifications in flight (before a Lambda returns, before exit). */
+  flush(timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function openControl(config: Config, options: OpenOptions): Promise<ControlRuntime> {
+  const effective = config.cluster.type === 'sim' ? forSimHost(config) : config;
+  const settings = controlSettingsFromConfig(effective);
+  const connection = await connectCluster(effective, options);
+  const client = createKubeClient(connection.kubeConfig);
+  const clock = options.clock ?? { now: () => new Date() };
+  const urls = createNotifier({
+    targets: parseNotifyUrls(effective.notify.urls),
+    templates: compileMessageTemplates({ templates: effective.notify.templates }),
+    log: options.log.child({ component: 'notify' }),
+  });
+  const notifiers: Notifier[] = [
+    ...(effective.notify.urls.length > 0
+      ? [{ notify: (event) => urls.notify(event) } satisfies Notifier]
+      : []),
+    ...(options.notifiers ?? []),
+  ];
+  const deps: TickDeps & CommandDeps = {
+    cluster: controlCluster(client, { namespace: effective.namespace, now: () => clock.now() }),
+    notifier: fanOut(notifiers, options.log),
+    clusterName: settings.cluster,
+    settings,
+    clock,
+    randomBytes: (count) => new Uint8Array(randomBytes(count)),
+  };
+  return {
+    deps,
+    client,
+    connection,
+    config: effective,
+    flush: (timeoutMs = 5_000) => urls.flush(timeoutMs),
+    close: async () => {
+      await urls.flush(2_000);
+      await connection.close();
+    },
+  };
+}
+
+/** Every notifier hears every event; one that throws is logged and never stops the others. */
+function fanOut(notifiers: readonly Notifier[], log: Logger): Notifier {
+  return {
+    async notify(event, request) {
+      const results = await Promise.allSettled(notifiers.map((n) => n.notify(event, request)));
+      for (const result of results) {
+        if (result.status === 'rejected')
+          log.warn({ err: result.reason, event: event.kind }, 'notifier failed');
+      }
+    },
+  };
+}

@@ -1,0 +1,96 @@
+/**
+ * `kubemaint status` as a person reads it (a table, newest first, blocked reasons under their row)
+ * and as a script reads it (`--json`: one document, every request with its timestamps).
+ */
+import type { SlotView } from '../src/app/control/ports.js';
+import type { MaintenanceRequest } from '../src/core/request.js';
+import { formatDuration } from '../src/core/duration.js';
+
+export interface StatusView {
+  requests: readonly MaintenanceRequest[];
+  pause: { paused: boolean; reason?: string; by?: string; at?: string };
+  slots: readonly SlotView[];
+}
+
+export function statusJson(view: StatusView): string {
+  return `${JSON.stringify(
+    {
+      paused: view.pause.paused,
+      ...(view.pause.paused ? { pause: view.pause } : {}),
+      slots: view.slots.map((s) => ({ name: s.name, holder: s.holder || null })),
+      requests: view.requests.map((r) => ({
+        id: r.id,
+        node: r.node,
+        action: r.action,
+        ...(r.targetVersion ? { targetVersion: r.targetVersion } : {}),
+        state: r.state,
+        reason: r.reason,
+        reasons: r.blockedReasons ?? [],
+        requestedBy: r.requestedBy,
+        approvals: r.approvals,
+        ...(r.campaign ? { campaign: r.campaign } : {}),
+        ...(r.drain ? { drain: r.drain.message } : {}),
+        ...(r.failure ? { failure: r.failure } : {}),
+        createdAt: r.createdAt,
+        updatedAt: r.updatedAt,
+      })),
+    },
+    null,
+    2,
+  )}\n`;
+}
+
+export function statusTable(view: StatusView, now: Date): string {
+  const lines: string[] = [];
+  if (view.pause.paused) {
+    lines.push(
+      `PAUSED by ${view.pause.by ?? '?'}${view.pause.reason ? `: ${view.pause.reason}` : ''} (resume with \`kubemaint resume\`)`,
+      '',
+    );
+  }
+  if (view.requests.length === 0) {
+    lines.push(
+      'no maintenance requests (the tick proposes them; `kubemaint scan` shows what it would find)',
+    );
+  } else {
+    const rows = view.requests.map((r) => [
+      r.id,
+      r.node,
+      r.action === 'upgrade' ? `upgrade ${r.targetVersion ?? ''}`.trim() : 'reboot',
+      r.state,
+      formatDuration(Math.max(0, now.getTime() - Date.parse(r.updatedAt))),
+      detail(r),
+    ]);
+    lines.push(...table([['REQUEST', 'NODE', 'ACTION', 'STATE', 'SINCE', 'DETAIL'], ...rows]));
+    for (const r of view.requests) {
+      for (const reason of r.blockedReasons ?? []) lines.push(`  ${r.id} waits: ${reason}`);
+    }
+  }
+  const held = view.slots.filter((s) => s.holder);
+  lines.push(
+    '',
+    `slots: ${held.length} of ${view.slots.length} held${held.length ? ` (${held.map((s) => `${s.name} → ${s.holder}`).join(', ')})` : ''}`,
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+function detail(r: MaintenanceRequest): string {
+  if (r.state === 'failed') return r.failure ?? 'failed';
+  if (r.state === 'running' && r.drain) return r.drain.message;
+  if (r.state === 'proposed') return `${r.reason} — approve: kubemaint approve ${r.id}`;
+  if (r.state === 'approved') {
+    const by = r.approvals.map((a) => a.by).join(', ');
+    return r.blockedReasons?.length ? `approved by ${by}; waiting` : `approved by ${by}`;
+  }
+  return r.reason;
+}
+
+function table(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? '').length)));
+  return rows.map((row) =>
+    row
+      .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd(),
+  );
+}
