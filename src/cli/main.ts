@@ -15,13 +15,6 @@ export function buildProgram(): Command {
         'ask people for approval, drain and reboot inside maintenance windows, prove each node came back.',
     )
     .version(VERSION, '-V, --version', 'print the version and exit')
-    .option(
-      '-c, --config <path>',
-      'config file (default: $KUBEMAINT_CONFIG, ./kubemaint.yaml, else the demo)',
-    )
-    .option('--kubeconfig <path>', "talk to the cluster in this kubeconfig instead of the config's")
-    .option('--as <user>', 'who you are for approvals (default: your local user name)')
-    .configureHelp({ showGlobalOptions: true })
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   registerCommands(program);
