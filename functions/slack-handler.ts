@@ -1,0 +1,106 @@
+/**
+ * The Slack Lambda, without its wiring: Bolt's AwsLambdaReceiver answers only after every listener
+ * finished, and a Lambda is frozen the moment it answers, so work that must outlive Slack's 3-second
+ * acknowledgement cannot just keep running. A listener hands such work to `defer`; here `defer`
+ * queues one asynchronous invocation of this same function carrying the original, still signed
+ * Slack request. That invocation replays the request through the same Bolt app with `defer` running
+ * the work to completion, and its answer goes nowhere. So listeners must call `defer` before any
+ * side effect other than `ack` (or keep those idempotent, as the control-plane use cases are).
+ * If the hand-off itself fails, the work runs inline: late (Slack may show a timeout) but not lost.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { AwsLambdaReceiver } from '@slack/bolt';
+import type { Logger } from '../src/log.js';
+
+export type AwsHandler = ReturnType<AwsLambdaReceiver['toHandler']>;
+export type AwsEvent = Parameters<AwsHandler>[0];
+export type AwsResponse = Awaited<ReturnType<AwsHandler>>;
+export type Defer = (work: () => Promise<void>) => void;
+
+export const DEFERRED_KIND = 'kubemaint-slack-deferred';
+
+/** The asynchronous self-invocation's event: the Slack request to replay, and when it was handed off. */
+export interface DeferredEvent {
+  kind: typeof DEFERRED_KIND;
+  deferredAt: string;
+  event: AwsEvent;
+}
+
+export interface SlackHandlerOptions {
+  /** Builds the Bolt Lambda handler once (cold start) with the `defer` its listeners call. */
+  createHandler(defer: Defer): Promise<AwsHandler>;
+  /** Queues the deferred invocation (Lambda Invoke, InvocationType Event). */
+  handOff(event: DeferredEvent): Promise<void>;
+  log: Logger;
+  now?: () => Date;
+}
+
+export interface DeferredResult {
+  kind: typeof DEFERRED_KIND;
+  ran: number;
+  failed: number;
+}
+
+interface Invocation {
+  works: (() => Promise<void>)[];
+}
+
+export function isDeferredEvent(event: unknown): event is DeferredEvent {
+  return (
+    event !== null &&
+    typeof event === 'object' &&
+    (event as { kind?: unknown }).kind === DEFERRED_KIND &&
+    typeof (event as { event?: unknown }).event === 'object'
+  );
+}
+
+export function createSlackHandler(
+  options: SlackHandlerOptions,
+): (event: AwsEvent | DeferredEvent, context: unknown) => Promise<AwsResponse | DeferredResult> {
+  const { log } = options;
+  const current = new AsyncLocalStorage<Invocation>();
+  const defer: Defer = (work) => {
+    const invocation = current.getStore();
+    if (invocation) invocation.works.push(work);
+    else void runAll([work], log); // outside an invocation (never in Lambda): just run it
+  };
+  let bolt: Promise<AwsHandler> | undefined;
+  const handler = (): Promise<AwsHandler> => {
+    bolt ??= options.createHandler(defer).catch((error: unknown) => {
+      bolt = undefined; // the next invocation tries again
+      throw error;
+    });
+    return bolt;
+  };
+
+  return async (event, context) => {
+    const bolted = await handler();
+    if (isDeferredEvent(event)) {
+      const invocation: Invocation = { works: [] };
+      await current.run(invocation, () => bolted(event.event, context));
+      const failed = await runAll(invocation.works, log);
+      log.info({ ran: invocation.works.length, failed, since: event.deferredAt }, 'deferred done');
+      return { kind: DEFERRED_KIND, ran: invocation.works.length, failed };
+    }
+    const invocation: Invocation = { works: [] };
+    const response = await current.run(invocation, () => bolted(event, context));
+    if (invocation.works.length > 0) {
+      const deferredAt = (options.now?.() ?? new Date()).toISOString();
+      try {
+        await options.handOff({ kind: DEFERRED_KIND, deferredAt, event });
+      } catch (error) {
+        log.error({ err: error }, 'deferred hand-off failed; running the work inline');
+        await runAll(invocation.works, log);
+      }
+    }
+    return response;
+  };
+}
+
+/** Runs every work item to the end; returns how many failed (each is logged, none stops the rest). */
+async function runAll(works: readonly (() => Promise<void>)[], log: Logger): Promise<number> {
+  const results = await Promise.allSettled(works.map((work) => work()));
+  const failures = results.filter((r) => r.status === 'rejected');
+  for (const failure of failures) log.error({ err: failure.reason }, 'deferred work failed');
+  return failures.length;
+}
