@@ -1,0 +1,222 @@
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import {
+  startOpsServer,
+  type OpsServer,
+  type Readiness,
+} from '../../../src/adapters/http/ops-server.js';
+import { tickReadiness } from '../../../src/adapters/http/readiness.js';
+import { observeCluster } from '../../../src/adapters/metrics/observe.js';
+import { createMetrics } from '../../../src/adapters/metrics/registry.js';
+
+describe('ops server over HTTP', () => {
+  const metrics = createMetrics();
+  let readiness: Readiness = { ok: false, why: 'no tick has succeeded yet' };
+  let server: OpsServer;
+
+  before(async () => {
+    observeCluster(
+      metrics,
+      [
+        {
+          name: 'node-1',
+          uid: 'u1',
+          resourceVersion: '1',
+          unschedulable: false,
+          bootId: 'b',
+          kubeletVersion: 'v1.31.4',
+          ready: 'True',
+          labels: { 'kubemaint.io/reboot-required': 'true' },
+          annotations: {},
+          conditions: {},
+        },
+      ],
+      [{ name: 'kubemaint-slot-0', holder: '' }],
+    );
+    server = await startOpsServer({ port: 0, host: '127.0.0.1', metrics, ready: () => readiness });
+  });
+  after(() => server.close());
+
+  const get = async (path: string, init: RequestInit = {}) => {
+    const res = await fetch(`${server.url}${path}`, init);
+    return {
+      status: res.status,
+      type: res.headers.get('content-type') ?? '',
+      body: await res.text(),
+    };
+  };
+
+  it('GET /healthz answers 200 ok', async () => {
+    assert.deepEqual(await get('/healthz'), {
+      status: 200,
+      type: 'text/plain; charset=utf-8',
+      body: 'ok\n',
+    });
+  });
+
+  it('GET /readyz follows the readiness answer, with the reason', async () => {
+    const notReady = await get('/readyz');
+    assert.equal(notReady.status, 503);
+    assert.equal(notReady.body, 'not ready: no tick has succeeded yet\n');
+    readiness = { ok: true, why: 'last successful tick 3s ago' };
+    assert.deepEqual(
+      { ...(await get('/readyz')), type: undefined },
+      { status: 200, type: undefined, body: 'ok: last successful tick 3s ago\n' },
+    );
+  });
+
+  it('GET /metrics serves the Prometheus exposition', async () => {
+    const res = await get('/metrics');
+    assert.equal(res.status, 200);
+    assert.match(res.type, /^text\/plain; version=0\.0\.4/);
+    assert.match(res.body, /^kubemaint_reboot_required\{node="node-1"\} 1$/m);
+    assert.match(res.body, /^kubemaint_slots_total 1$/m);
+    assert.match(res.body, /^process_resident_memory_bytes \d+/m);
+  });
+
+  const refusals: {
+    name: string;
+    path: string;
+    init?: RequestInit;
+    status: number;
+    body: RegExp;
+  }[] = [
+    { name: 'an unknown path', path: '/', status: 404, body: /not found: \/ \(try \/healthz/ },
+    { name: 'a near miss', path: '/metricsz', status: 404, body: /not found: \/metricsz/ },
+    {
+      name: 'POST /metrics',
+      path: '/metrics',
+      init: { method: 'POST' },
+      status: 405,
+      body: /method POST not allowed/,
+    },
+  ];
+  for (const r of refusals) {
+    it(`answers ${r.status} to ${r.name}`, async () => {
+      const res = await get(r.path, r.init);
+      assert.equal(res.status, r.status);
+      assert.match(res.body, r.body);
+    });
+  }
+
+  it('HEAD /healthz answers without a body', async () => {
+    const res = await get('/healthz', { method: 'HEAD' });
+    assert.equal(res.status, 200);
+    assert.equal(res.body, '');
+  });
+
+  it('a readiness check that throws is a 500 with the message', async () => {
+    const failing = await startOpsServer({
+      port: 0,
+      host: '127.0.0.1',
+      metrics,
+      ready: () => Promise.reject(new Error('lost the cluster')),
+    });
+    try {
+      const res = await fetch(`${failing.url}/readyz`);
+      assert.equal(res.status, 500);
+      assert.equal(await res.text(), 'error: lost the cluster\n');
+    } finally {
+      await failing.close();
+    }
+  });
+});
+
+describe('ops server lifecycle', () => {
+  it('refuses a port in use with a clear error', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const port = (holder.address() as AddressInfo).port;
+    try {
+      await assert.rejects(
+        startOpsServer({
+          port,
+          host: '127.0.0.1',
+          metrics: createMetrics({ processMetrics: false }),
+          ready: () => ({ ok: true }),
+        }),
+        (error: Error & { code?: string; hint?: string }) => {
+          assert.equal(error.code, 'config_invalid');
+          assert.match(
+            error.message,
+            new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: EADDRINUSE`),
+          );
+          assert.match(error.hint ?? '', /another ops port/);
+          return true;
+        },
+      );
+    } finally {
+      await new Promise<void>((resolve) => holder.close(() => resolve()));
+    }
+  });
+
+  it('close() finishes despite an idle keep-alive connection, then refuses connections', async () => {
+    const server = await startOpsServer({
+      port: 0,
+      host: '127.0.0.1',
+      metrics: createMetrics({ processMetrics: false }),
+      ready: () => ({ ok: true }),
+    });
+    const res = await fetch(`${server.url}/healthz`, { headers: { connection: 'keep-alive' } });
+    assert.equal(await res.text(), 'ok\n');
+    await server.close();
+    await assert.rejects(fetch(`${server.url}/healthz`), /fetch failed/);
+  });
+
+  it('close() lets a request in flight finish', async () => {
+    let release: () => void = () => undefined;
+    let arrived: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const reached = new Promise<void>((resolve) => (arrived = resolve));
+    const server = await startOpsServer({
+      port: 0,
+      host: '127.0.0.1',
+      metrics: createMetrics({ processMetrics: false }),
+      ready: async () => {
+        arrived();
+        await gate;
+        return { ok: true, why: 'slow but fine' };
+      },
+    });
+    const pending = fetch(`${server.url}/readyz`).then(async (r) => [r.status, await r.text()]);
+    await reached;
+    let closed = false;
+    const closing = server.close().then(() => (closed = true));
+    await new Promise((r) => setImmediate(r));
+    assert.equal(closed, false, 'close() waits for the request in flight');
+    release();
+    assert.deepEqual(await pending, [200, 'ok: slow but fine\n']);
+    await closing;
+  });
+});
+
+describe('tickReadiness', () => {
+  it('is not ready before a tick, ready after one, stale after maxAgeMs', () => {
+    let now = Date.parse('2026-11-01T00:00:00Z');
+    const readiness = tickReadiness({ clock: { now: () => new Date(now) }, maxAgeMs: 60_000 });
+    assert.deepEqual(readiness.ready(), { ok: false, why: 'no tick has succeeded yet' });
+    readiness.record({ ok: false, error: new Error('connect ECONNREFUSED') });
+    assert.deepEqual(readiness.ready(), {
+      ok: false,
+      why: 'no tick has succeeded yet; last tick failed: connect ECONNREFUSED',
+    });
+    readiness.record({ ok: true });
+    now += 5_000;
+    assert.deepEqual(readiness.ready(), { ok: true, why: 'last successful tick 5s ago' });
+    readiness.record({ ok: false, error: 'timeout' });
+    now += 10_000;
+    assert.deepEqual(readiness.ready(), {
+      ok: true,
+      why: 'last successful tick 15s ago; last tick failed: timeout',
+    });
+    now += 50_000;
+    assert.deepEqual(readiness.ready(), {
+      ok: false,
+      why: 'last successful tick 65s ago (limit 60s); last tick failed: timeout',
+    });
+    readiness.record({ ok: true });
+    assert.equal(readiness.ready().ok, true);
+  });
+});
