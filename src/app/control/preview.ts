@@ -139,3 +139,14 @@ function select(pods: readonly PodInfo[], node: string, now: Date) {
     warnings: selection.warnings,
   };
 }
+
+/** The window as a prompt shows it without a full preview (campaigns): "open now", or when next. */
+export function nextWindowText(
+  settings: Pick<ControlSettings, 'schedule' | 'timeZone'>,
+  now: Date,
+): string | undefined {
+  const window = windowFacts(settings.schedule, now, settings.timeZone);
+  if (window.freeze) return `frozen (${window.freeze.reason})`;
+  if (window.open) return 'open now';
+  return window.nextOpening ? describeTime(window.nextOpening, now, settings.timeZone) : undefined;
+}

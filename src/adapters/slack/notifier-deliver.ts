@@ -1,0 +1,161 @@
+/**
+ * What the Slack notifier does for one event: a `proposed` request gets its prompt (a campaign gets
+ * one prompt for all its nodes, updated as nodes join), and its location is written onto every
+ * request it covers; any later event becomes a reply in that thread (a stalled drain asks the
+ * approvers instead), and the prompt is edited to the request's current state. Each Slack call
+ * fails on its own: a lost reply does not stop the prompt update.
+ */
+import type { Preview } from '../../app/control/preview.js';
+import type { ClusterPort, Clock } from '../../app/control/ports.js';
+import {
+  findSlackThread,
+  recordSlackThread,
+  type SlackLocation,
+} from '../../app/control/slack-thread.js';
+import type { MaintenanceEvent } from '../../core/events.js';
+import { LABEL_STATE } from '../../core/names.js';
+import type { MaintenanceRequest } from '../../core/request.js';
+import type { Logger } from '../../log.js';
+import {
+  campaignPrompt,
+  drainQuestion,
+  requestPrompt,
+  threadReply,
+  type PromptContext,
+  type SlackMessage,
+} from '../../../templates/slack/index.js';
+import type { SlackChat } from './thread-chat.js';
+
+export interface DeliverDeps {
+  chat: SlackChat;
+  cluster: ClusterPort;
+  clock: Clock;
+  log: Logger;
+  /** Where new prompts go. */
+  channel: string;
+  clusterName: string;
+  timeZone: string;
+  /** The preview for a single request's prompt (previewRequest, bound); omitted → no pods shown. */
+  preview?: (node: string) => Promise<Preview>;
+  /** The next window's opening as text, for prompts without a preview (campaigns). */
+  nextWindow?: () => string | undefined;
+  /** Mentioned in stalled-drain questions: Slack user (`U…`) or user group (`S…`) ids. */
+  approvers: readonly string[];
+  /** Prompt locations this process posted, by request id and campaign id. */
+  threads: Map<string, SlackLocation>;
+}
+
+export async function deliver(
+  deps: DeliverDeps,
+  event: MaintenanceEvent,
+  request: MaintenanceRequest,
+): Promise<void> {
+  const key = request.campaign ?? request.id;
+  let location = deps.threads.get(key) ?? (await findSlackThread(deps, request));
+  if (!location || event.kind === 'proposed') {
+    // A prompt is due (or a node joins a campaign); an event for a request nobody announced yet
+    // (the notifier started later) gets its prompt too, so the thread has a head.
+    location = await postOrUpdatePrompt(deps, request, location);
+    if (!location) return;
+    if (event.kind === 'proposed') return;
+  } else {
+    await attempt(deps, 'chat.update', async () => {
+      await deps.chat.update(location!.channel, location!.ts, await prompt(deps, request));
+    });
+  }
+  const reply: SlackMessage =
+    event.ask === 'drain-decision'
+      ? drainQuestion(request, {
+          mention: deps.approvers,
+          now: deps.clock.now(),
+          timeZone: deps.timeZone,
+        })
+      : threadReply(event);
+  await attempt(deps, 'chat.postMessage (thread)', () =>
+    deps.chat.post(location.channel, reply, location.ts),
+  );
+}
+
+/** Post the prompt (or update it when it exists) and remember where it lives on every request. */
+async function postOrUpdatePrompt(
+  deps: DeliverDeps,
+  request: MaintenanceRequest,
+  known: SlackLocation | undefined,
+): Promise<SlackLocation | undefined> {
+  const key = request.campaign ?? request.id;
+  const members = request.campaign ? await campaignMembers(deps, request) : [request];
+  const existing = known ?? members.find((m) => m.slack)?.slack;
+  const message = await prompt(deps, request, members);
+  let location = existing;
+  if (existing) {
+    await attempt(deps, 'chat.update', () =>
+      deps.chat.update(existing.channel, existing.ts, message),
+    );
+  } else {
+    location = await attempt(deps, 'chat.postMessage', () => deps.chat.post(deps.channel, message));
+  }
+  if (!location) return undefined;
+  deps.threads.set(key, location);
+  for (const member of members) {
+    if (member.slack?.ts === location.ts) continue;
+    const outcome = await attempt(deps, 'record thread', () =>
+      recordSlackThread(deps, member.node, member.id, location),
+    );
+    if (outcome === 'lost-race')
+      deps.log.warn({ request: member.id }, 'slack: thread location not recorded');
+  }
+  return location;
+}
+
+async function prompt(
+  deps: DeliverDeps,
+  request: MaintenanceRequest,
+  members?: MaintenanceRequest[],
+): Promise<SlackMessage> {
+  const next = deps.nextWindow?.();
+  const ctx: PromptContext = {
+    cluster: deps.clusterName,
+    timeZone: deps.timeZone,
+    now: deps.clock.now(),
+    ...(next ? { nextWindow: next } : {}),
+  };
+  if (request.campaign)
+    return campaignPrompt(members ?? (await campaignMembers(deps, request)), ctx);
+  // The preview (a dry-run eviction per pod) only matters while people still decide or wait.
+  const wanted = deps.preview && (request.state === 'proposed' || request.state === 'approved');
+  const preview = wanted
+    ? await attempt(deps, 'preview', () => deps.preview!(request.node))
+    : undefined;
+  return requestPrompt(request, preview ? { ...ctx, preview } : ctx);
+}
+
+/** Every request of the campaign as the cluster has it now, with `request` in its newest form. */
+async function campaignMembers(
+  deps: DeliverDeps,
+  request: MaintenanceRequest,
+): Promise<MaintenanceRequest[]> {
+  const nodes =
+    (await attempt(deps, 'list campaign', () => deps.cluster.listNodes(LABEL_STATE))) ?? [];
+  const byId = new Map<string, MaintenanceRequest>();
+  for (const { request: member } of nodes)
+    if (member && member.campaign === request.campaign) byId.set(member.id, member);
+  const listed = byId.get(request.id);
+  // The event's copy is newer when the list raced the write that caused the event.
+  if (!listed || listed.updatedAt < request.updatedAt)
+    byId.set(request.id, listed?.slack ? { ...request, slack: listed.slack } : request);
+  return [...byId.values()].sort((a, b) => a.node.localeCompare(b.node));
+}
+
+/** Run one step; on failure log it and go on (Slack never holds up maintenance). */
+async function attempt<T>(
+  deps: DeliverDeps,
+  what: string,
+  step: () => Promise<T>,
+): Promise<T | undefined> {
+  try {
+    return await step();
+  } catch (error) {
+    deps.log.warn({ err: error, step: what }, `slack: ${what} failed`);
+    return undefined;
+  }
+}
