@@ -1,0 +1,19 @@
+/**
+ * Lambda entry of the tick (serverless.yml `tick`): EventBridge runs it every minute, and hourly with
+ * `{kind: "skew-scan"}`. Cold start reads the config and secrets from SSM and opens the control
+ * plane once; warm invocations reuse it. Everything else lives in tick-handler.ts and src/app.
+ */
+import { createLogger } from '../src/log.js';
+import { loadLambdaConfig } from './lambda-config.js';
+import { openLambdaControl } from './lambda-control.js';
+import { createTickHandler } from './tick-handler.js';
+
+const log = createLogger({ service: 'kubemaint-tick', level: process.env.LOG_LEVEL ?? 'info' });
+
+export const handler = createTickHandler({
+  log,
+  open: async () => {
+    const { config, env } = await loadLambdaConfig(process.env);
+    return openLambdaControl(config, env, log);
+  },
+});
