@@ -31,6 +31,8 @@ export interface SlackHandlerOptions {
   createHandler(defer: Defer): Promise<AwsHandler>;
   /** Queues the deferred invocation (Lambda Invoke, InvocationType Event). */
   handOff(event: DeferredEvent): Promise<void>;
+  /** Runs before every invocation returns (wait for Slack replies queued by the listeners). */
+  settle?: () => Promise<void>;
   log: Logger;
   now?: () => Date;
 }
@@ -74,13 +76,26 @@ export function createSlackHandler(
   };
 
   return async (event, context) => {
+    try {
+      return await invoke(event, context);
+    } finally {
+      await options.settle?.();
+    }
+  };
+
+  async function invoke(
+    event: AwsEvent | DeferredEvent,
+    context: unknown,
+  ): Promise<AwsResponse | DeferredResult> {
     const bolted = await handler();
     if (isDeferredEvent(event)) {
       const invocation: Invocation = { works: [] };
-      await current.run(invocation, () => bolted(event.event, context));
-      const failed = await runAll(invocation.works, log);
-      log.info({ ran: invocation.works.length, failed, since: event.deferredAt }, 'deferred done');
-      return { kind: DEFERRED_KIND, ran: invocation.works.length, failed };
+      const result = await current.run(invocation, async () => {
+        await bolted(event.event, context);
+        return drain(invocation, log);
+      });
+      log.info({ ...result, since: event.deferredAt }, 'deferred done');
+      return { kind: DEFERRED_KIND, ...result };
     }
     const invocation: Invocation = { works: [] };
     const response = await current.run(invocation, () => bolted(event, context));
@@ -90,11 +105,27 @@ export function createSlackHandler(
         await options.handOff({ kind: DEFERRED_KIND, deferredAt, event });
       } catch (error) {
         log.error({ err: error }, 'deferred hand-off failed; running the work inline');
-        await runAll(invocation.works, log);
+        const inline: Invocation = { works: invocation.works };
+        await current.run(inline, () => drain(inline, log));
       }
     }
     return response;
-  };
+  }
+}
+
+/** Runs the queued work, and whatever that work defers in turn, until nothing is left. */
+async function drain(
+  invocation: Invocation,
+  log: Logger,
+): Promise<{ ran: number; failed: number }> {
+  let ran = 0;
+  let failed = 0;
+  while (invocation.works.length > 0) {
+    const batch = invocation.works.splice(0);
+    ran += batch.length;
+    failed += await runAll(batch, log);
+  }
+  return { ran, failed };
 }
 
 /** Runs every work item to the end; returns how many failed (each is logged, none stops the rest). */

@@ -56,6 +56,13 @@ function createBolt(slack: SlackWebApi) {
         return;
       }
       await ack(`scanning ${command.text}…`);
+      if (command.text === 'nested') {
+        defer(async () => {
+          await respond('first part');
+          defer(async () => void (await respond('second part')));
+        });
+        return;
+      }
       defer(async () => {
         await respond({ response_type: 'ephemeral', text: `scan of ${command.text} done` });
       });
@@ -121,6 +128,30 @@ describe('slack handler: defer through an asynchronous self-invocation', () => {
     const answered = responses().slice(before);
     assert.equal(answered.length, 1);
     assert.equal(answered[0]!.args.text, 'scan of fleet done');
+  });
+
+  it('work deferred by deferred work runs too, and settle runs before every return', async () => {
+    const handOffs: DeferredEvent[] = [];
+    let settled = 0;
+    const handler = createSlackHandler({
+      createHandler: createBolt(slack),
+      handOff: async (event) => void handOffs.push(event),
+      settle: async () => void (settled += 1),
+      log: silentLogger(),
+    });
+    await handler(command('nested'), {});
+    assert.equal(handOffs.length, 1);
+    assert.equal(settled, 1);
+    const before = responses().length;
+    const result = await handler(handOffs[0]!, {});
+    assert.deepEqual(result, { kind: DEFERRED_KIND, ran: 2, failed: 0 });
+    assert.deepEqual(
+      responses()
+        .slice(before)
+        .map((c) => c.args.text),
+      ['first part', 'second part'],
+    );
+    assert.equal(settled, 2);
   });
 
   it('a listener that does not defer queues nothing', async () => {
