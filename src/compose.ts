@@ -12,6 +12,7 @@ import { createKubeClient, type KubeClient } from './adapters/kube/client.js';
 import { controlCluster } from './adapters/kube/control-cluster.js';
 import { createNotifier } from './adapters/notify/notifier.js';
 import { parseNotifyUrls } from './adapters/notify/parse.js';
+import { prometheusAlertsFromConfig } from './adapters/prometheus/from-config.js';
 import { connectCluster, type Connection, type ConnectOptions } from './compose/connect.js';
 import { controlSettingsFromConfig } from './compose/control-settings.js';
 import { forSimHost } from './compose/sim-host.js';
@@ -53,6 +54,7 @@ export async function openControl(config: Config, options: OpenOptions): Promise
       : []),
     ...(options.notifiers ?? []),
   ];
+  const alerts = prometheusAlertsFromConfig(effective.blockers.prometheus);
   const deps: TickDeps & CommandDeps = {
     cluster: controlCluster(client, { namespace: effective.namespace, now: () => clock.now() }),
     notifier: fanOut(notifiers, options.log),
@@ -60,6 +62,7 @@ export async function openControl(config: Config, options: OpenOptions): Promise
     settings,
     clock,
     randomBytes: (count) => new Uint8Array(randomBytes(count)),
+    ...(alerts ? { alerts } : {}),
   };
   return {
     deps,

@@ -70,6 +70,8 @@ async function startSim(
     port: cluster.sim.port,
     kubeconfigPath: DEFAULT_KUBECONFIG,
     images: simExecutorImages(config.executor.image),
+    // Shorter than a real machine (60 s), so the demo's walkthrough stays short.
+    delays: { rebootDowntimeMs: 20_000, upgradeDowntimeMs: 10_000 },
     log: log.child({ service: 'sim' }),
   });
   return {

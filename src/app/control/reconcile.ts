@@ -155,7 +155,11 @@ async function reconcileVerifying(
     await persist(deps, node, result, { kind: 'failed', message: outcome.message, warning: true });
     return 'failed';
   }
-  await tell(deps, request, { kind: 'back', message: outcome.proof });
+  await tell(
+    deps,
+    { ...request, updatedAt: now.toISOString() },
+    { kind: 'back', message: outcome.proof },
+  );
   await restoreNode(deps, node, request, { clearMark: request.action === 'reboot', done: true });
   const result = done(request, { by: SYSTEM, proof: outcome.proof }, now);
   const fresh = await deps.cluster.getNode(node.name);

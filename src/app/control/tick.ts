@@ -17,6 +17,8 @@ import { reconcileRequest } from './reconcile.js';
 
 export interface TickDeps extends DispatchDeps {
   randomBytes: RandomBytes;
+  /** Sees every node the tick read (active requests and marked nodes): metrics, without more reads. */
+  observe?: (nodes: readonly NodeView[]) => void;
 }
 
 export interface TickReport {
@@ -47,7 +49,7 @@ export async function runTick(
   // Reconciling changed some requests; dispatch works on what the cluster says now.
   const current = active.length > 0 ? await deps.cluster.listNodes(ACTIVE_SELECTOR) : [];
   report.dispatched = await dispatchApproved(deps, current);
-  await detectAndPropose(deps, options.skewScan === true, report);
+  await detectAndPropose(deps, options.skewScan === true, report, current);
   return report;
 }
 
@@ -83,8 +85,10 @@ async function detectAndPropose(
   deps: TickDeps,
   skewScan: boolean,
   report: TickReport,
+  activeRead: readonly NodeView[],
 ): Promise<void> {
   const { nodes, needs, skipped } = await findNeeds(deps, skewScan);
+  deps.observe?.(uniqueByName([...activeRead, ...nodes]));
   report.skipped = skipped.map((s) => `${s.node}: ${s.why}`);
   const byName = new Map(nodes.map((n) => [n.name, n]));
   const campaigns = new Map<string, string>();
@@ -140,4 +144,8 @@ function countBy<T>(items: readonly T[], key: (item: T) => string): Map<string, 
   const counts = new Map<string, number>();
   for (const item of items) counts.set(key(item), (counts.get(key(item)) ?? 0) + 1);
   return counts;
+}
+
+function uniqueByName(nodes: readonly NodeView[]): NodeView[] {
+  return [...new Map(nodes.map((n) => [n.name, n])).values()];
 }

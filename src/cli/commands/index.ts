@@ -10,11 +10,13 @@ import { registerSimCommand } from './sim.js';
 import { registerClusterCommands } from './cluster-ops.js';
 import { registerRequestCommands } from './requests.js';
 import { registerTickCommands } from './tick.js';
+import { registerServeCommand } from './serve.js';
 
 export function registerCommands(program: Command): void {
   registerRequestCommands(program);
   registerClusterCommands(program);
   registerTickCommands(program);
+  registerServeCommand(program);
   registerConfigCommand(program);
   registerExecutorCommand(program);
   registerDrainCommand(program);

@@ -1,0 +1,140 @@
+/**
+ * `kubemaint serve`: the control plane as a long-running process (the container of infra/k8s, and the
+ * demo of `npm start`). Ticks on the config's cron schedule (UTC, never overlapping), a skew scan on
+ * its own schedule, an extra tick whenever a watch sees a node or Job change, /healthz /readyz
+ * /metrics on the ops port, and on SIGTERM it lets the tick in flight finish before it exits.
+ */
+import type { Command } from 'commander';
+import cron from 'node-cron';
+import { createTickLoop } from '../../app/control/loop.js';
+import type { NodeView, SlotView } from '../../app/control/ports.js';
+import { runTick } from '../../app/control/tick.js';
+import { consoleNotifier } from '../../adapters/console/notifier.js';
+import { startOpsServer } from '../../adapters/http/ops-server.js';
+import { tickReadiness } from '../../adapters/http/readiness.js';
+import { metricsNotifier } from '../../adapters/metrics/notifier.js';
+import { observeCluster, timeTick } from '../../adapters/metrics/observe.js';
+import { createMetrics, type Metrics } from '../../adapters/metrics/registry.js';
+import type { ControlSettings } from '../../app/control/settings.js';
+import { openControl } from '../../compose.js';
+import { KubemaintError } from '../../errors.js';
+import { createLogger } from '../../log.js';
+import { controlCommand, globals, loadCliConfig } from '../control-context.js';
+
+interface Options {
+  opsPort: string;
+  opsHost: string;
+}
+
+export function registerServeCommand(program: Command): void {
+  controlCommand(program, 'serve')
+    .description(
+      'run the control plane: tick on a schedule and on every change, print prompts and progress,\n' +
+        'serve /healthz /readyz /metrics. With no config it runs the embedded demo cluster.',
+    )
+    .option(
+      '--ops-port <port>',
+      'port of /healthz, /readyz and /metrics (0: any free port)',
+      '9090',
+    )
+    .option('--ops-host <host>', 'interface of the ops port', '0.0.0.0')
+    .addHelpText(
+      'after',
+      '\nWith the demo (no config), open another terminal in this folder and run\n' +
+        '  npx kubemaint status             what is proposed and why\n' +
+        '  npx kubemaint approve r-…        approve one request\n' +
+        '  kubectl --kubeconfig .kubemaint/sim.kubeconfig get nodes -L kubemaint.io/state',
+    )
+    .action(async (options: Options, command: Command) => {
+      const port = opsPort(options.opsPort);
+      const global = globals(command);
+      const config = loadCliConfig(global);
+      const level = process.env['KUBEMAINT_LOG_LEVEL'] ?? 'info';
+      const log = createLogger({ service: 'serve', level });
+      const metrics = createMetrics({ processMetrics: true });
+      const runtime = await openControl(config, {
+        log,
+        sim: 'start',
+        ...(global.kubeconfig ? { kubeconfigPath: global.kubeconfig } : {}),
+        notifiers: [consoleNotifier(), metricsNotifier(metrics)],
+      });
+      const { deps } = runtime;
+      const readiness = tickReadiness({ clock: deps.clock });
+      const observe = observer(metrics, deps.settings);
+      const loop = createTickLoop({
+        tick: (o) => timeTick(metrics, deps.clock, () => runTick({ ...deps, observe }, o)),
+        now: () => deps.clock.now(),
+        onTick: (report, ms) => {
+          readiness.record({ ok: true });
+          log.debug({ ms, ...report }, 'tick');
+        },
+        onError: (error) => {
+          readiness.record({ ok: false, error });
+          log.error({ err: error }, 'tick failed; the next one starts from what the cluster says');
+        },
+      });
+      const ops = await startOpsServer({
+        port,
+        host: options.opsHost,
+        metrics,
+        ready: () => readiness.ready(),
+      });
+      const every = { timezone: 'UTC', noOverlap: true };
+      const tasks = [
+        cron.schedule(config.schedules.tick, () => loop.kick(), { ...every, name: 'tick' }),
+        cron.schedule(config.schedules.skewScan, () => loop.kick({ skewScan: true }), {
+          ...every,
+          name: 'skew-scan',
+        }),
+      ];
+      const kubeconfig = runtime.connection.kubeconfigPath;
+      process.stdout.write(
+        `kubemaint serve ready: cluster=${deps.settings.cluster}` +
+          `${kubeconfig ? ` kubeconfig=${kubeconfig}` : ''} ops=${ops.url}\n`,
+      );
+      if (runtime.connection.sim) process.stdout.write(demoHelp(kubeconfig ?? ''));
+      loop.kick({ skewScan: true });
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      process.stdout.write('kubemaint serve: stopping (the tick in flight finishes first)\n');
+      for (const task of tasks) await task.stop();
+      await loop.stop();
+      await ops.close();
+      await runtime.close();
+    });
+}
+
+function opsPort(text: string): number {
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new KubemaintError('usage', `--ops-port ${JSON.stringify(text)} is not a port`, {
+      hint: 'a number from 0 to 65535 (0 picks a free port)',
+    });
+  }
+  return port;
+}
+
+/** Metrics from what each tick read anyway: slot holders are on the requests, no Lease list needed. */
+function observer(metrics: Metrics, settings: ControlSettings) {
+  return (nodes: readonly NodeView[]) => {
+    const slots: SlotView[] = nodes.flatMap((n) =>
+      n.request?.slot && (n.request.state === 'running' || n.request.state === 'verifying')
+        ? [{ name: n.request.slot, holder: `${n.name}/${n.request.id}` }]
+        : [],
+    );
+    observeCluster(metrics, nodes, slots, {
+      rebootLabel: settings.detection.rebootLabel,
+      conditionTypes: settings.detection.conditionTypes,
+      concurrency: settings.lock.concurrency,
+    });
+  };
+}
+
+const demoHelp = (kubeconfig: string): string =>
+  '\nThe embedded demo cluster is running. In another terminal, in this folder:\n' +
+  '  npx kubemaint status                  what is proposed, and why\n' +
+  '  npx kubemaint approve <request id>    approve one; watch it drain, reboot and come back here\n' +
+  `  kubectl --kubeconfig ${kubeconfig} get nodes -L kubemaint.io/state\n` +
+  'Stop with Ctrl-C.\n\n';
