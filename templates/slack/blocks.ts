@@ -62,17 +62,30 @@ export const actions = (blockId: string, buttons: Button[]): KnownBlock => ({
   elements: buttons.slice(0, LIMITS.actions),
 });
 
-/** Keep a message under 50 blocks: the overflow is replaced by one context line that counts it. */
-export function capBlocks(blocks: KnownBlock[], max: number = LIMITS.blocks): KnownBlock[] {
-  if (blocks.length <= max) return blocks;
-  // Keep the trailing actions block (the buttons matter more than the 49th detail line).
+/**
+ * Keep a message under 50 blocks and its text under Slack's undocumented total (`msg_blocks_too_long`
+ * at about 12k characters, bolt-js #2867): overflowing blocks become one context line that counts
+ * them, and a section past the text budget is clipped. The trailing actions block always stays: the
+ * buttons matter more than the 49th detail line.
+ */
+export function capBlocks(
+  blocks: KnownBlock[],
+  max: number = LIMITS.blocks,
+  textBudget: number = LIMITS.messageText,
+): KnownBlock[] {
   const last = blocks.at(-1);
-  const keepLast = last?.type === 'actions';
-  const room = max - 1 - (keepLast ? 1 : 0);
+  const keepLast = last?.type === 'actions' && blocks.length > max;
+  const room = keepLast ? max - 2 : max - 1;
+  const kept = blocks.length <= max ? [...blocks] : blocks.slice(0, room);
+  let left = textBudget;
+  const out = kept.map((block) => {
+    if (block.type !== 'section' || !block.text) return block;
+    const text = block.text.text;
+    const fitted = text.length <= left ? text : clip(text, Math.max(left, 40));
+    left = Math.max(0, left - fitted.length);
+    return fitted === text ? block : { ...block, text: { ...block.text, text: fitted } };
+  });
+  if (blocks.length <= max) return out;
   const dropped = blocks.length - room - (keepLast ? 1 : 0);
-  return [
-    ...blocks.slice(0, room),
-    context(`… and ${dropped} more`),
-    ...(keepLast && last ? [last] : []),
-  ];
+  return [...out, context(`… and ${dropped} more`), ...(keepLast && last ? [last] : [])];
 }

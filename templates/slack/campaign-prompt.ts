@@ -40,7 +40,8 @@ export function campaignPrompt(requests: MaintenanceRequest[], ctx: PromptContex
   const window = proposed.length > 0 ? windowLine(ctx) : undefined;
   if (window) blocks.push(section(window, 'window'));
   blocks.push(context(`campaign ${code(campaign)} · cluster ${code(ctx.cluster)}`));
-  if (proposed.length > 0) blocks.push(...buttonBlocks(campaign, proposed));
+  if (proposed.length > 0)
+    blocks.push(...buttonBlocks(campaign, proposed, proposed.length === requests.length));
   return {
     text: clip(`${head}: ${countStates(requests, false)}`, LIMITS.fallbackText),
     blocks: capBlocks(blocks),
@@ -74,11 +75,15 @@ function nodeList(requests: readonly MaintenanceRequest[]): string {
  * Approve all and Reject all, then, while more than one pool waits, one actions block per pool: Slack
  * wants action ids unique within a block, and the listeners match the one pool action id.
  */
-function buttonBlocks(campaign: string, proposed: readonly MaintenanceRequest[]): KnownBlock[] {
+function buttonBlocks(
+  campaign: string,
+  proposed: readonly MaintenanceRequest[],
+  everyone: boolean,
+): KnownBlock[] {
   const n = proposed.length;
   const all: ButtonSpec = {
     actionId: SLACK_ACTION.campaignApprove,
-    text: `Approve all ${n}`,
+    text: everyone ? `Approve all ${n}` : `Approve the ${n} waiting`,
     value: campaign,
     style: 'primary',
     confirm: {

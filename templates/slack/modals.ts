@@ -25,7 +25,7 @@ export function rejectModal(target: { requestId?: string; campaign?: string }): 
     type: 'modal',
     callback_id: SLACK_VIEW.reject,
     // Ids only: they are short, and the listener re-reads the request from the cluster anyway.
-    private_metadata: clip(JSON.stringify(target), LIMITS.privateMetadata),
+    private_metadata: shortTarget(target),
     title: plain('Reject maintenance'),
     submit: plain('Reject'),
     close: plain('Cancel'),
@@ -108,9 +108,23 @@ export function detailsModal(request: MaintenanceRequest, preview?: Preview): Vi
   return {
     type: 'modal',
     callback_id: SLACK_VIEW.details,
-    private_metadata: clip(JSON.stringify({ requestId: request.id }), LIMITS.privateMetadata),
+    private_metadata: shortTarget({ requestId: request.id }),
     title: plain('Maintenance details'),
     close: plain('Close'),
     blocks: capBlocks(blocks, LIMITS.modalBlocks),
   };
+}
+
+/**
+ * Ids are short in practice; a hostile one is clipped until the JSON fits `private_metadata` (3000),
+ * so the listener always gets valid JSON back.
+ */
+function shortTarget(target: { requestId?: string; campaign?: string }): string {
+  for (let max = 1000; ; max = Math.floor(max / 2)) {
+    const json = JSON.stringify({
+      ...(target.requestId !== undefined ? { requestId: clip(target.requestId, max) } : {}),
+      ...(target.campaign !== undefined ? { campaign: clip(target.campaign, max) } : {}),
+    });
+    if (json.length <= LIMITS.privateMetadata || max < 2) return json;
+  }
 }

@@ -19,6 +19,8 @@ export const LIMITS = {
   fallbackText: 3000,
   modalTitle: 24,
   privateMetadata: 3000,
+  /** Total text of a message's blocks; Slack refuses about 12k (msg_blocks_too_long). */
+  messageText: 11000,
 } as const;
 
 /** Escape one interpolated value for mrkdwn (reference/slack-serverless-notify.md §3). */
@@ -66,13 +68,13 @@ export function fitLines(lines: readonly string[], max: number, noun = 'more'): 
   return clip(out.join('\n'), max);
 }
 
-/** "Sat 22 Nov 02:00 UTC (3 h ago)": absolute in the configured zone, plus how far from now. */
+/** "Sat 22 Nov 02:00 UTC (3 hours ago)": absolute in the configured zone, plus how far from now. */
 export function when(iso: string, now: Date, zone: string): string {
   const at = DateTime.fromISO(iso, { zone }).setLocale('en');
   if (!at.isValid) return esc(iso);
   const rel = at.toRelative({
     base: DateTime.fromJSDate(now, { zone }),
-    style: 'short',
+    style: 'long',
     locale: 'en',
   });
   return `${at.toFormat('ccc d LLL HH:mm ZZZZ')}${rel ? ` (${rel})` : ''}`;

@@ -43,7 +43,9 @@ export function requestPrompt(request: MaintenanceRequest, ctx: PromptContext): 
     optional(drainProgress(request, ctx), 'drain');
     if (ctx.preview && (request.state === 'proposed' || request.state === 'approved'))
       blocks.push(section(pods(ctx.preview), 'pods'));
-    optional(blockers(request, ctx.preview), 'blockers');
+    // The preview's blockers describe "if approved now": stale once the request has started.
+    const deciding = request.state === 'proposed' || request.state === 'approved';
+    optional(blockers(request, deciding ? ctx.preview : undefined), 'blockers');
     if (request.state === 'proposed' || request.state === 'approved')
       optional(windowLine(ctx), 'window');
   }
