@@ -144,7 +144,9 @@ async function nodeStatus(deps: CommandDeps, name: string): Promise<Answer> {
   const lines = [
     esc(`*${node.name}*: kubelet ${node.kubeletVersion}, Ready ${node.ready}`) +
       (node.unschedulable ? ', cordoned' : ''),
-    node.request ? describeRequest(node.request) : 'no maintenance request',
+    ...(node.request
+      ? [describeRequest(node.request), `why: ${esc(node.request.reason)}`]
+      : ['no maintenance request']),
   ];
   if (node.requestError) lines.push(esc(`request annotation unreadable: ${node.requestError}`));
   return { ok: true, text: fitLines(lines) };

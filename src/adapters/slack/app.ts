@@ -1,0 +1,172 @@
+/**
+ * The Slack app: one Bolt App with the slash command, the prompt buttons and the reject modal, on
+ * one of three receivers: HTTP (`serve`, at /slack/events), Socket Mode (`serve` with an app token) or
+ * AWS Lambda (functions/slack.ts). Listeners are thin; everything they decide is in src/app/control.
+ * Work that reads the cluster runs after the ack through `defer`, so Slack always gets its answer
+ * within 3 s.
+ */
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { App, AwsLambdaReceiver, HTTPReceiver, type AppOptions } from '@slack/bolt';
+import type { CommandDeps } from '../../app/control/commands.js';
+import type { Logger } from '../../log.js';
+import { boltLogger } from './bolt-logger.js';
+import { registerCampaignActions } from './campaign-actions.js';
+import { registerCommand } from './command-listener.js';
+import { createPeopleDirectory } from './people.js';
+import { registerRejectFlow } from './reject-flow.js';
+import { registerRequestActions } from './request-actions.js';
+import { keyedSerial, type Defer, type SlackRuntime, type SlackSettings } from './runtime.js';
+
+type BoltApp = App;
+export type LambdaHandler = ReturnType<AwsLambdaReceiver['toHandler']>;
+
+export type SlackReceiver =
+  | { kind: 'http'; port: number; host?: string }
+  | { kind: 'socket'; appToken: string }
+  | { kind: 'lambda' };
+
+export interface SlackAppOptions {
+  deps: CommandDeps;
+  settings: SlackSettings;
+  signingSecret: string;
+  botToken: string;
+  /** Known bot ids skip Bolt's `auth.test` (one call fewer per Lambda cold start). */
+  botId?: string;
+  botUserId?: string;
+  /** Web API base; default `SLACK_API_URL`, else slack.com. */
+  slackApiUrl?: string;
+  receiver: SlackReceiver;
+  log: Logger;
+  /** How slow work continues after the ack. @default run it now, tracked by `idle()` */
+  defer?: Defer;
+  /** The scan use case behind `/maint scan`. */
+  scan?: () => Promise<string>;
+  /** How long user group members are cached. @default 5 min */
+  groupCacheMs?: number;
+}
+
+export interface SlackApp {
+  app: BoltApp;
+  /** Listen (HTTP: resolves with the bound port) or connect (Socket Mode). */
+  start(): Promise<{ port?: number }>;
+  stop(): Promise<void>;
+  /** Resolves once the work deferred so far (and any it started) has finished. */
+  idle(): Promise<void>;
+  /** Set for the `lambda` receiver. */
+  handler?: LambdaHandler;
+}
+
+export function createSlackApp(options: SlackAppOptions): SlackApp {
+  const { log, settings, receiver } = options;
+  const pending = new Set<Promise<void>>();
+  const run = (work: () => Promise<void>): Promise<void> =>
+    work().catch((error: unknown) => log.error({ err: error }, 'deferred Slack work failed'));
+  const track = (start: (inner: () => Promise<void>) => void, work: () => Promise<void>) => {
+    const done = new Promise<void>((resolve) => start(() => run(work).finally(resolve)));
+    pending.add(done);
+    void done.finally(() => pending.delete(done));
+    return done;
+  };
+  const now = (inner: () => Promise<void>) => void inner();
+  const inline = (work: () => Promise<void>) => track(now, work);
+  const defer: Defer = (work) => void track(options.defer ?? now, work);
+  const logger = boltLogger(log);
+  const slackApiUrl = options.slackApiUrl ?? process.env['SLACK_API_URL'];
+  const base: AppOptions = {
+    token: options.botToken,
+    logger,
+    ...(options.botId && options.botUserId
+      ? { botId: options.botId, botUserId: options.botUserId }
+      : { tokenVerificationEnabled: false }),
+    clientOptions: {
+      ...(slackApiUrl ? { slackApiUrl } : {}),
+      // A click is answered within seconds or not at all: a short retry, never Slack's 30-minute default.
+      retryConfig: { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 1000 },
+    },
+  };
+  let http: HTTPReceiver | undefined;
+  let lambda: AwsLambdaReceiver | undefined;
+  let app: BoltApp;
+  switch (receiver.kind) {
+    case 'http':
+      http = new HTTPReceiver({
+        signingSecret: options.signingSecret,
+        endpoints: '/slack/events',
+        logger,
+        processBeforeResponse: false,
+      });
+      app = new App({ ...base, receiver: http });
+      break;
+    case 'socket':
+      app = new App({ ...base, socketMode: true, appToken: receiver.appToken });
+      break;
+    case 'lambda':
+      lambda = new AwsLambdaReceiver({ signingSecret: options.signingSecret, logger });
+      app = new App({ ...base, receiver: lambda });
+      break;
+  }
+  const runtime: SlackRuntime = {
+    deps: options.deps,
+    settings,
+    people: createPeopleDirectory({
+      api: app.client,
+      groups: options.deps.settings.approval.groups,
+      ...(options.groupCacheMs !== undefined ? { ttlMs: options.groupCacheMs } : {}),
+      onError: (group, error) => log.warn({ err: error, group }, 'user group lookup failed'),
+    }),
+    ...(options.scan ? { scan: options.scan } : {}),
+    defer,
+    inline,
+    log,
+    serial: keyedSerial(),
+  };
+  registerCommand(app, runtime);
+  registerRequestActions(app, runtime);
+  registerCampaignActions(app, runtime);
+  registerRejectFlow(app, runtime);
+  app.error((error) => {
+    log.error({ err: error }, 'Slack listener failed');
+    return Promise.resolve();
+  });
+
+  const idle = async (): Promise<void> => {
+    while (pending.size > 0) await Promise.all([...pending]);
+  };
+  const lambdaHandler = lambda?.toHandler();
+  return {
+    app,
+    async start() {
+      if (receiver.kind === 'http') {
+        const server = (await app.start({
+          port: receiver.port,
+          host: receiver.host ?? '0.0.0.0',
+        })) as Server;
+        return { port: (server.address() as AddressInfo).port };
+      }
+      if (receiver.kind === 'socket') await app.start();
+      return {};
+    },
+    async stop() {
+      if (receiver.kind !== 'lambda') await app.stop();
+      await idle();
+    },
+    idle,
+    ...(lambdaHandler
+      ? {
+          // Lambda freezes once the handler returns: work deferred by default finishes first.
+          handler: (async (event, context) => {
+            const response = await lambdaHandler(event, context);
+            if (!options.defer) await idle();
+            return response;
+          }) as LambdaHandler,
+        }
+      : {}),
+  };
+}
+
+/** The Lambda entry's handler (functions/slack.ts): the same app on the AwsLambdaReceiver. */
+export function createLambdaHandler(options: Omit<SlackAppOptions, 'receiver'>): LambdaHandler {
+  const { handler } = createSlackApp({ ...options, receiver: { kind: 'lambda' } });
+  return handler!;
+}

@@ -1,0 +1,131 @@
+/**
+ * Reject asks for a reason: the button opens the reject modal (at once: the click's trigger expires
+ * after 3 s), and its submission rejects the request, or every waiting request of a campaign. The
+ * modal's `private_metadata` carries the target and the message to edit afterwards.
+ */
+import type { App, BlockAction, ButtonAction, webApi } from '@slack/bolt';
+import { rejectModal } from '../../../templates/slack/index.js';
+import { listRequests, rejectRequest } from '../../app/control/commands.js';
+import type { Person } from '../../core/approval.js';
+import type { MaintenanceRequest } from '../../core/request.js';
+import { isRequestId } from '../../core/request-id.js';
+import { readClick, tell } from './clicks.js';
+import { recordRefusal, refusal } from './guard.js';
+import { REJECT_REASON, SLACK_ACTION, SLACK_VIEW } from './ids.js';
+import { escapeMrkdwn as esc, fitLines } from './mrkdwn.js';
+import { refresh, type MessageKind } from './prompt-refresh.js';
+import { findRequest } from './request-clicks.js';
+import type { SlackRuntime } from './runtime.js';
+
+export interface RejectTarget {
+  requestId?: string;
+  campaign?: string;
+  channel?: string;
+  ts?: string;
+  kind?: MessageKind;
+}
+
+/** The requests a reject aims at: the one request, or the campaign's not yet running ones. */
+async function targetsOf(rt: SlackRuntime, target: RejectTarget): Promise<MaintenanceRequest[]> {
+  const all = await listRequests(rt.deps);
+  if (target.requestId) return all.filter((r) => r.id === target.requestId);
+  return all.filter(
+    (r) => r.campaign === target.campaign && (r.state === 'proposed' || r.state === 'approved'),
+  );
+}
+
+export function readRejectTarget(metadata: string): RejectTarget {
+  try {
+    const parsed = JSON.parse(metadata) as Record<string, unknown>;
+    const text = (key: string) => (typeof parsed[key] === 'string' ? { [key]: parsed[key] } : {});
+    return {
+      ...text('requestId'),
+      ...text('campaign'),
+      ...text('channel'),
+      ...text('ts'),
+      ...text('kind'),
+    };
+  } catch {
+    return {};
+  }
+}
+
+async function rejectTargets(
+  rt: SlackRuntime,
+  client: webApi.WebClient,
+  target: RejectTarget,
+  person: Person,
+  reason: string | undefined,
+): Promise<void> {
+  const targets = await targetsOf(rt, target);
+  const problems: string[] = [];
+  for (const t of targets) {
+    const result = await rt.serial(t.id, () => rejectRequest(rt.deps, t.id, person, reason));
+    if (!result.ok) problems.push(esc(result.message));
+  }
+  if (targets.length === 0) problems.push('nothing to reject: the request ended or was replaced');
+  if (target.channel && problems.length > 0)
+    await client.chat.postEphemeral({
+      channel: target.channel,
+      user: person.id,
+      text: fitLines(problems),
+    });
+  const first = targets[0] ? await findRequest(rt, targets[0].id) : undefined;
+  if (target.channel && target.ts && first) {
+    const where = { channel: target.channel, ts: target.ts, kind: target.kind ?? 'request' };
+    await refresh(rt, client, where, first);
+  }
+}
+
+export function registerRejectFlow(app: App, rt: SlackRuntime): void {
+  app.action<BlockAction<ButtonAction>>(
+    SLACK_ACTION.reject,
+    async ({ ack, body, client, respond }) => {
+      await ack();
+      const click = readClick(body, respond);
+      await rt.inline(async () => {
+        const person = await rt.people.person(click.user);
+        const target: RejectTarget = isRequestId(click.value)
+          ? { requestId: click.value }
+          : { campaign: click.value };
+        const problem = refusal(rt, person, click.channel);
+        if (problem) {
+          rt.defer(async () => {
+            await recordRefusal(rt, await targetsOf(rt, target), person, 'reject', problem);
+            await tell(click, `you cannot reject this: ${esc(problem)}`);
+          });
+          return;
+        }
+        const view = rejectModal(target);
+        view.private_metadata = JSON.stringify({ ...target, ...(click.message ?? {}) });
+        await client.views.open({ trigger_id: click.triggerId, view });
+      });
+    },
+  );
+
+  app.view(SLACK_VIEW.reject, async ({ ack, body, view, client }) => {
+    const target = readRejectTarget(view.private_metadata);
+    const input = view.state.values[REJECT_REASON.block]?.[REJECT_REASON.action]?.value;
+    const reason = input?.trim() || undefined;
+    const person = await rt.people.person(body.user.id);
+    const problem = refusal(rt, person, target.channel);
+    if (problem) {
+      await ack({
+        response_action: 'errors',
+        errors: { [REJECT_REASON.block]: problem.slice(0, 150) },
+      });
+      rt.defer(async () =>
+        recordRefusal(rt, await targetsOf(rt, target), person, 'reject', problem),
+      );
+      return;
+    }
+    await ack();
+    rt.defer(async () => {
+      try {
+        await rejectTargets(rt, client, target, person, reason);
+      } catch (error) {
+        rt.log.error({ err: error, target }, 'reject failed');
+      }
+    });
+  });
+}

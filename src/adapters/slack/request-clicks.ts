@@ -1,0 +1,60 @@
+/**
+ * One shape for every button that acts on one request (approve, snooze, drain wait/skip/force): find
+ * the request the button names, refuse people who may not decide (recorded), refuse acting on a
+ * request that ended (the prompt is re-rendered instead), then run the use case in that request's
+ * queue so a double click is answered in turn ("nothing to change") and makes one Job.
+ */
+import type { webApi } from '@slack/bolt';
+import { listRequests, type CommandResult } from '../../app/control/commands.js';
+import type { Person } from '../../core/approval.js';
+import { isActive, type MaintenanceRequest } from '../../core/request.js';
+import { isRequestId } from '../../core/request-id.js';
+import { tell, type Click } from './clicks.js';
+import { guard } from './guard.js';
+import { escapeMrkdwn as esc } from './mrkdwn.js';
+import { goneMessage, refresh, updateMessage } from './prompt-refresh.js';
+import type { SlackRuntime } from './runtime.js';
+
+export type RequestAct = (request: MaintenanceRequest, by: Person) => Promise<CommandResult>;
+
+export async function findRequest(
+  rt: SlackRuntime,
+  id: string,
+): Promise<MaintenanceRequest | undefined> {
+  if (!isRequestId(id)) return undefined;
+  return (await listRequests(rt.deps)).find((r) => r.id === id);
+}
+
+export async function onRequestClick(
+  rt: SlackRuntime,
+  client: webApi.WebClient,
+  click: Click,
+  verb: string,
+  act: RequestAct,
+): Promise<MaintenanceRequest | undefined> {
+  const id = click.value;
+  const request = await findRequest(rt, id);
+  if (!request) {
+    if (click.message)
+      await updateMessage(rt, client, click.message, goneMessage(id, rt.settings.command));
+    await tell(click, `request ${esc(id)} no longer exists; nothing was done`);
+    return undefined;
+  }
+  const person = await rt.people.person(click.user);
+  const problem = await guard(rt, person, click.channel, [request], verb);
+  if (problem) {
+    await tell(click, `you cannot ${verb} this: ${esc(problem)}`);
+    return undefined;
+  }
+  if (!isActive(request.state)) {
+    if (click.message) await refresh(rt, client, click.message, request);
+    await tell(click, `request ${esc(id)} is already ${request.state}; nothing was done`);
+    return request;
+  }
+  const result = await rt.serial(id, () => act(request, person));
+  if (!result.ok) await tell(click, esc(result.message));
+  const current = result.request ?? (await findRequest(rt, id)) ?? request;
+  if (click.message && click.message.kind !== 'drain')
+    await refresh(rt, client, click.message, current);
+  return current;
+}

@@ -1,0 +1,57 @@
+/**
+ * What every listener shares: the control plane's command deps, the Slack-side settings, the people
+ * directory, how slow work continues after the ack, and a per-request queue. Built once per app by
+ * `createSlackApp`; listeners stay thin (parse → use case → answer) on top of it.
+ */
+import type { CommandDeps } from '../../app/control/commands.js';
+import type { Logger } from '../../log.js';
+import type { PeopleDirectory } from './people.js';
+
+export interface SlackSettings {
+  /** The slash command as registered in the Slack app, e.g. `/maint`. */
+  command: string;
+  /** Channels the app acts in (`C…`); empty means any channel. */
+  allowedChannels: readonly string[];
+  /** Display name of the cluster in answers. */
+  cluster: string;
+  /** How long Snooze keeps a prompt quiet. @default 4 h */
+  snoozeMs?: number;
+}
+
+/** Runs work after the ack: `serve` just runs it; the Lambda entry hands it to an async invocation. */
+export type Defer = (work: () => Promise<void>) => void;
+
+export interface SlackRuntime {
+  deps: CommandDeps;
+  settings: SlackSettings;
+  people: PeopleDirectory;
+  scan?: () => Promise<string>;
+  defer: Defer;
+  /**
+   * Runs work right after the ack in this invocation (a modal must open while the click's trigger is
+   * valid, 3 s), tracked like deferred work so shutdown and tests can wait for it.
+   */
+  inline: (work: () => Promise<void>) => Promise<void>;
+  log: Logger;
+  /** Runs `work` after every earlier work of the same key (a double click is answered in turn). */
+  serial: <T>(key: string, work: () => Promise<T>) => Promise<T>;
+}
+
+/** A keyed queue: one chain of promises per key, dropped when it drains. */
+export function keyedSerial(): SlackRuntime['serial'] {
+  const tails = new Map<string, Promise<unknown>>();
+  return async <T>(key: string, work: () => Promise<T>): Promise<T> => {
+    const previous = tails.get(key) ?? Promise.resolve();
+    const run = previous.then(work, work);
+    const tail = run.catch(() => undefined);
+    tails.set(key, tail);
+    void tail.then(() => {
+      if (tails.get(key) === tail) tails.delete(key);
+    });
+    return run;
+  };
+}
+
+export const channelAllowed = (settings: SlackSettings, channel: string | undefined): boolean =>
+  settings.allowedChannels.length === 0 ||
+  (channel !== undefined && settings.allowedChannels.includes(channel));
