@@ -1,0 +1,52 @@
+/**
+ * What about a watched Node or Job counts as a change worth a tick. Everything else (heartbeat
+ * times, image lists, resourceVersion) moves constantly and would wake `serve` for nothing.
+ */
+import { DOMAIN } from '../../core/names.js';
+import type { KubeObject } from './watch-stream.js';
+
+interface NodeShape {
+  metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
+  spec?: { unschedulable?: boolean };
+  status?: {
+    conditions?: { type: string; status: string }[];
+    nodeInfo?: { bootID?: string; kubeletVersion?: string };
+  };
+}
+
+/** What the tick decides on: kubemaint's keys, cordon, condition statuses, boot id, kubelet version. */
+export function nodeFingerprint(object: KubeObject): string {
+  const node = object as NodeShape;
+  const ours = (map: Record<string, string> | undefined) =>
+    Object.entries(map ?? {})
+      .filter(([key]) => key.startsWith(`${DOMAIN}/`))
+      .sort(([a], [b]) => a.localeCompare(b));
+  return JSON.stringify([
+    ours(node.metadata?.labels),
+    ours(node.metadata?.annotations),
+    node.spec?.unschedulable === true,
+    (node.status?.conditions ?? []).map((c) => `${c.type}=${c.status}`).sort(),
+    node.status?.nodeInfo?.bootID ?? '',
+    node.status?.nodeInfo?.kubeletVersion ?? '',
+  ]);
+}
+
+interface JobShape {
+  status?: {
+    active?: number;
+    succeeded?: number;
+    failed?: number;
+    conditions?: { type: string; status: string }[];
+  };
+}
+
+/** A Job matters when its pod counts or its Complete/Failed conditions move. */
+export function jobFingerprint(object: KubeObject): string {
+  const status = (object as JobShape).status ?? {};
+  return JSON.stringify([
+    status.active ?? 0,
+    status.succeeded ?? 0,
+    status.failed ?? 0,
+    (status.conditions ?? []).map((c) => `${c.type}=${c.status}`).sort(),
+  ]);
+}

@@ -1,0 +1,132 @@
+/**
+ * What wakes `serve` between scheduled ticks: watches on the nodes that matter (those with a
+ * request, `kubemaint.io/state`, and those carrying the reboot-required label) and on kubemaint's
+ * Jobs, so verification and slot hand-off happen within seconds rather than at the next minute.
+ * Bursts (a Job finishing touches the Job, then the node, then the Lease) are debounced into one
+ * `onChange` call. Selectors keep it cheap on a 5,000-node fleet: unmarked, idle nodes never appear.
+ */
+import { BatchV1Api, CoreV1Api, type KubeConfig, Watch } from '@kubernetes/client-node';
+import type { Logger } from '../../log.js';
+import {
+  LABEL_MANAGED_BY,
+  LABEL_REBOOT_REQUIRED,
+  LABEL_STATE,
+  MANAGED_BY,
+} from '../../core/names.js';
+import { jobFingerprint, nodeFingerprint } from './watch-fingerprints.js';
+import { startWatchStream, type KubeObject, type WatchStream } from './watch-stream.js';
+
+export interface WatchTriggerOptions {
+  /** kubemaint's namespace, where its Jobs run. */
+  namespace: string;
+  /** Called once per burst with what changed (for the log). Should not throw. */
+  onChange: (changes: string[]) => void;
+  log: Logger;
+  /** @default 'kubemaint.io/reboot-required' (detection.rebootLabel) */
+  rebootLabel?: string;
+  /** Quiet time that closes a burst. @default 200 */
+  debounceMs?: number;
+  /** A steady stream of changes still calls onChange at least this often. @default 2_000 */
+  maxWaitMs?: number;
+  /** @default { initialMs: 500, maxMs: 30_000 } */
+  backoff?: { initialMs: number; maxMs: number };
+}
+
+export interface WatchTrigger {
+  /** Settles when every watch has its starting point (or the trigger was stopped). */
+  ready: Promise<void>;
+  stop(): void;
+}
+
+export function watchForChanges(
+  kubeConfig: KubeConfig,
+  options: WatchTriggerOptions,
+): WatchTrigger {
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+  const batch = kubeConfig.makeApiClient(BatchV1Api);
+  const watch = new Watch(kubeConfig);
+  const debounce = debouncer(options);
+  const common = {
+    watch,
+    onChange: (change: string) => debounce.add(change),
+    log: options.log,
+    ...(options.backoff ? { backoff: options.backoff } : {}),
+  };
+  const nodeStream = (selector: string): WatchStream =>
+    startWatchStream({
+      ...common,
+      name: `nodes ${selector}`,
+      path: '/api/v1/nodes',
+      query: { labelSelector: selector },
+      list: async () => listed(await core.listNode({ labelSelector: selector })),
+      fingerprint: nodeFingerprint,
+    });
+  const jobSelector = `${LABEL_MANAGED_BY}=${MANAGED_BY}`;
+  const streams = [
+    nodeStream(LABEL_STATE),
+    nodeStream(options.rebootLabel ?? LABEL_REBOOT_REQUIRED),
+    startWatchStream({
+      ...common,
+      name: `jobs ${jobSelector}`,
+      path: `/apis/batch/v1/namespaces/${encodeURIComponent(options.namespace)}/jobs`,
+      query: { labelSelector: jobSelector },
+      list: async () =>
+        listed(
+          await batch.listNamespacedJob({
+            namespace: options.namespace,
+            labelSelector: jobSelector,
+          }),
+        ),
+      fingerprint: jobFingerprint,
+    }),
+  ];
+  return {
+    ready: Promise.all(streams.map((s) => s.listed)).then(() => undefined),
+    stop() {
+      for (const stream of streams) stream.stop();
+      debounce.stop();
+    },
+  };
+}
+
+function listed(list: { metadata?: { resourceVersion?: string }; items: object[] }) {
+  return {
+    resourceVersion: list.metadata?.resourceVersion ?? '',
+    items: list.items as KubeObject[],
+  };
+}
+
+/** Trailing-edge debounce with a ceiling, so a burst is one call and a storm still gets calls. */
+function debouncer(options: WatchTriggerOptions) {
+  const debounceMs = options.debounceMs ?? 200;
+  const maxWaitMs = options.maxWaitMs ?? 2_000;
+  let pending: string[] = [];
+  let firstAt = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const fire = () => {
+    timer = undefined;
+    const changes = pending;
+    pending = [];
+    try {
+      options.onChange(changes);
+    } catch (error) {
+      options.log.error(
+        { err: error instanceof Error ? error.message : String(error) },
+        'onChange threw',
+      );
+    }
+  };
+  return {
+    add(change: string) {
+      if (pending.length === 0) firstAt = Date.now();
+      pending.push(change);
+      clearTimeout(timer);
+      const wait = Math.max(0, Math.min(debounceMs, firstAt + maxWaitMs - Date.now()));
+      timer = setTimeout(fire, wait);
+    },
+    stop() {
+      clearTimeout(timer);
+      pending = [];
+    },
+  };
+}

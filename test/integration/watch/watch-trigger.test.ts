@@ -1,0 +1,155 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { KubeConfig, type V1Job } from '@kubernetes/client-node';
+import { pino } from 'pino';
+import { MERGE_PATCH } from '../../../src/adapters/kube/nodes.js';
+import { watchForChanges, type WatchTrigger } from '../../../src/adapters/kube/watch-trigger.js';
+import { startTestSim, waitFor, type TestSim } from '../sim/support.js';
+
+const NAMESPACE = 'kubemaint';
+
+const labelPatch = (labels: Record<string, string | null>) => ({
+  body: { metadata: { labels } },
+});
+
+describe('watch trigger against the sim', () => {
+  let sim: TestSim;
+  let trigger: WatchTrigger;
+  const calls: string[][] = [];
+  const changesSince = (start: number) => calls.slice(start).flat();
+
+  before(async () => {
+    sim = await startTestSim({ scenario: 'demo' });
+    const kc = new KubeConfig();
+    kc.loadFromFile(sim.kubeconfigPath);
+    const log = pino({ level: 'silent' });
+    trigger = watchForChanges(kc, {
+      namespace: NAMESPACE,
+      onChange: (changes) => calls.push(changes),
+      log,
+      debounceMs: 50,
+      backoff: { initialMs: 50, maxMs: 200 },
+    });
+    await trigger.ready;
+  });
+  after(async () => {
+    trigger.stop();
+    await sim.close();
+  });
+
+  it('reports a node getting the reboot-required label, once per burst', async () => {
+    const start = calls.length;
+    await sim.core.patchNode(
+      { name: 'node-1', ...labelPatch({ 'kubemaint.io/reboot-required': 'true' }) },
+      MERGE_PATCH,
+    );
+    await sim.core.patchNode(
+      { name: 'node-3', ...labelPatch({ 'kubemaint.io/reboot-required': 'true' }) },
+      MERGE_PATCH,
+    );
+    const changes = await waitFor('onChange for node-1 and node-3', () => {
+      const seen = changesSince(start);
+      return seen.some((c) => c.includes('/node-1')) && seen.some((c) => c.includes('/node-3'))
+        ? seen
+        : undefined;
+    });
+    assert.ok(
+      changes.every((c) => c.startsWith('nodes kubemaint.io/reboot-required')),
+      String(changes),
+    );
+    assert.ok(calls.length - start <= 2, `a burst is debounced, got ${calls.length - start} calls`);
+  });
+
+  it('ignores heartbeats of watched nodes but reports a request being written', async () => {
+    // Several seconds of sim time pass (scale 100): kubelets heartbeat, nothing that matters changes.
+    const start = calls.length;
+    await new Promise((r) => setTimeout(r, 600));
+    assert.deepEqual(changesSince(start), []);
+    await sim.core.patchNode(
+      { name: 'node-1', ...labelPatch({ 'kubemaint.io/state': 'proposed' }) },
+      MERGE_PATCH,
+    );
+    const changes = await waitFor('onChange for the state label', () =>
+      changesSince(start).find(
+        (c) => c.startsWith('nodes kubemaint.io/state') && c.includes('/node-1'),
+      ),
+    );
+    // Entering the selector: ADDED on kube-apiserver, MODIFIED on the sim; either is a change.
+    assert.match(changes, /node-1 (added|changed)/);
+  });
+
+  it("reports kubemaint's Job running and finishing", async () => {
+    const start = calls.length;
+    const job: V1Job = {
+      metadata: {
+        name: 'kubemaint-r-abc123-node-2',
+        namespace: NAMESPACE,
+        labels: { 'app.kubernetes.io/managed-by': 'kubemaint', 'kubemaint.io/node': 'node-2' },
+      },
+      spec: {
+        backoffLimit: 0,
+        template: {
+          spec: {
+            nodeName: 'node-2',
+            restartPolicy: 'Never',
+            tolerations: [{ operator: 'Exists' }],
+            containers: [{ name: 'executor', image: 'example.invalid/noop:1' }],
+          },
+        },
+      },
+    };
+    await sim.batch.createNamespacedJob({ namespace: NAMESPACE, body: job });
+    await waitFor('the Job to succeed', async () => {
+      const read = await sim.batch.readNamespacedJob({
+        name: job.metadata!.name!,
+        namespace: NAMESPACE,
+      });
+      return (read.status?.succeeded ?? 0) > 0;
+    });
+    const changes = await waitFor('onChange for the finished Job', () => {
+      const seen = changesSince(start).filter((c) =>
+        c.includes(`${NAMESPACE}/${job.metadata!.name!}`),
+      );
+      return seen.some((c) => c.endsWith('changed')) ? seen : undefined;
+    });
+    assert.ok(
+      changes[0]?.startsWith('jobs app.kubernetes.io/managed-by=kubemaint'),
+      String(changes),
+    );
+    assert.ok(
+      changes.some((c) => c.endsWith('added')),
+      String(changes),
+    );
+  });
+
+  it('resumes after the API server drops its watches', async () => {
+    // Faults apply to watches opened from now on: a second trigger meets them from its start.
+    sim.admin.setFaults([{ resource: 'nodes', verb: 'watch', dropWatchAfterMs: 30, times: 6 }]);
+    const lines: string[] = [];
+    const kc = new KubeConfig();
+    kc.loadFromFile(sim.kubeconfigPath);
+    const seen: string[][] = [];
+    const second = watchForChanges(kc, {
+      namespace: NAMESPACE,
+      onChange: (changes) => seen.push(changes),
+      log: pino({ level: 'debug' }, { write: (line: string) => void lines.push(line) }),
+      debounceMs: 50,
+      backoff: { initialMs: 20, maxMs: 100 },
+    });
+    try {
+      await second.ready;
+      const ends = () => lines.filter((l) => /watch stream (ended|failed)/.test(l)).length;
+      await waitFor('six dropped node watches', () => (ends() >= 6 ? true : undefined));
+      sim.admin.setFaults([]);
+      await sim.core.patchNode(
+        { name: 'node-6', ...labelPatch({ 'kubemaint.io/reboot-required': 'true' }) },
+        MERGE_PATCH,
+      );
+      await waitFor('onChange for node-6 after the drops', () =>
+        seen.flat().some((c) => c.includes('/node-6')),
+      );
+    } finally {
+      second.stop();
+    }
+  });
+});
