@@ -1,0 +1,131 @@
+/**
+ * The demo end to end, as a newcomer runs it: `kubemaint serve` on the embedded demo cluster proposes
+ * what the fleet needs, people approve on the CLI (separate processes, like `npx kubemaint approve`),
+ * and the real executor runs as each Job — drain, reboot or kubelet upgrade through the simulated
+ * host — until every request is done: reboots proven by a new bootID, the upgrade by its version.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { runCli, startCli, type LongRunning } from '../support/cli-process.js';
+import { waitFor } from '../integration/sim/support.js';
+
+// The demo's own config, with a tick every 2 s (the watch-free worst case) and 3 slots, so the
+// three nodes go in parallel and the test stays short.
+const CONFIG = `cluster:
+  type: sim
+  sim:
+    scenario: demo
+approval:
+  approvers:
+    cli: ["*"]
+lock:
+  concurrency: 3
+schedules:
+  tick: "*/2 * * * * *"
+`;
+
+describe('the demo, end to end on the CLI', { timeout: 300_000 }, () => {
+  let dir: string;
+  let serve: LongRunning;
+  let core: CoreV1Api;
+  let opsUrl: string;
+  const bootIds = new Map<string, string>();
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'kubemaint-demo-'));
+    writeFileSync(join(dir, 'kubemaint.yaml'), CONFIG);
+    serve = startCli(['serve', '--ops-port', '0', '--ops-host', '127.0.0.1'], { cwd: dir });
+    const ready = await serve.waitFor(/serve ready: .*kubeconfig=(\S+) ops=(\S+)/, 60_000);
+    const kc = new KubeConfig();
+    kc.loadFromFile(ready[1]!);
+    core = kc.makeApiClient(CoreV1Api);
+    opsUrl = ready[2]!;
+    for (const node of (await core.listNode()).items) {
+      bootIds.set(node.metadata!.name!, node.status!.nodeInfo!.bootID);
+    }
+  });
+
+  after(async () => {
+    await serve?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('proposes the two marked nodes and the lagging kubelet, with the commands that answer them', async () => {
+    await serve.waitFor(/proposed\s+node-5[^\n]*\n[^\n]*approve r-/, 60_000);
+    const out = serve.stdout();
+    for (const [node, what] of [
+      ['node-2', 'reboot'],
+      ['node-5', 'reboot'],
+      ['node-4', 'upgrade to v1.31.4'],
+    ]) {
+      assert.match(out, new RegExp(`proposed\\s+${node} ${what} \\[r-[0-9a-f]{6}\\]`));
+    }
+  });
+
+  it('a non-approver is refused with exit code 5 and nothing changes', async () => {
+    writeFileSync(join(dir, 'strict.yaml'), CONFIG.replace('cli: ["*"]', 'cli: ["alice"]'));
+    const id = /proposed\s+node-2 reboot \[(r-[0-9a-f]{6})\]/.exec(serve.stdout())![1]!;
+    const refused = await runCli(['approve', id, '--config', 'strict.yaml', '--as', 'mallory'], {
+      cwd: dir,
+    });
+    assert.equal(refused.code, 5, refused.stderr);
+    assert.match(refused.stderr, /mallory is not an approver/);
+    const status = await runCli(['status', '--json'], { cwd: dir });
+    const requests = (JSON.parse(status.stdout) as { requests: { id: string; state: string }[] })
+      .requests;
+    assert.equal(requests.find((r) => r.id === id)?.state, 'proposed');
+  });
+
+  it('approvals on the CLI carry every request to done, proven by bootID and kubelet version', async () => {
+    const ids = [...serve.stdout().matchAll(/approve (r-[0-9a-f]{6})/g)].map((m) => m[1]!);
+    assert.equal(new Set(ids).size, 3);
+    for (const id of new Set(ids)) {
+      const approved = await runCli(['approve', id, '--as', 'alice'], { cwd: dir });
+      assert.equal(approved.code, 0, approved.stderr);
+      assert.match(approved.stdout, /is approved/);
+    }
+    await waitFor(
+      'three requests done',
+      async () => {
+        const status = await runCli(['status', '--json'], { cwd: dir });
+        const requests = (JSON.parse(status.stdout) as { requests: { state: string }[] }).requests;
+        return requests.filter((r) => r.state === 'done').length === 3 ? requests : undefined;
+      },
+      240_000,
+    );
+    const nodes = new Map((await core.listNode()).items.map((n) => [n.metadata!.name!, n]));
+    for (const name of ['node-2', 'node-5']) {
+      const node = nodes.get(name)!;
+      assert.notEqual(node.status!.nodeInfo!.bootID, bootIds.get(name), `${name} rebooted`);
+      assert.equal(node.metadata!.labels!['kubemaint.io/reboot-required'], undefined);
+    }
+    assert.equal(nodes.get('node-4')!.status!.nodeInfo!.kubeletVersion, 'v1.31.4');
+    assert.equal(
+      nodes.get('node-4')!.status!.nodeInfo!.bootID,
+      bootIds.get('node-4'),
+      'an upgrade is not a reboot',
+    );
+    for (const node of nodes.values()) assert.notEqual(node.spec?.unschedulable, true);
+    const out = serve.stdout();
+    for (const kind of ['draining', 'rebooting', 'upgrading', 'back', 'done']) {
+      assert.match(out, new RegExp(`\\s${kind}\\s+node-`), `the console shows ${kind}`);
+    }
+  });
+
+  it('serves /readyz and /metrics with what it saw', async () => {
+    const ready = await fetch(`${opsUrl}/readyz`);
+    assert.equal(ready.status, 200);
+    const metrics = await (await fetch(`${opsUrl}/metrics`)).text();
+    assert.match(metrics, /kubemaint_tick_duration_seconds_count \d+/);
+    assert.match(metrics, /kubemaint_requests_finished_total\{action="reboot",outcome="done"\} 2/);
+  });
+
+  it('stops cleanly on SIGTERM', async () => {
+    assert.equal(await serve.stop(), 0);
+    assert.match(serve.stdout(), /stopping \(the tick in flight finishes first\)/);
+  });
+});
