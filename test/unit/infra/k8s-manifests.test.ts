@@ -210,6 +210,86 @@ describe('the agent DaemonSet', () => {
   });
 });
 
+interface ServeContainer extends Container {
+  args: string[];
+  envFrom: { secretRef?: { name: string } }[];
+  ports: { name: string; containerPort: number }[];
+  livenessProbe: { httpGet: { path: string; port: string } };
+  readinessProbe: { httpGet: { path: string; port: string } };
+}
+
+describe('the serve Deployment', () => {
+  const deployment = find('Deployment', 'kubemaint-serve', NS) as Doc & {
+    spec: {
+      replicas: number;
+      strategy: { type: string };
+      template: {
+        spec: Omit<PodSpec, 'volumes'> & {
+          terminationGracePeriodSeconds: number;
+          volumes: {
+            name: string;
+            hostPath?: object;
+            configMap?: { name: string };
+            emptyDir?: object;
+          }[];
+        };
+      };
+    };
+  };
+  const pod = deployment.spec.template.spec;
+  const container = pod.containers[0] as ServeContainer;
+
+  it('runs one replica of `serve` as the serve service account, never two at once', () => {
+    assert.equal(deployment.spec.replicas, 1);
+    assert.equal(deployment.spec.strategy.type, 'Recreate');
+    assert.equal(pod.serviceAccountName, 'kubemaint-serve');
+    assert.equal(pod.containers.length, 1);
+    assert.deepEqual(container.args, ['serve']);
+    assert.match(container.image, /^ghcr\.io\/kubemaint\/kubemaint:/);
+  });
+  it('takes Slack secrets from a Secret and the config from a ConfigMap at /etc/kubemaint', () => {
+    assert.deepEqual(container.envFrom, [{ secretRef: { name: 'kubemaint-slack' } }]);
+    const config = container.env?.find((e) => e.name === 'KUBEMAINT_CONFIG')?.value;
+    assert.equal(config, '/etc/kubemaint/kubemaint.yaml');
+    const mount = container.volumeMounts.find((m) => m.mountPath === '/etc/kubemaint');
+    assert.equal(mount?.readOnly, true);
+    const volume = pod.volumes.find((v) => v.name === mount?.name);
+    assert.deepEqual(volume?.configMap, { name: 'kubemaint-config' });
+  });
+  it('serves Slack on 3000 and ops on 9090, probed at /healthz and /readyz', () => {
+    assert.deepEqual(
+      container.ports.map((p) => [p.name, p.containerPort]),
+      [
+        ['slack', 3000],
+        ['ops', 9090],
+      ],
+    );
+    assert.deepEqual(container.livenessProbe.httpGet, { path: '/healthz', port: 'ops' });
+    assert.deepEqual(container.readinessProbe.httpGet, { path: '/readyz', port: 'ops' });
+  });
+  it('is unprivileged: non-root, no escalation, no capabilities, read-only root, bounded', () => {
+    assert.equal(pod.securityContext.runAsNonRoot, true);
+    assert.deepEqual(pod.securityContext.seccompProfile, { type: 'RuntimeDefault' });
+    assert.equal(pod.hostPID ?? false, false);
+    assert.equal(pod.hostNetwork ?? false, false);
+    assert.deepEqual(container.securityContext, {
+      privileged: false,
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+    });
+    assert.ok(container.resources.requests.memory && container.resources.limits.memory);
+    assert.ok(container.resources.requests.cpu && container.resources.limits.cpu);
+    assert.ok(
+      pod.volumes.every((v) => !v.hostPath),
+      'no host paths',
+    );
+  });
+  it('gives a tick in progress time to finish on shutdown', () => {
+    assert.ok(pod.terminationGracePeriodSeconds >= 60, String(pod.terminationGracePeriodSeconds));
+  });
+});
+
 describe('the namespace and the admission policies', () => {
   it('declares the Pod Security level the executor needs (privileged) explicitly', () => {
     const ns = find('Namespace', NS);
@@ -294,5 +374,7 @@ describe('kubectl kustomize infra/k8s', () => {
             .containers[0]!.image,
       );
     assert.deepEqual(image, ['kubemaint-agent:0.1.0']);
+    const serve = rendered.filter((d) => d.kind === 'Deployment').map((d) => d.metadata.name);
+    assert.deepEqual(serve, ['kubemaint-serve']);
   });
 });
