@@ -51,7 +51,15 @@ export function controlCommand(program: Command, name: string): Command {
       'config file (default: $KUBEMAINT_CONFIG, ./kubemaint.yaml, else the demo)',
     )
     .option('--kubeconfig <path>', "use this kubeconfig instead of the config's cluster")
-    .option('--as <user>', 'who you are, for approvals (default: your local user name)');
+    .option(
+      '--as <user>',
+      'who you are, for approvals (default: your local user name)',
+      (user: string) => {
+        // Checked while parsing, before anything connects: a typo never half-does anything.
+        cliPerson(user);
+        return user;
+      },
+    );
 }
 
 /** Open the control plane for one command, run `work`, and always close what was opened. */

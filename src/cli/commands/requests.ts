@@ -15,6 +15,7 @@ import {
   type CommandResult,
 } from '../../app/control/commands.js';
 import type { DrainDecision } from '../../core/request.js';
+import { isRequestId } from '../../core/request-id.js';
 import { KubemaintError } from '../../errors.js';
 import { statusJson, statusTable } from '../../../templates/cli-status.js';
 import { cliPerson, controlCommand, globals, withControl } from '../control-context.js';
@@ -50,7 +51,7 @@ export function registerRequestCommands(program: Command): void {
 
   controlCommand(program, 'approve')
     .description('approve a proposed request (you must be an approver: approval.approvers)')
-    .argument('<id>', 'request id, e.g. r-7f3a9c (see `kubemaint status`)')
+    .argument('<id>', 'request id, e.g. r-7f3a9c (see `kubemaint status`)', requestIdArg)
     .addHelpText('after', REFUSED_HELP)
     .action(async (id: string, _options: unknown, command: Command) =>
       withControl(command, async ({ deps }) =>
@@ -60,7 +61,7 @@ export function registerRequestCommands(program: Command): void {
 
   controlCommand(program, 'reject')
     .description('reject a proposed request; the node is left alone')
-    .argument('<id>', 'request id, e.g. r-7f3a9c')
+    .argument('<id>', 'request id, e.g. r-7f3a9c', requestIdArg)
     .argument('[reason...]', 'why, shown to everyone who follows the request')
     .addHelpText('after', REFUSED_HELP)
     .action(async (id: string, reason: string[], _options: unknown, command: Command) =>
@@ -71,7 +72,7 @@ export function registerRequestCommands(program: Command): void {
 
   controlCommand(program, 'cancel')
     .description('cancel a request that has not issued its host command; the node is handed back')
-    .argument('<id>', 'request id, e.g. r-7f3a9c')
+    .argument('<id>', 'request id, e.g. r-7f3a9c', requestIdArg)
     .argument('[reason...]', 'why')
     .addHelpText('after', REFUSED_HELP)
     .action(async (id: string, reason: string[], _options: unknown, command: Command) =>
@@ -84,8 +85,8 @@ export function registerRequestCommands(program: Command): void {
     .description(
       'answer a stalled drain: keep waiting, skip the node, or force the remaining pods out',
     )
-    .argument('<id>', 'request id of the running request')
-    .argument('<decision>', 'wait | skip | force')
+    .argument('<id>', 'request id of the running request', requestIdArg)
+    .argument('<decision>', 'wait | skip | force', drainDecision)
     .addHelpText(
       'after',
       '\n  wait   keep evicting politely (PDBs respected)\n' +
@@ -93,11 +94,9 @@ export function registerRequestCommands(program: Command): void {
         '  force  delete the remaining pods without the Eviction API (PDBs bypassed)\n' +
         REFUSED_HELP,
     )
-    .action(async (id: string, decision: string, _options: unknown, command: Command) =>
+    .action(async (id: string, decision: DrainDecision, _options: unknown, command: Command) =>
       withControl(command, async ({ deps }) =>
-        printResult(
-          await decideDrain(deps, id, drainDecision(decision), cliPerson(globals(command).as)),
-        ),
+        printResult(await decideDrain(deps, id, decision, cliPerson(globals(command).as))),
       ),
     );
 
@@ -139,6 +138,14 @@ export function registerRequestCommands(program: Command): void {
           ),
         ),
     );
+}
+
+/** Checked before anything connects: a malformed id is a usage error (exit 2), not a lookup. */
+function requestIdArg(id: string): string {
+  if (isRequestId(id)) return id;
+  throw new KubemaintError('usage', `"${id.slice(0, 40)}" is not a request id`, {
+    hint: 'request ids look like r-7f3a9c; `kubemaint status` lists them',
+  });
 }
 
 const text = (words: readonly string[]): string | undefined =>

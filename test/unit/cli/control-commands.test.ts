@@ -1,0 +1,127 @@
+/**
+ * The control commands as a person meets them: bad ids, decisions, users and ports are refused with
+ * exit 2 and a hint before anything connects; without a running demo the CLI says how to start one;
+ * the status table and console lines read well.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { consoleLines } from '../../../templates/console.js';
+import { statusJson, statusTable } from '../../../templates/cli-status.js';
+import type { MaintenanceRequest } from '../../../src/core/request.js';
+import { runCli } from '../../support/cli-process.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'kubemaint-cli-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('control commands refuse bad input before connecting', () => {
+  const cases: [string, string[], RegExp][] = [
+    [
+      'a malformed request id',
+      ['approve', 'r-zz;rm'],
+      /"r-zz;rm" is not a request id[\s\S]*hint: request ids look like r-7f3a9c/,
+    ],
+    [
+      'a drain decision that is not one',
+      ['decide', 'r-abcdef', 'maybe'],
+      /"maybe" is not a drain decision[\s\S]*wait, skip or force/,
+    ],
+    [
+      'a user name that is not one',
+      ['approve', 'r-abcdef', '--as', '--rm -rf'],
+      /is not a local user name/,
+    ],
+    ['a port that is not one', ['serve', '--ops-port', 'http'], /--ops-port "http" is not a port/],
+    [
+      'no running demo',
+      ['status'],
+      /no running demo cluster found[\s\S]*hint: start it in another terminal with `npm start`/,
+    ],
+  ];
+  for (const [what, args, message] of cases) {
+    it(`${what}: exit 2 with a hint`, async () => {
+      const result = await runCli(args, { cwd: dir });
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stderr, message);
+      assert.equal(result.stdout, '');
+    });
+  }
+});
+
+const request = (over: Partial<MaintenanceRequest>): MaintenanceRequest => ({
+  id: 'r-abcdef',
+  node: 'node-2',
+  action: 'reboot',
+  state: 'proposed',
+  reason: 'reboot required (label)',
+  requestedBy: 'detector',
+  createdAt: '2026-11-22T10:00:00.000Z',
+  updatedAt: '2026-11-22T10:00:00.000Z',
+  approvals: [],
+  history: [],
+  ...over,
+});
+
+describe('status and console texts', () => {
+  const now = new Date('2026-11-22T10:05:00Z');
+  it('status shows each request, what it waits for, the pause and the slots', () => {
+    const text = statusTable(
+      {
+        requests: [
+          request({}),
+          request({
+            id: 'r-123456',
+            node: 'node-4',
+            action: 'upgrade',
+            targetVersion: 'v1.31.4',
+            state: 'approved',
+            approvals: [{ by: 'cli:alice', at: '' }],
+            blockedReasons: ['outside the maintenance window; next opens Sat 02:00 UTC'],
+          }),
+        ],
+        pause: { paused: true, by: 'cli:bob', reason: 'launch' },
+        slots: [{ name: 'kubemaint-slot-0', holder: '' }],
+      },
+      now,
+    );
+    assert.match(text, /^PAUSED by cli:bob: launch/);
+    assert.match(
+      text,
+      /r-abcdef\s+node-2\s+reboot\s+proposed\s+5m\s+reboot required \(label\) — approve: kubemaint approve r-abcdef/,
+    );
+    assert.match(text, /r-123456 waits: outside the maintenance window/);
+    assert.match(text, /slots: 0 of 1 held/);
+    const json = JSON.parse(
+      statusJson({ requests: [request({})], pause: { paused: false }, slots: [] }),
+    ) as {
+      requests: { id: string; state: string; reasons: string[]; createdAt: string }[];
+    };
+    assert.deepEqual(json.requests[0], {
+      ...json.requests[0],
+      id: 'r-abcdef',
+      state: 'proposed',
+      reasons: [],
+      createdAt: '2026-11-22T10:00:00.000Z',
+    });
+  });
+
+  it('a proposal on the console says how to answer it; control characters cannot break the line', () => {
+    const lines = consoleLines({
+      kind: 'proposed',
+      node: 'node-2',
+      cluster: 'sim',
+      requestId: 'r-abcdef',
+      action: 'reboot',
+      reason: 'evil\u001b[2J\nreason',
+      at: '2026-11-22T10:00:00.000Z',
+    });
+    assert.equal(lines.length, 2);
+    assert.equal(lines[0], '10:00:00 ? proposed  node-2 reboot [r-abcdef]: evil [2J reason');
+    assert.match(
+      lines[1]!,
+      /approve: npx kubemaint approve r-abcdef\s+reject: npx kubemaint reject r-abcdef/,
+    );
+  });
+});
