@@ -45,6 +45,8 @@ export interface DeliverDeps {
   threads: Map<string, SlackLocation>;
 }
 
+const MAX_REMEMBERED = 2_000;
+
 export async function deliver(
   deps: DeliverDeps,
   event: MaintenanceEvent,
@@ -96,6 +98,9 @@ async function postOrUpdatePrompt(
   }
   if (!location) return undefined;
   deps.threads.set(key, location);
+  // A long-running `serve` meets many requests; the cluster keeps every location anyway, this is
+  // only a shortcut, so the oldest entries go.
+  if (deps.threads.size > MAX_REMEMBERED) deps.threads.delete(deps.threads.keys().next().value!);
   for (const member of members) {
     if (member.slack?.ts === location.ts) continue;
     const outcome = await attempt(deps, 'record thread', () =>
