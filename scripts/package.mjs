@@ -107,7 +107,9 @@ function checkImport(name, file) {
     timeout: 30_000,
   });
   if (result.status !== 0) {
-    problem(`${name}: the bundle does not load: ${(result.stderr || result.stdout).trim()}`);
+    const lines = (result.stderr || result.stdout).split('\n');
+    const why = lines.find((line) => /Error\b/.test(line)) ?? lines[0];
+    problem(`${name}: the bundle does not load: ${why?.trim()}`);
   }
 }
 
