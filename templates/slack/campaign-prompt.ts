@@ -16,7 +16,9 @@ export function campaignPrompt(requests: MaintenanceRequest[], ctx: PromptContex
   const first = requests[0];
   const campaign = first?.campaign ?? first?.id ?? 'campaign';
   const what = actionWord(requests);
-  const head = `${what} ${requests.length} node${requests.length === 1 ? '' : 's'} · ${ctx.cluster}`;
+  const targets = new Set(requests.map((r) => r.targetVersion));
+  const target = targets.size === 1 ? [...targets][0] : undefined;
+  const head = `${what} ${requests.length} node${requests.length === 1 ? '' : 's'}${target ? ` → ${target}` : ''} · ${ctx.cluster}`;
   const counts = countStates(requests);
   const blocks: KnownBlock[] = [
     header(head),
@@ -24,8 +26,18 @@ export function campaignPrompt(requests: MaintenanceRequest[], ctx: PromptContex
     section(`*Why:* ${esc(first?.reason ?? 'no requests')}`, 'why'),
     section(nodeList(requests), 'nodes'),
   ];
+  if (requests.every((r) => r.action === 'upgrade'))
+    blocks.push(
+      section(
+        '*Risk:* a kubelet minor upgrade may recreate every container on the node (the container ' +
+          'hash changes), so each node is drained first, one minor at a time.',
+        'risk',
+      ),
+    );
   const proposed = requests.filter((r) => r.state === 'proposed');
-  const blocked = [...new Set(proposed.flatMap((r) => r.blockedReasons ?? []))];
+  // Approved nodes wait on gates too (window, slots); ended ones no longer do.
+  const waiting = requests.filter((r) => r.state === 'proposed' || r.state === 'approved');
+  const blocked = [...new Set(waiting.flatMap((r) => r.blockedReasons ?? []))];
   if (blocked.length > 0)
     blocks.push(
       section(

@@ -33,6 +33,18 @@ const cases: { name: string; render: () => unknown }[] = [
     name: 'campaign-moving',
     render: () => campaignPrompt(campaign(['done', 'running', 'proposed', 'failed']), ctx),
   },
+  {
+    name: 'campaign-upgrade',
+    render: () =>
+      campaignPrompt(
+        [upgrade, { ...upgrade, id: 'r-0c0fff', node: 'node-4' }].map((r) => ({
+          ...r,
+          campaign: 'c-upg001',
+          blockedReasons: ['outside the maintenance windows; next opens Sat 02:00 UTC'],
+        })),
+        { ...ctx, preview: undefined, nextWindow: 'Sat 02:00 UTC' },
+      ),
+  },
   { name: 'campaign-ended', render: () => campaignPrompt(campaign(['done', 'rejected']), ctx) },
   { name: 'thread-replies', render: () => events.map(threadReply) },
   {
