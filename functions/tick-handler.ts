@@ -57,6 +57,17 @@ export function createTickHandler(
     return opened;
   };
   return async (event) => {
+    try {
+      return await tick(event);
+    } catch (error) {
+      // Lambda's own log line has the message only; the hint says what to fix.
+      const hint = error instanceof KubemaintError ? error.hint : undefined;
+      options.log.error({ err: error, ...(hint ? { hint } : {}) }, 'tick failed');
+      throw error;
+    }
+  };
+
+  async function tick(event: unknown): Promise<TickSummary> {
     const kind = tickKind(event);
     const opened = await control();
     try {
@@ -77,5 +88,5 @@ export function createTickHandler(
     } finally {
       await opened.flush?.(options.flushTimeoutMs ?? 10_000);
     }
-  };
+  }
 }

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { pino } from 'pino';
 import { createTickHandler, type TickControl } from '../../../functions/tick-handler.js';
 import { loadLambdaConfig } from '../../../functions/lambda-config.js';
 import { KubemaintError } from '../../../src/errors.js';
@@ -61,17 +62,30 @@ describe('tick handler on the demo sim', () => {
 
   it('a failed open is retried on the next invocation, and a bad event never opens anything', async () => {
     let opens = 0;
+    const lines: { msg: string; hint?: string }[] = [];
+    const log = pino(
+      { level: 'error' },
+      { write: (line: string) => void lines.push(JSON.parse(line)) },
+    );
     const handler = createTickHandler({
-      log: silentLogger(),
+      log,
       open: async (): Promise<TickControl> => {
         opens += 1;
-        if (opens === 1) throw new KubemaintError('unexpected', 'SSM is down');
+        if (opens === 1) throw new KubemaintError('unexpected', 'SSM is down', { hint: 'wait' });
         return { deps: testControlDeps(sim) };
       },
     });
     await assert.rejects(handler({ kind: 'bogus' }), /unknown tick event kind "bogus"/);
     assert.equal(opens, 0);
     await assert.rejects(handler(scheduledEvent), /SSM is down/);
+    assert.deepEqual(
+      lines.map((l) => [l.msg, l.hint]),
+      [
+        ['tick failed', "the schedule's input.kind is one of: tick, skew-scan (serverless.yml)"],
+        ['tick failed', 'wait'],
+      ],
+      'each failure is logged with its hint',
+    );
     const summary = await handler(scheduledEvent);
     assert.equal(summary.kind, 'tick');
     assert.equal(opens, 2);
