@@ -43,11 +43,12 @@ export async function persist(
   if (!result.ok)
     return { status: 'refused', code: result.error.code, message: result.error.message };
   if (!result.changed) return { status: 'unchanged', request: result.request };
-  const expected = JSON.stringify(node.request ?? null);
+  const expected = comparable(node.request);
   let resourceVersion = node.resourceVersion;
+  let request = result.request;
   for (let attempt = 0; ; attempt++) {
     try {
-      resourceVersion = await deps.cluster.writeRequest(node.name, resourceVersion, result.request);
+      resourceVersion = await deps.cluster.writeRequest(node.name, resourceVersion, request);
       break;
     } catch (error) {
       if (!isConflict(error)) throw error;
@@ -55,13 +56,15 @@ export async function persist(
       // The node moved on. If only other fields changed (a kubelet heartbeat, a label), the decision
       // still holds: write again on the new version. If the request itself changed, someone else won.
       const fresh = await deps.cluster.getNode(node.name);
-      if (!fresh || JSON.stringify(fresh.request ?? null) !== expected)
-        return { status: 'lost-race' };
+      if (!fresh || comparable(fresh.request) !== expected) return { status: 'lost-race' };
+      // The Slack notifier records where the prompt lives right after posting it: keep that.
+      if (fresh.request?.slack && !request.slack)
+        request = { ...request, slack: fresh.request.slack };
       resourceVersion = fresh.resourceVersion;
     }
   }
-  if (report) await tell(deps, result.request, report);
-  return { status: 'written', request: result.request, resourceVersion };
+  if (report) await tell(deps, request, report);
+  return { status: 'written', request, resourceVersion };
 }
 
 /** Event on the node and the notifier; reporting never fails the step that already happened. */
@@ -95,6 +98,13 @@ export async function tell(
       request,
     ),
   ]);
+}
+
+/** A request as a decision depends on it: where its Slack prompt lives is not part of that. */
+function comparable(request: MaintenanceRequest | undefined): string {
+  if (!request) return 'null';
+  const { slack: _where, ...rest } = request;
+  return JSON.stringify(rest);
 }
 
 /** Conflict errors from the kube adapter carry code 'conflict' (409). */

@@ -20,6 +20,14 @@ import { openControl } from '../../compose.js';
 import { KubemaintError } from '../../errors.js';
 import { createLogger } from '../../log.js';
 import { controlCommand, globals, loadCliConfig } from '../control-context.js';
+import { watchForChanges } from '../../adapters/kube/watch-trigger.js';
+import { createSlackApp, type SlackApp } from '../../adapters/slack/app.js';
+import { findNeeds } from '../../app/control/tick.js';
+import { lateSlackNotifier, slackNotifierFor, slackSettingsFor } from '../../compose/slack.js';
+import type { Config } from '../../config/schema.js';
+import type { Logger } from '../../log.js';
+import type { ControlRuntime } from '../../compose.js';
+import { scanLines } from '../../../templates/scan.js';
 
 interface Options {
   opsPort: string;
@@ -52,13 +60,20 @@ export function registerServeCommand(program: Command): void {
       const level = process.env['KUBEMAINT_LOG_LEVEL'] ?? 'info';
       const log = createLogger({ service: 'serve', level });
       const metrics = createMetrics({ processMetrics: true });
+      const slackOut = lateSlackNotifier();
       const runtime = await openControl(config, {
         log,
         sim: 'start',
         ...(global.kubeconfig ? { kubeconfigPath: global.kubeconfig } : {}),
-        notifiers: [consoleNotifier(), metricsNotifier(metrics)],
+        notifiers: [consoleNotifier(), metricsNotifier(metrics), slackOut.notifier],
       });
       const { deps } = runtime;
+      const slackNotifier = slackNotifierFor(config, deps, {
+        log,
+        slackApiUrl: process.env['SLACK_API_URL'],
+      });
+      if (slackNotifier) slackOut.attach(slackNotifier);
+      const slack = await startSlack(config, runtime, log);
       const readiness = tickReadiness({ clock: deps.clock });
       const observe = observer(metrics, deps.settings);
       const loop = createTickLoop({
@@ -87,10 +102,19 @@ export function registerServeCommand(program: Command): void {
           name: 'skew-scan',
         }),
       ];
+      // Between scheduled ticks, a change to a node with a request, a marked node or one of our
+      // Jobs wakes the loop: verification and slot hand-off take seconds, not a minute.
+      const watch = watchForChanges(runtime.connection.kubeConfig, {
+        namespace: deps.settings.namespace,
+        rebootLabel: deps.settings.detection.rebootLabel,
+        log: log.child({ component: 'watch' }),
+        onChange: () => loop.kick(),
+      });
       const kubeconfig = runtime.connection.kubeconfigPath;
       process.stdout.write(
         `kubemaint serve ready: cluster=${deps.settings.cluster}` +
-          `${kubeconfig ? ` kubeconfig=${kubeconfig}` : ''} ops=${ops.url}\n`,
+          `${kubeconfig ? ` kubeconfig=${kubeconfig}` : ''} ops=${ops.url}` +
+          `${slack.description ? ` slack=${slack.description}` : ''}\n`,
       );
       if (runtime.connection.sim) process.stdout.write(demoHelp(kubeconfig ?? ''));
       loop.kick({ skewScan: true });
@@ -100,7 +124,10 @@ export function registerServeCommand(program: Command): void {
       });
       process.stdout.write('kubemaint serve: stopping (the tick in flight finishes first)\n');
       for (const task of tasks) await task.stop();
+      watch.stop();
+      await slack.app?.stop();
       await loop.stop();
+      await slackNotifier?.flush(5_000);
       await ops.close();
       await runtime.close();
     });
@@ -138,3 +165,38 @@ const demoHelp = (kubeconfig: string): string =>
   '  npx kubemaint approve <request id>    approve one; watch it drain, reboot and come back here\n' +
   `  kubectl --kubeconfig ${kubeconfig} get nodes -L kubemaint.io/state\n` +
   'Stop with Ctrl-C.\n\n';
+
+/**
+ * The Bolt app when Slack credentials are in the environment: Socket Mode with SLACK_APP_TOKEN (no
+ * public endpoint needed), else the HTTP receiver on $PORT (default 3000) at /slack/events.
+ */
+async function startSlack(
+  config: Config,
+  runtime: ControlRuntime,
+  log: Logger,
+): Promise<{ app?: SlackApp; description?: string }> {
+  const botToken = config.secrets.botToken?.reveal();
+  const signingSecret = config.secrets.signingSecret?.reveal();
+  if (!botToken || !signingSecret) return {};
+  const appToken = config.secrets.appToken?.reveal();
+  const port = Number(process.env['PORT'] ?? 3000);
+  const { deps } = runtime;
+  const app = createSlackApp({
+    deps,
+    settings: slackSettingsFor(config, deps.settings.cluster),
+    botToken,
+    signingSecret,
+    ...(process.env['SLACK_API_URL'] ? { slackApiUrl: process.env['SLACK_API_URL'] } : {}),
+    receiver: appToken ? { kind: 'socket', appToken } : { kind: 'http', port },
+    log: log.child({ component: 'slack' }),
+    scan: async () => {
+      const { nodes, needs, skipped } = await findNeeds(deps, true);
+      return scanLines({ nodes: nodes.length, needs, skipped }).join('\n');
+    },
+  });
+  const started = await app.start();
+  return {
+    app,
+    description: appToken ? 'socket-mode' : `http://0.0.0.0:${started.port ?? port}/slack/events`,
+  };
+}

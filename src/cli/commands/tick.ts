@@ -5,6 +5,7 @@
 import type { Command } from 'commander';
 import { findNeeds, runTick } from '../../app/control/tick.js';
 import { controlCommand, withControl } from '../control-context.js';
+import { scanLines } from '../../../templates/scan.js';
 
 export function registerTickCommands(program: Command): void {
   controlCommand(program, 'tick')
@@ -43,15 +44,7 @@ export function registerTickCommands(program: Command): void {
           );
           return;
         }
-        const lines = needs.map(
-          (n) =>
-            `${n.node}  ${n.action}${n.targetVersion ? ` ${n.targetVersion}` : ''}  ${n.reason}`,
-        );
-        const quiet = skipped.map((s) => `${s.node}  (not proposed: ${s.why})`);
-        process.stdout.write(
-          `${nodes.length} nodes scanned, ${needs.length} need maintenance\n` +
-            [...lines, ...quiet].map((l) => `  ${l}\n`).join(''),
-        );
+        process.stdout.write(`${scanLines({ nodes: nodes.length, needs, skipped }).join('\n')}\n`);
       }),
     );
 }

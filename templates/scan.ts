@@ -1,0 +1,22 @@
+/**
+ * What `scan` reports (CLI and `/maint scan`): every node that needs maintenance and why, and the
+ * marked nodes that are not proposed, with the reason they are kept quiet.
+ */
+import type { Need } from '../src/core/detect.js';
+
+export interface ScanResult {
+  nodes: number;
+  needs: readonly Need[];
+  skipped: readonly { node: string; why: string }[];
+}
+
+export function scanLines(result: ScanResult): string[] {
+  const needs = result.needs.map(
+    (n) => `${n.node}  ${n.action}${n.targetVersion ? ` ${n.targetVersion}` : ''}  ${n.reason}`,
+  );
+  const quiet = result.skipped.map((s) => `${s.node}  (not proposed: ${s.why})`);
+  return [
+    `${result.nodes} nodes scanned, ${result.needs.length} need maintenance`,
+    ...[...needs, ...quiet].map((line) => `  ${line}`),
+  ];
+}
