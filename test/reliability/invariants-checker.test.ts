@@ -1,0 +1,187 @@
+/**
+ * The invariant checker itself (test/support/invariants.ts) on hand-written audit logs: a clean run
+ * passes, and each way of breaking DESIGN §5 is caught. A checker that never fails proves nothing.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ANN_REQUEST, LABEL_REQUEST } from '../../src/core/names.js';
+import type { MaintenanceRequest } from '../../src/core/request.js';
+import type { HostAction } from '../../src/sim/host.js';
+import { R, type AuditEntry, type KObject } from '../../src/sim/types.js';
+import { approvedRequest } from '../fakes/requests.js';
+import { checkInvariants } from '../support/invariants.js';
+
+const T0 = Date.parse('2026-11-22T02:00:00Z');
+const iso = (s: number) => new Date(T0 + s * 1_000).toISOString();
+
+const nodeObj = (name: string, request?: MaintenanceRequest, unschedulable = false): KObject => ({
+  metadata: {
+    name,
+    annotations: request ? { [ANN_REQUEST]: JSON.stringify(request) } : {},
+  },
+  spec: unschedulable ? { unschedulable: true } : {},
+});
+
+interface Step {
+  node?: [name: string, request: MaintenanceRequest | undefined, unschedulable?: boolean];
+  job?: [node: string, requestId: string];
+  host?: string;
+  lease?: [slot: string, holder: string];
+}
+
+/** Builds an audit log, host log and final store from steps, one second of sim time apart. */
+function run(steps: Step[], concurrency = 1) {
+  const audit: AuditEntry[] = [];
+  const hostLog: HostAction[] = [];
+  const nodes = new Map<string, KObject>();
+  const leases = new Map<string, KObject>();
+  steps.forEach((step, i) => {
+    const at = iso(i);
+    const rv = i + 1;
+    if (step.node) {
+      const [name, request, unschedulable] = step.node;
+      const object = nodeObj(name, request, unschedulable);
+      nodes.set(name, object);
+      audit.push({ rv, at, verb: 'update', resource: R.nodes, name, actor: 't', object });
+    }
+    if (step.job) {
+      const [node, requestId] = step.job;
+      const name = `kubemaint-${requestId}-${node}`;
+      const object: KObject = {
+        metadata: { name, labels: { [LABEL_REQUEST]: requestId } },
+        spec: { template: { spec: { nodeName: node } } },
+      };
+      audit.push({ rv, at, verb: 'create', resource: R.jobs, name, actor: 't', object });
+    }
+    if (step.host) {
+      hostLog.push({
+        node: step.host,
+        action: 'reboot',
+        issuedAt: at,
+        takesEffectAt: at,
+        duplicate: false,
+      });
+    }
+    if (step.lease) {
+      const [slot, holder] = step.lease;
+      leases.set(slot, { metadata: { name: slot }, spec: { holderIdentity: holder } });
+    }
+  });
+  const store = {
+    list: (resource: string) =>
+      resource === R.nodes
+        ? [...nodes.values()]
+        : resource === R.leases
+          ? [...leases.values()]
+          : [],
+  };
+  return checkInvariants({ audit, hostLog, store, concurrency });
+}
+
+const req = (node: string, patch: Partial<MaintenanceRequest> = {}) =>
+  approvedRequest(node, { id: `r-${node}`, ...patch });
+const proposed = (node: string) => req(node, { state: 'proposed', approvals: [] });
+const cordoned = (node: string) =>
+  req(node, { state: 'running', cordonedByUs: true, wasCordoned: false });
+
+const cleanRoll = (node: string): Step[] => [
+  { node: [node, proposed(node)] },
+  { node: [node, req(node)] },
+  { job: [node, `r-${node}`] },
+  { node: [node, cordoned(node), true] },
+  { host: node },
+  { node: [node, req(node, { state: 'verifying', cordonedByUs: true }), true] },
+  { node: [node, req(node, { state: 'done', cordonedByUs: true }), false] },
+];
+
+describe('invariant checker', () => {
+  it('passes a clean roll of two nodes, one after the other', () => {
+    const report = run([...cleanRoll('a'), ...cleanRoll('b')]);
+    assert.deepEqual(report.violations, []);
+    assert.equal(report.maxDisrupted, 1);
+    assert.equal(report.hostActions, 2);
+    assert.equal(report.jobs, 2);
+  });
+
+  const broken: { name: string; steps: Step[]; concurrency?: number; expect: RegExp }[] = [
+    {
+      name: 'two nodes cordoned by kubemaint with concurrency 1',
+      steps: [{ node: ['a', cordoned('a'), true] }, { node: ['b', cordoned('b'), true] }],
+      expect: /§5\.1 .*2 nodes disrupted at once/,
+    },
+    {
+      name: 'a reboot with no request',
+      steps: [{ node: ['a', undefined] }, { host: 'a' }],
+      expect: /§5\.2: reboot of a .* without an approved request \(none\)/,
+    },
+    {
+      name: 'a reboot of a proposed request',
+      steps: [{ node: ['a', proposed('a')] }, { host: 'a' }],
+      expect: /§5\.2: reboot of a .*r-a proposed/,
+    },
+    {
+      name: 'two reboots for one request',
+      steps: [{ node: ['a', req('a', { state: 'running' })] }, { host: 'a' }, { host: 'a' }],
+      expect: /§5\.5: request a\/r-a issued 2 host actions/,
+    },
+    {
+      name: 'a Job for a proposed request',
+      steps: [{ node: ['a', proposed('a')] }, { job: ['a', 'r-a'] }],
+      expect: /§5\.2: Job kubemaint-r-a-a .* r-a proposed/,
+    },
+    {
+      name: 'two Jobs for one request',
+      steps: [{ node: ['a', req('a')] }, { job: ['a', 'r-a'] }, { job: ['a', 'r-a'] }],
+      expect: /one Job per request: r-a/,
+    },
+    {
+      name: 'a node left cordoned by kubemaint after done',
+      steps: [{ node: ['a', req('a', { state: 'done', cordonedByUs: true }), true] }],
+      expect: /left cordoned by kubemaint: a \(request r-a done\)/,
+    },
+    {
+      name: 'a node left cordoned after a failure that does not say so',
+      steps: [
+        { node: ['a', req('a', { state: 'failed', cordonedByUs: true, failure: 'boom' }), true] },
+      ],
+      expect: /left cordoned by kubemaint: a \(request r-a failed\)/,
+    },
+    {
+      name: 'a slot held by a finished request',
+      steps: [
+        { node: ['a', req('a', { state: 'done' })] },
+        { lease: ['kubemaint-slot-0', 'a/r-a'] },
+      ],
+      expect: /slot kubemaint-slot-0 held by a\/r-a, whose request is r-a done/,
+    },
+    {
+      name: 'a slot held for a node whose request is gone',
+      steps: [{ node: ['a', undefined] }, { lease: ['kubemaint-slot-0', 'a/r-a'] }],
+      expect: /slot kubemaint-slot-0 held by a\/r-a, whose request is gone/,
+    },
+  ];
+  for (const c of broken) {
+    it(`catches ${c.name}`, () => {
+      const report = run(c.steps, c.concurrency);
+      assert.ok(
+        report.violations.some((v) => c.expect.test(v)),
+        `expected ${String(c.expect)} in ${JSON.stringify(report.violations)}`,
+      );
+    });
+  }
+
+  it('allows a node left cordoned after a failure whose report says so (§5.8)', () => {
+    const failure = 'node did not come back; left cordoned for a person to look at';
+    const report = run([
+      { node: ['a', req('a', { state: 'failed', cordonedByUs: true, failure }), true] },
+    ]);
+    assert.deepEqual(report.violations, []);
+  });
+
+  it('keeps a node a person cordoned before out of the count (§5.4)', () => {
+    const before = req('a', { state: 'running', cordonedByUs: false, wasCordoned: true });
+    const report = run([{ node: ['a', before, true] }, { node: ['b', cordoned('b'), true] }]);
+    assert.deepEqual(report.violations, []);
+    assert.equal(report.maxDisrupted, 1);
+  });
+});

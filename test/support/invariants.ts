@@ -1,0 +1,223 @@
+/**
+ * Checks DESIGN §5 invariants after the fact, from what the sim recorded: the API audit log (every
+ * write, in resourceVersion order), the host log (every reboot and upgrade issued) and the final
+ * state of the store. Decides, for a run, the list of violations (empty is the goal) and the figures
+ * the reliability report quotes. It reads only what the sim saw on the wire, so it holds kubemaint
+ * to what it did, not to what it believes it did.
+ */
+import { ANN_REQUEST, LABEL_REQUEST } from '../../src/core/names.js';
+import { isActive, type MaintenanceRequest } from '../../src/core/request.js';
+import type { HostAction } from '../../src/sim/host.js';
+import { R, type AuditEntry, type KObject, type Store } from '../../src/sim/types.js';
+
+export interface InvariantInput {
+  audit: readonly AuditEntry[];
+  hostLog: readonly HostAction[];
+  store: Pick<Store, 'list'>;
+  /** The configured lock concurrency (DESIGN §5.1). */
+  concurrency: number;
+  /** Only audit entries after this resourceVersion count (a test's own setup writes come before). */
+  fromRv?: number;
+  /** @default 'kubemaint' */
+  namespace?: string;
+}
+
+export interface InvariantReport {
+  violations: string[];
+  /** Most nodes disrupted by kubemaint at once, from the replayed node writes. */
+  maxDisrupted: number;
+  /** Host actions issued (reboots and upgrades), duplicates included. */
+  hostActions: number;
+  /** Executor Jobs created. */
+  jobs: number;
+}
+
+export function readRequest(node: KObject): MaintenanceRequest | undefined {
+  const raw = node.metadata.annotations?.[ANN_REQUEST];
+  if (!raw) return undefined;
+  try {
+    return JSON.parse(raw) as MaintenanceRequest;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Cordoned, drained or rebooting by kubemaint: the node is unschedulable because kubemaint cordoned
+ * it (not a person before), or its request is past the host command. A request marked running whose
+ * executor has not taken a slot yet has touched nothing, so it does not count.
+ */
+export function disruptedByKubemaint(node: KObject): boolean {
+  const request = readRequest(node);
+  if (!request) return false;
+  if (request.state === 'verifying') return true;
+  return (
+    request.cordonedByUs === true &&
+    request.wasCordoned !== true &&
+    node.spec?.['unschedulable'] === true &&
+    (request.state === 'running' || request.state === 'failed')
+  );
+}
+
+const approved = (r: MaintenanceRequest): boolean =>
+  r.approvals.length > 0 && r.state !== 'proposed' && r.state !== 'rejected';
+
+/** Every request id seen on each node, with its latest state, from the replayed node writes. */
+interface NodeHistory {
+  /** [rv, sim time ms, request] in write order. */
+  writes: { rv: number; at: number; request: MaintenanceRequest | undefined }[];
+}
+
+function replayNodes(
+  input: InvariantInput,
+  violations: string[],
+): { byNode: Map<string, NodeHistory>; maxDisrupted: number } {
+  const byNode = new Map<string, NodeHistory>();
+  const disrupted = new Set<string>();
+  let maxDisrupted = 0;
+  for (const entry of input.audit) {
+    if (entry.resource !== R.nodes) continue;
+    const request = entry.verb === 'delete' ? undefined : readRequest(entry.object);
+    const history = byNode.get(entry.name) ?? { writes: [] };
+    history.writes.push({ rv: entry.rv, at: Date.parse(entry.at), request });
+    byNode.set(entry.name, history);
+    if (entry.rv <= (input.fromRv ?? 0)) continue;
+    if (entry.verb !== 'delete' && disruptedByKubemaint(entry.object)) disrupted.add(entry.name);
+    else disrupted.delete(entry.name);
+    if (disrupted.size > maxDisrupted) maxDisrupted = disrupted.size;
+    if (disrupted.size > input.concurrency) {
+      violations.push(
+        `§5.1 at rv ${entry.rv}: ${disrupted.size} nodes disrupted at once (concurrency ${input.concurrency}): ${[...disrupted].join(', ')}`,
+      );
+    }
+  }
+  return { byNode, maxDisrupted };
+}
+
+/** The request on `node` as of a point in the log: the last write at or before it. */
+function requestAt(
+  history: NodeHistory | undefined,
+  before: (w: NodeHistory['writes'][number]) => boolean,
+): MaintenanceRequest | undefined {
+  let found: MaintenanceRequest | undefined;
+  for (const write of history?.writes ?? []) {
+    if (!before(write)) break;
+    found = write.request;
+  }
+  return found;
+}
+
+function checkHostActions(
+  input: InvariantInput,
+  byNode: Map<string, NodeHistory>,
+  violations: string[],
+): number {
+  const perRequest = new Map<string, number>();
+  let count = 0;
+  for (const action of input.hostLog) {
+    const at = Date.parse(action.issuedAt);
+    if (input.fromRv !== undefined) {
+      const first = byNode.get(action.node)?.writes.find((w) => w.rv > (input.fromRv ?? 0));
+      if (!first || first.at > at) continue;
+    }
+    count++;
+    // The host command is issued after the executor wrote the bootID it saw; that write is the last
+    // one at or before the command's sim time (both clocks are the sim's).
+    const request = requestAt(byNode.get(action.node), (w) => w.at <= at);
+    if (!request || !approved(request)) {
+      violations.push(
+        `§5.2: ${action.action} of ${action.node} at ${action.issuedAt} without an approved request (${request ? `${request.id} ${request.state}` : 'none'})`,
+      );
+      continue;
+    }
+    const key = `${action.node}/${request.id}`;
+    const seen = (perRequest.get(key) ?? 0) + 1;
+    perRequest.set(key, seen);
+    if (seen > 1) violations.push(`§5.5: request ${key} issued ${seen} host actions`);
+  }
+  return count;
+}
+
+function checkJobs(
+  input: InvariantInput,
+  byNode: Map<string, NodeHistory>,
+  violations: string[],
+): number {
+  const perRequest = new Map<string, string[]>();
+  for (const entry of input.audit) {
+    if (entry.resource !== R.jobs || entry.verb !== 'create') continue;
+    if (entry.rv <= (input.fromRv ?? 0)) continue;
+    const node = entry.object.spec?.['template'] as { spec?: { nodeName?: string } } | undefined;
+    const nodeName = node?.spec?.nodeName ?? '';
+    const requestId = entry.object.metadata.labels?.[LABEL_REQUEST] ?? entry.name;
+    const names = perRequest.get(requestId) ?? [];
+    names.push(entry.name);
+    perRequest.set(requestId, names);
+    const request = requestAt(byNode.get(nodeName), (w) => w.rv <= entry.rv);
+    if (!request || request.id !== requestId || !approved(request)) {
+      violations.push(
+        `§5.2: Job ${entry.name} created at rv ${entry.rv} for ${nodeName}, whose request was ${request ? `${request.id} ${request.state}` : 'absent'}`,
+      );
+    }
+  }
+  for (const [id, names] of perRequest) {
+    if (names.length > 1) violations.push(`one Job per request: ${id} had ${names.join(', ')}`);
+  }
+  return [...perRequest.values()].reduce((n, names) => n + names.length, 0);
+}
+
+function checkFinalState(input: InvariantInput, violations: string[]): void {
+  const nodes = new Map(input.store.list(R.nodes).map((n) => [n.metadata.name ?? '', n]));
+  for (const [name, node] of nodes) {
+    const request = readRequest(node);
+    const cordonedByUs =
+      node.spec?.['unschedulable'] === true &&
+      request?.cordonedByUs === true &&
+      request.wasCordoned !== true;
+    if (!cordonedByUs || isActive(request.state)) continue;
+    // Invariant 8 allows a node left cordoned when handing it back is unsafe, if the report says so.
+    const said = request.state === 'failed' && /cordon/i.test(request.failure ?? '');
+    if (!said)
+      violations.push(
+        `left cordoned by kubemaint: ${name} (request ${request.id} ${request.state})`,
+      );
+  }
+  const namespace = input.namespace ?? 'kubemaint';
+  for (const lease of input.store.list(R.leases, { namespace })) {
+    const holder = (lease.spec?.['holderIdentity'] as string | undefined) ?? '';
+    if (!holder) continue;
+    const slash = holder.lastIndexOf('/');
+    const request = readRequest(nodes.get(holder.slice(0, slash)) ?? { metadata: {} });
+    if (!request || request.id !== holder.slice(slash + 1) || !isActive(request.state)) {
+      violations.push(
+        `slot ${lease.metadata.name ?? ''} held by ${holder}, whose request is ${request ? `${request.id} ${request.state}` : 'gone'}`,
+      );
+    }
+  }
+}
+
+/** Every check at once; `violations` empty means the run kept DESIGN §5 (1, 2, 5 and the end state). */
+export function checkInvariants(input: InvariantInput): InvariantReport {
+  const violations: string[] = [];
+  const { byNode, maxDisrupted } = replayNodes(input, violations);
+  const hostActions = checkHostActions(input, byNode, violations);
+  const jobs = checkJobs(input, byNode, violations);
+  checkFinalState(input, violations);
+  return { violations, maxDisrupted, hostActions, jobs };
+}
+
+/** The same, straight from a sim. */
+export function checkSim(
+  sim: {
+    store: Pick<Store, 'list'>;
+    admin: { audit(): readonly AuditEntry[]; hostLog(): readonly HostAction[] };
+  },
+  options: { concurrency: number; fromRv?: number; namespace?: string },
+): InvariantReport {
+  return checkInvariants({
+    audit: sim.admin.audit(),
+    hostLog: sim.admin.hostLog(),
+    store: sim.store,
+    ...options,
+  });
+}
