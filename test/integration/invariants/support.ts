@@ -17,6 +17,7 @@ import { ANN_REQUEST, LABEL_NODE, LABEL_REQUEST } from '../../../src/core/names.
 import type { MaintenanceRequest } from '../../../src/core/request.js';
 import type { Sim } from '../../../src/sim/index.js';
 import { R, type AuditEntry, type KObject } from '../../../src/sim/types.js';
+import { markTerminated } from '../../../src/sim/kubelet-pod-status.js';
 import { buildExecutorJob } from '../../../templates/executor-job.js';
 
 export const NAMESPACE = 'kubemaint';
@@ -128,6 +129,10 @@ export function runJobsInProcess(sim: Sim, settings: ExecutorSettings): InProces
       ...(run.selfPod ? { selfPod: run.selfPod } : {}),
     }).then((outcome) => {
       outcomes.set(name, outcome);
+      // The container exits with the executor's code; a non-zero one fails the Job (backoffLimit
+      // 0). Exit 0 leaves the pod running until the reboot stops it, as a real pod whose host
+      // goes down a moment after `systemctl reboot` returned.
+      if (outcome.exitCode !== 0 && run.selfPod) exitPod(sim, run.selfPod, outcome);
       return outcome;
     });
     pending.add(job);
@@ -164,17 +169,43 @@ export function runJobsInProcess(sim: Sim, settings: ExecutorSettings): InProces
   };
 }
 
+function exitPod(sim: Sim, pod: string, outcome: ExecutorOutcome): void {
+  const [namespace, name] = pod.split('/');
+  sim.store.mutate(R.pods, namespace, name ?? '', (p) =>
+    markTerminated(p, {
+      exitCode: outcome.exitCode,
+      nowIso: sim.clock.now().toISOString(),
+      message: outcome.message,
+    }),
+  );
+}
+
 export function podOfJob(sim: Sim, job: string): KObject | undefined {
   return sim.store
     .list(R.pods, { namespace: NAMESPACE })
     .find((p) => p.metadata.ownerReferences?.some((o) => o.kind === 'Job' && o.name === job));
 }
 
-const IN_FLIGHT = new Set(['running', 'verifying']);
+/**
+ * Whether kubemaint disrupts the node now (DESIGN §5.1: cordoned, drained or rebooting by kubemaint):
+ * cordoned by it, or past the host command. A request marked running whose executor has not taken a
+ * slot yet has touched nothing.
+ */
+export function disruptedByKubemaint(node: KObject): boolean {
+  const raw = node.metadata.annotations?.[ANN_REQUEST];
+  const request = raw ? (JSON.parse(raw) as MaintenanceRequest) : undefined;
+  if (!request) return false;
+  if (request.state === 'verifying') return true;
+  const cordonedByUs =
+    request.cordonedByUs === true &&
+    request.wasCordoned !== true &&
+    node.spec?.['unschedulable'] === true;
+  return cordonedByUs && (request.state === 'running' || request.state === 'failed');
+}
 
 /**
- * Replays the audit log's node writes from `fromRv` and returns the most nodes that were at once
- * in flight (request running or verifying) or cordoned by kubemaint, overall and per `poolLabel`.
+ * Replays the audit log's node writes from `fromRv` and returns the most nodes kubemaint disrupted
+ * at once (see disruptedByKubemaint), overall and per `poolLabel`.
  */
 export function maxDisruptedAtOnce(
   audit: readonly AuditEntry[],
@@ -187,14 +218,8 @@ export function maxDisruptedAtOnce(
   for (const entry of audit) {
     if (entry.rv <= fromRv || entry.resource !== R.nodes) continue;
     const node = entry.object;
-    const raw = node.metadata.annotations?.[ANN_REQUEST];
-    const request = raw ? (JSON.parse(raw) as MaintenanceRequest) : undefined;
-    const cordonedByUs = request?.cordonedByUs === true && node.spec?.['unschedulable'] === true;
-    const busy =
-      entry.verb !== 'delete' &&
-      request !== undefined &&
-      (IN_FLIGHT.has(request.state) || (cordonedByUs && request.wasCordoned !== true));
-    if (busy) disrupted.set(entry.name, node.metadata.labels?.[poolLabel] ?? '');
+    if (entry.verb !== 'delete' && disruptedByKubemaint(node))
+      disrupted.set(entry.name, node.metadata.labels?.[poolLabel] ?? '');
     else disrupted.delete(entry.name);
     overall = Math.max(overall, disrupted.size);
     const counts = new Map<string, number>();
