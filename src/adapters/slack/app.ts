@@ -16,7 +16,13 @@ import { registerCommand } from './command-listener.js';
 import { createPeopleDirectory } from './people.js';
 import { registerRejectFlow } from './reject-flow.js';
 import { registerRequestActions } from './request-actions.js';
-import { keyedSerial, type Defer, type SlackRuntime, type SlackSettings } from './runtime.js';
+import {
+  keyedSerial,
+  limited,
+  type Defer,
+  type SlackRuntime,
+  type SlackSettings,
+} from './runtime.js';
 
 type BoltApp = App;
 export type LambdaHandler = ReturnType<AwsLambdaReceiver['toHandler']>;
@@ -42,6 +48,8 @@ export interface SlackAppOptions {
   defer?: Defer;
   /** The scan use case behind `/maint scan`. */
   scan?: () => Promise<string>;
+  /** Deferred works running at once (the default `defer` only). @default 4 */
+  maxConcurrentWork?: number;
   /** How long user group members are cached. @default 5 min */
   groupCacheMs?: number;
 }
@@ -70,7 +78,8 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   };
   const now = (inner: () => Promise<void>) => void inner();
   const inline = (work: () => Promise<void>) => track(now, work);
-  const defer: Defer = (work) => void track(options.defer ?? now, work);
+  const handOff = options.defer ?? limited(options.maxConcurrentWork ?? 4);
+  const defer: Defer = (work) => void track(handOff, work);
   const logger = boltLogger(log);
   const slackApiUrl = options.slackApiUrl ?? process.env['SLACK_API_URL'];
   const base: AppOptions = {
@@ -119,6 +128,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     defer,
     inline,
     log,
+    requestNodes: new Map(),
     serial: keyedSerial(),
   };
   registerCommand(app, runtime);

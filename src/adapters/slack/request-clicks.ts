@@ -22,7 +22,16 @@ export async function findRequest(
   id: string,
 ): Promise<MaintenanceRequest | undefined> {
   if (!isRequestId(id)) return undefined;
-  return (await listRequests(rt.deps)).find((r) => r.id === id);
+  const known = rt.requestNodes.get(id);
+  if (known) {
+    const node = await rt.deps.cluster.getNode(known);
+    if (node?.request?.id === id) return node.request;
+  }
+  const all = await listRequests(rt.deps);
+  // Bounded: a long-running serve forgets old ids rather than growing without end.
+  if (rt.requestNodes.size > 50_000) rt.requestNodes.clear();
+  for (const r of all) rt.requestNodes.set(r.id, r.node);
+  return all.find((r) => r.id === id);
 }
 
 export async function onRequestClick(

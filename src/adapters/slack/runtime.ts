@@ -33,6 +33,8 @@ export interface SlackRuntime {
    */
   inline: (work: () => Promise<void>) => Promise<void>;
   log: Logger;
+  /** Request id → node, learnt from listings, so a click reads one node instead of the fleet. */
+  requestNodes: Map<string, string>;
   /** Runs `work` after every earlier work of the same key (a double click is answered in turn). */
   serial: <T>(key: string, work: () => Promise<T>) => Promise<T>;
 }
@@ -55,3 +57,26 @@ export function keyedSerial(): SlackRuntime['serial'] {
 export const channelAllowed = (settings: SlackSettings, channel: string | undefined): boolean =>
   settings.allowedChannels.length === 0 ||
   (channel !== undefined && settings.allowedChannels.includes(channel));
+
+/**
+ * Run at most `limit` works at once, the rest in arrival order. Deferred work parses node lists; if
+ * twenty clicks all did at once, the event loop would be too busy to send the next acks in time.
+ */
+export function limited(limit: number): (work: () => Promise<void>) => void {
+  let running = 0;
+  const queue: (() => Promise<void>)[] = [];
+  const pump = (): void => {
+    while (running < limit && queue.length > 0) {
+      const work = queue.shift()!;
+      running += 1;
+      void work().finally(() => {
+        running -= 1;
+        pump();
+      });
+    }
+  };
+  return (work) => {
+    queue.push(work);
+    pump();
+  };
+}
