@@ -88,6 +88,7 @@ export function startWatchStream(options: WatchStreamOptions): WatchStream {
   };
 
   const onEvent = (type: string, object: KubeObject & { code?: number; message?: string }) => {
+    if (stopped) return;
     if (type === 'ERROR') {
       if (object.code === 410) resourceVersion = undefined;
       else options.log.warn({ stream: options.name, status: object }, 'watch error event');
@@ -151,6 +152,8 @@ export function startWatchStream(options: WatchStreamOptions): WatchStream {
           if (lived < 1_000) delayMs = Math.min(delayMs * 2, backoff.maxMs);
         },
       );
+      // stop() ran while the request was being answered: it could not abort this one yet.
+      if (stopped) controller.abort();
     } catch (error) {
       // Before any request went out (credentials could not be applied, no cluster in the config).
       retryAfterError(error, 'start');

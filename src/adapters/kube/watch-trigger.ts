@@ -103,6 +103,7 @@ function debouncer(options: WatchTriggerOptions) {
   let pending: string[] = [];
   let firstAt = 0;
   let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
   const fire = () => {
     timer = undefined;
     const changes = pending;
@@ -118,6 +119,7 @@ function debouncer(options: WatchTriggerOptions) {
   };
   return {
     add(change: string) {
+      if (stopped) return;
       if (pending.length === 0) firstAt = Date.now();
       pending.push(change);
       clearTimeout(timer);
@@ -125,6 +127,7 @@ function debouncer(options: WatchTriggerOptions) {
       timer = setTimeout(fire, wait);
     },
     stop() {
+      stopped = true;
       clearTimeout(timer);
       pending = [];
     },

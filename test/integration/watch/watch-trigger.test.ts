@@ -151,5 +151,21 @@ describe('watch trigger against the sim', () => {
     } finally {
       second.stop();
     }
+    // Stopped means silent: a change now reaches the first trigger but not the stopped one.
+    const heard = seen.length;
+    const start = calls.length;
+    await sim.core.patchNode(
+      { name: 'node-6', ...labelPatch({ 'kubemaint.io/reboot-required': null }) },
+      MERGE_PATCH,
+    );
+    await sim.core.patchNode(
+      { name: 'node-4', ...labelPatch({ 'kubemaint.io/reboot-required': 'true' }) },
+      MERGE_PATCH,
+    );
+    await waitFor('the running trigger to hear node-4', () =>
+      changesSince(start).some((c) => c.includes('/node-4')),
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(seen.length, heard, 'no onChange after stop()');
   });
 });
