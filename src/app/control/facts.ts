@@ -92,8 +92,12 @@ export async function pdbFacts(cluster: ClusterPort, node: string, now: Date) {
   });
 }
 
-function drainable(pods: readonly PodInfo[], node: string, now: Date): PodInfo[] {
-  const selection = selectPodsToDrain(
+/**
+ * The drain's own choice with the executor's options (DaemonSets ignored, emptyDir data and bare pods
+ * deleted with a warning), so the preflight and the preview name the pods the drain will evict.
+ */
+export function drainSelection(pods: readonly PodInfo[], node: string, now: Date) {
+  return selectPodsToDrain(
     pods.map((p) => ({
       metadata: {
         namespace: p.namespace,
@@ -107,11 +111,13 @@ function drainable(pods: readonly PodInfo[], node: string, now: Date): PodInfo[]
       spec: { nodeName: node, volumes: p.hasEmptyDir ? [{ name: 'data', emptyDir: {} }] : [] },
       status: { phase: p.phase },
     })),
-    // Only what a drain would evict matters to the preflight; options that block a drain are the
-    // executor's to report.
     { node, ignoreDaemonSets: true, deleteEmptyDirData: true, force: true },
     now,
   );
+}
+
+function drainable(pods: readonly PodInfo[], node: string, now: Date): PodInfo[] {
+  const selection = drainSelection(pods, node, now);
   const keep = new Set(selection.evict.map((p) => `${p.metadata.namespace}/${p.metadata.name}`));
   return pods.filter((p) => keep.has(`${p.namespace}/${p.name}`));
 }

@@ -4,11 +4,11 @@
  * change if it were approved now, and when the next window opens. Read-only; a fact that cannot be
  * read goes to `errors` and the rest is still shown, because a prompt with a gap beats no prompt.
  */
-import { selectPodsToDrain, type Pod } from '../../core/drain-filters.js';
+import type { Pod } from '../../core/drain-filters.js';
 import { describeTime, evaluatePolicy, type PolicyFacts } from '../../core/policy.js';
 import { describeSchedule } from '../../core/windows.js';
 import type { PodInfo } from '../ports.js';
-import { blockingPodFacts, pdbFacts, readable, windowFacts } from './facts.js';
+import { blockingPodFacts, drainSelection, pdbFacts, readable, windowFacts } from './facts.js';
 import type { ClusterPort, Clock, NodeView } from './ports.js';
 import type { ControlSettings } from './settings.js';
 
@@ -110,28 +110,8 @@ function splitPackages(value: string | undefined): string[] {
   return [...new Set(value.split(/[\s,]+/).filter((p) => p.length > 0))];
 }
 
-/**
- * The drain's own choice with the executor's options (DaemonSets ignored, emptyDir data and bare pods
- * deleted with a warning), so the preview names the same pods the drain will evict.
- */
 function select(pods: readonly PodInfo[], node: string, now: Date) {
-  const asPod = (p: PodInfo): Pod => ({
-    metadata: {
-      namespace: p.namespace,
-      name: p.name,
-      labels: p.labels,
-      annotations: p.annotations,
-      ownerReferences: p.owners,
-      ...(p.deletionTimestamp ? { deletionTimestamp: p.deletionTimestamp.toISOString() } : {}),
-    },
-    spec: { nodeName: node, volumes: p.hasEmptyDir ? [{ name: 'data', emptyDir: {} }] : [] },
-    status: { phase: p.phase },
-  });
-  const selection = selectPodsToDrain(
-    pods.map(asPod),
-    { node, ignoreDaemonSets: true, deleteEmptyDirData: true, force: true },
-    now,
-  );
+  const selection = drainSelection(pods, node, now);
   const ref = (p: Pod) => `${p.metadata.namespace ?? 'default'}/${p.metadata.name}`;
   return {
     evict: selection.evict.map(ref),
