@@ -32,8 +32,8 @@ schedules: {tick: "0 0 1 1 *", skewScan: "0 0 1 1 *"}
       kubeconfigPath: ready[1]!,
     });
     const { deps } = control;
-    for (let i = 1; i <= nodes; i++) {
-      await deps.cluster.patchNode(`node-${i}`, {
+    for (const node of await deps.cluster.listNodes()) {
+      await deps.cluster.patchNode(node.name, {
         labels: { 'kubemaint.io/reboot-required': 'true' },
       });
     }
