@@ -44,7 +44,10 @@ export interface SlackAppOptions {
   slackApiUrl?: string;
   receiver: SlackReceiver;
   log: Logger;
-  /** How slow work continues after the ack. @default run it now, tracked by `idle()` */
+  /**
+   * How slow work continues after the ack (the Lambda hands it to an async invocation).
+   * @default run it in this process, at most `maxConcurrentWork` at once, tracked by `idle()`
+   */
   defer?: Defer;
   /** The scan use case behind `/maint scan`. */
   scan?: () => Promise<string>;
@@ -78,8 +81,13 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   };
   const now = (inner: () => Promise<void>) => void inner();
   const inline = (work: () => Promise<void>) => track(now, work);
-  const handOff = options.defer ?? limited(options.maxConcurrentWork ?? 4);
-  const defer: Defer = (work) => void track(handOff, work);
+  // Work handed to the caller's `defer` may run in another invocation (Lambda): it is not tracked
+  // here, or `pending` would hold promises that never settle in this process.
+  const handOff = options.defer;
+  const limit = limited(options.maxConcurrentWork ?? 4);
+  const defer: Defer = handOff
+    ? (work) => handOff(() => run(work))
+    : (work) => void track(limit, work);
   const logger = boltLogger(log);
   const slackApiUrl = options.slackApiUrl ?? process.env['SLACK_API_URL'];
   const base: AppOptions = {

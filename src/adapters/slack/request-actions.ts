@@ -113,19 +113,28 @@ export function registerRequestActions(app: App, rt: SlackRuntime): void {
   app.action<Button>(SLACK_ACTION.details, async ({ ack, body, client, respond }) => {
     await ack();
     const click = readClick(body, respond);
-    await rt.inline(async () => {
+    // The modal is found again by external_id, so the preview can be filled in by work that runs
+    // elsewhere (the Lambda's deferred invocation replays this listener; its trigger has expired).
+    const externalId = `kubemaint-details-${click.triggerId}`.slice(0, 255);
+    let opened: Promise<void> = Promise.resolve();
+    later(click, async () => {
       const request = await findRequest(rt, click.value);
-      if (!request) return void (await tell(click, `request ${esc(click.value)} no longer exists`));
-      const opened = await client.views.open({
-        trigger_id: click.triggerId,
-        view: detailsModal(request),
-      });
-      const viewId = opened.view?.id;
-      if (!viewId) return;
-      later(click, async () => {
-        const preview = await previewRequest(rt.deps, request.node);
-        await client.views.update({ view_id: viewId, view: detailsModal(request, preview) });
+      if (!request) return;
+      const preview = await previewRequest(rt.deps, request.node);
+      await opened;
+      await client.views.update({
+        external_id: externalId,
+        view: { ...detailsModal(request, preview), external_id: externalId },
       });
     });
+    opened = rt.inline(async () => {
+      const request = await findRequest(rt, click.value);
+      if (!request) return void (await tell(click, `request ${esc(click.value)} no longer exists`));
+      await client.views.open({
+        trigger_id: click.triggerId,
+        view: { ...detailsModal(request), external_id: externalId },
+      });
+    });
+    await opened;
   });
 }

@@ -110,7 +110,15 @@ describe('Slack app: commands, drain answers, details', () => {
     const opened = h.api.callsOf('views.open').at(-1);
     assert.match(JSON.stringify(opened?.args['view']), new RegExp(request.id));
     const updated = h.api.callsOf('views.update').at(-1);
-    assert.ok(updated?.args['view_id'], 'the opened modal was updated with the preview');
+    assert.equal(
+      updated?.args['external_id'],
+      (opened?.args['view'] as { external_id?: string }).external_id,
+    );
+    assert.notEqual(
+      JSON.stringify(updated?.args['view']),
+      JSON.stringify(opened?.args['view']),
+      'the preview added to the modal',
+    );
     assert.deepEqual(
       h.api.calls.flatMap((c) => c.violations),
       [],
