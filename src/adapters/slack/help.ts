@@ -40,6 +40,6 @@ export function helpText(slash: string, cluster: string): string {
   return [
     `*kubemaint* keeps *${escapeMrkdwn(cluster)}* patched. For example:`,
     ...lines,
-    `Grammar: ${(Object.values(USAGE) as string[]).map((u) => `\`${u}\``).join(' · ')}`,
+    `Grammar: ${(Object.values(USAGE) as string[]).map((u) => `\`${escapeMrkdwn(u)}\``).join(' · ')}`,
   ].join('\n');
 }

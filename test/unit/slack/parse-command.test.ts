@@ -105,6 +105,8 @@ describe('helpText', () => {
     ])
       assert.match(text, new RegExp('`/maint ' + verb));
     assert.match(text, /prod &lt;eu&gt; &amp; co/);
+    assert.match(text, /`reboot &lt;node&gt; \[reason\]`/);
+    assert.doesNotMatch(text, /<node>/, 'no raw control characters');
     for (const line of text.split('\n').filter((l) => l.startsWith('`/maint '))) {
       const example = line.slice(1, line.indexOf('`', 1)).replace('/maint ', '');
       assert.ok(parseCommand(example).ok, `example "${example}" parses`);
