@@ -6,7 +6,7 @@
  */
 import { parse } from 'yaml';
 import { KubemaintError } from '../../errors.js';
-import { signRequest } from './sign-request.js';
+import { awsErrorDetail, awsPost } from './aws-call.js';
 import type { AwsCredentials } from './sigv4.js';
 
 export type KubeconfigRef =
@@ -39,28 +39,18 @@ export async function readKubeconfig(
   const body = JSON.stringify(
     ref.kind === 'ssm' ? { Name: ref.name, WithDecryption: true } : { SecretId: ref.secretId },
   );
-  const signed = signRequest({
-    method: 'POST',
-    url,
-    headers: { 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': api.target },
-    body,
-    credentials: options.credentials,
-    scope: { region: options.region, service: api.service },
-    now: options.now(),
-  });
   const where = describe(ref);
-  let response: Response;
-  try {
-    response = await (options.fetch ?? fetch)(url, {
-      method: 'POST',
-      headers: signed.headers,
+  const { response, text } = await awsPost(
+    {
+      url,
+      service: api.service,
+      headers: { 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': api.target },
       body,
-      signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
-    });
-  } catch (error) {
-    throw new KubemaintError('unexpected', `reading ${where}: ${String(error)}`, { cause: error });
-  }
-  const text = await response.text();
+      what: `reading ${where}`,
+    },
+    options,
+    10_000,
+  );
   if (!response.ok) throw awsError(where, response.status, text);
   return checkKubeconfig(where, extractValue(ref, where, text));
 }
@@ -111,18 +101,9 @@ function checkKubeconfig(where: string, text: string): string {
   return text;
 }
 
-/** AWS JSON errors carry `__type` (sometimes `prefix#Name`) and `message`/`Message`. */
+/** A failed read, as a typed error with a hint for the common causes. */
 function awsError(where: string, status: number, text: string): KubemaintError {
-  let type = `HTTP ${status}`;
-  let message: string;
-  try {
-    const json = JSON.parse(text) as { __type?: string; message?: string; Message?: string };
-    type = json.__type?.split('#').pop() ?? type;
-    message = json.message ?? json.Message ?? '';
-  } catch {
-    message = text.slice(0, 200);
-  }
-  const detail = `reading ${where}: ${type}${message ? ` (${message})` : ''}`;
+  const { type, detail } = awsErrorDetail(`reading ${where}`, status, text);
   if (type === 'ParameterNotFound' || type === 'ResourceNotFoundException') {
     return new KubemaintError('not_found', detail, { hint: 'check the name and the region' });
   }

@@ -5,7 +5,7 @@
  * API: https://docs.aws.amazon.com/lambda/latest/api/API_Invoke.html (202 Accepted for Event).
  */
 import { KubemaintError } from '../../errors.js';
-import { signRequest } from './sign-request.js';
+import { awsErrorDetail, awsPost } from './aws-call.js';
 import type { AwsCredentials } from './sigv4.js';
 
 export interface InvokeAsyncOptions {
@@ -61,45 +61,29 @@ export async function invokeAsync(
     '',
   );
   const url = `${base}/2015-03-31/functions/${functionName}/invocations`;
-  const signed = signRequest({
-    method: 'POST',
-    url,
-    headers: { 'content-type': 'application/json', 'x-amz-invocation-type': 'Event' },
-    body,
-    credentials: options.credentials,
-    scope: { region: options.region, service: 'lambda' },
-    now: options.now(),
-  });
-  let response: Response;
-  try {
-    response = await (options.fetch ?? fetch)(url, {
-      method: 'POST',
-      headers: signed.headers,
+  const { response, text } = await awsPost(
+    {
+      url,
+      service: 'lambda',
+      headers: { 'content-type': 'application/json', 'x-amz-invocation-type': 'Event' },
       body,
-      signal: AbortSignal.timeout(options.timeoutMs ?? 5_000),
-    });
-  } catch (error) {
-    throw new KubemaintError('unexpected', `invoking ${functionName}: ${String(error)}`, {
-      cause: error,
-    });
-  }
-  const text = await response.text();
+      what: `invoking ${functionName}`,
+    },
+    options,
+    5_000,
+  );
   if (response.status !== 202) throw invokeError(functionName, response, text);
   return { requestId: response.headers.get('x-amzn-requestid') ?? undefined };
 }
 
 /** Lambda errors are JSON with `Type`/`__type` and `message`/`Message`, and x-amzn-ErrorType. */
 function invokeError(functionName: string, response: Response, text: string): KubemaintError {
-  let type = response.headers.get('x-amzn-errortype')?.split(':')[0] ?? `HTTP ${response.status}`;
-  let message: string;
-  try {
-    const json = JSON.parse(text) as { __type?: string; message?: string; Message?: string };
-    type = json.__type?.split('#').pop() ?? type;
-    message = json.message ?? json.Message ?? '';
-  } catch {
-    message = text.slice(0, 200);
-  }
-  const detail = `invoking ${functionName}: ${type}${message ? ` (${message})` : ''}`;
+  const { type, detail } = awsErrorDetail(
+    `invoking ${functionName}`,
+    response.status,
+    text,
+    response.headers.get('x-amzn-errortype')?.split(':')[0],
+  );
   if (response.status === 403 || /AccessDenied|UnrecognizedClient|InvalidSignature/.test(type)) {
     return new KubemaintError('config_invalid', detail, {
       hint: 'the function role needs lambda:InvokeFunction on this function (serverless.yml iam)',

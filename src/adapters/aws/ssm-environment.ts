@@ -6,7 +6,7 @@
  * is already set (a local run or a test wins). GetParameter speaks AWS JSON 1.1 with SigV4.
  */
 import { KubemaintError } from '../../errors.js';
-import { signRequest } from './sign-request.js';
+import { awsErrorDetail, awsPost } from './aws-call.js';
 import type { AwsCredentials } from './sigv4.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -54,32 +54,20 @@ export async function resolveSsmEnvironment(
 export async function getParameter(name: string, options: SsmOptions): Promise<string> {
   const url = options.endpoint ?? `https://ssm.${options.region}.amazonaws.com/`;
   const body = JSON.stringify({ Name: name, WithDecryption: true });
-  const signed = signRequest({
-    method: 'POST',
-    url,
-    headers: {
-      'content-type': 'application/x-amz-json-1.1',
-      'x-amz-target': 'AmazonSSM.GetParameter',
-    },
-    body,
-    credentials: options.credentials,
-    scope: { region: options.region, service: 'ssm' },
-    now: options.now(),
-  });
-  let response: Response;
-  try {
-    response = await (options.fetch ?? fetch)(url, {
-      method: 'POST',
-      headers: signed.headers,
+  const { response, text } = await awsPost(
+    {
+      url,
+      service: 'ssm',
+      headers: {
+        'content-type': 'application/x-amz-json-1.1',
+        'x-amz-target': 'AmazonSSM.GetParameter',
+      },
       body,
-      signal: AbortSignal.timeout(options.timeoutMs ?? 5_000),
-    });
-  } catch (error) {
-    throw new KubemaintError('unexpected', `reading SSM parameter ${name}: ${String(error)}`, {
-      cause: error,
-    });
-  }
-  const text = await response.text();
+      what: `reading SSM parameter ${name}`,
+    },
+    options,
+    5_000,
+  );
   if (!response.ok) throw ssmError(name, response.status, text);
   let value: unknown;
   try {
@@ -102,16 +90,7 @@ export async function getParameter(name: string, options: SsmOptions): Promise<s
 }
 
 function ssmError(name: string, status: number, text: string): KubemaintError {
-  let type = `HTTP ${status}`;
-  let message: string;
-  try {
-    const json = JSON.parse(text) as { __type?: string; message?: string; Message?: string };
-    type = json.__type?.split('#').pop() ?? type;
-    message = json.message ?? json.Message ?? '';
-  } catch {
-    message = text.slice(0, 200);
-  }
-  const detail = `reading SSM parameter ${name}: ${type}${message ? ` (${message})` : ''}`;
+  const { type, detail } = awsErrorDetail(`reading SSM parameter ${name}`, status, text);
   if (type === 'ParameterNotFound') {
     return new KubemaintError('config_invalid', detail, {
       hint: `create it: aws ssm put-parameter --name ${name} --type SecureString --value …`,
