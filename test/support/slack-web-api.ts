@@ -17,6 +17,8 @@ export interface SlackCall {
   args: Record<string, unknown>;
   /** Block Kit limits this call broke (empty when Slack would accept it). */
   violations: string[];
+  /** What the stand-in answered (a posted message's `ts` is here). */
+  response?: Record<string, unknown>;
 }
 
 export interface SlackWebApi {
@@ -76,13 +78,14 @@ export async function startSlackWebApi(): Promise<SlackWebApi> {
         ? 'response_url'
         : path.replace(/^\/api\//, '').split('?')[0]!;
       const args = parseArgs(raw, req.headers['content-type'] ?? '');
-      calls.push({
+      const call: SlackCall = {
         method,
         path,
         headers: req.headers,
         args,
         violations: blockKitViolations(args),
-      });
+      };
+      calls.push(call);
       const failure = failures.get(method);
       if (failure && failure.times > 0) {
         failure.times -= 1;
@@ -95,7 +98,9 @@ export async function startSlackWebApi(): Promise<SlackWebApi> {
         res.writeHead(failure.error.status, headers);
         return res.end();
       }
-      json(res, 200, answer(method, args));
+      const response = answer(method, args);
+      call.response = response;
+      json(res, 200, response);
     });
   });
 
