@@ -19,6 +19,8 @@ export async function runHandoffBench(nodes = 6): Promise<Record<string, unknown
   const yaml = `cluster: {type: sim, sim: {scenario: fleet, nodes: ${nodes}}}
 approval: {approvers: {cli: ["*"]}}
 lock: {concurrency: 1}
+# Reboots only: a kubelet upgrade on the same node would come first and hide its reboot's request.
+kubelet: {enabled: false}
 schedules: {tick: "0 0 1 1 *", skewScan: "0 0 1 1 *"}
 `;
   writeFileSync(join(dir, 'kubemaint.yaml'), yaml);
