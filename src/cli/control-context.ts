@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import type { Command } from 'commander';
 import type { Person } from '../core/approval.js';
-import { openControl, type ControlRuntime } from '../compose.js';
+import type { ControlRuntime } from '../compose.js';
 import { CLI_ANYONE } from '../compose/control-settings.js';
 import { configPath, loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
@@ -70,6 +70,8 @@ export async function withControl<T>(
   const options = globals(command);
   const config = loadCliConfig(options);
   const log = createLogger({ service: 'cli', level: process.env['KUBEMAINT_LOG_LEVEL'] ?? 'warn' });
+  // Loaded when a command runs, not when the CLI starts: `--help` and bad flags stay fast.
+  const { openControl } = await import('../compose.js');
   const runtime = await openControl(config, {
     log,
     sim: 'attach',

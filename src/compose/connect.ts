@@ -13,7 +13,8 @@ import { createEksTokenProvider, type EksTokenProvider } from '../adapters/aws/e
 import type { ClusterConfig, Config } from '../config/schema.js';
 import { KubemaintError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { createSim, DEFAULT_KUBECONFIG, type Sim } from '../sim/index.js';
+import type { Sim } from '../sim/index.js';
+import { DEFAULT_KUBECONFIG } from '../sim/kubeconfig-path.js';
 import { simExecutorImages } from './sim-host.js';
 
 export interface Connection {
@@ -64,6 +65,8 @@ async function startSim(
   cluster: Extract<ClusterConfig, { type: 'sim' }>,
   log: Logger,
 ): Promise<Connection> {
+  // Imported only when the sim is started here: the Lambda functions and the CLI never start one.
+  const { createSim } = await import('../sim/index.js');
   const sim = await createSim({
     scenario: cluster.sim.scenario,
     nodes: cluster.sim.nodes,

@@ -27,10 +27,11 @@ import { createHost, type HostAction, type HostStatus } from './host.js';
 import { createJobsRunner, type ImageMap } from './jobs-runner.js';
 import { startKubelets, type Kubelets } from './kubelets.js';
 import { isScenarioName, SCENARIOS, type ScenarioName } from './scenarios/index.js';
+import { DEFAULT_KUBECONFIG } from './kubeconfig-path.js';
 import { createStore } from './store.js';
 import type { AuditEntry, Store } from './types.js';
 
-export const DEFAULT_KUBECONFIG = '.kubemaint/sim.kubeconfig';
+export { DEFAULT_KUBECONFIG };
 
 export interface SimOptions {
   /** @default 'demo' */

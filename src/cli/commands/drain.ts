@@ -5,8 +5,6 @@
  * cordoned (uncordon it with `kubectl uncordon NODE`).
  */
 import type { Command } from 'commander';
-import { createKubeClient, loadKubeConfig } from '../../adapters/kube/client.js';
-import { kubePorts } from '../../adapters/kube/executor-ports.js';
 import { cordon } from '../../app/executor/cordon.js';
 import { drainNode, type DrainReport } from '../../app/executor/drain.js';
 import { DEFAULT_SETTINGS, type DrainSettings } from '../../app/executor/settings.js';
@@ -111,6 +109,11 @@ export function registerDrainCommand(program: Command): void {
         ? settingsFromConfig(loadConfig({ path: options.config, env: process.env })).drain
         : DEFAULT_SETTINGS.drain;
       const settings = drainSettings(options, base);
+      // The kube SDK loads only when a drain runs, so `--help` and bad flags answer at once.
+      const [{ createKubeClient, loadKubeConfig }, { kubePorts }] = await Promise.all([
+        import('../../adapters/kube/client.js'),
+        import('../../adapters/kube/executor-ports.js'),
+      ]);
       const client = createKubeClient(loadKubeConfig(options.kubeconfig));
       const ports = kubePorts(client, silentLogger(), systemClock);
       const info = await ports.nodes.getNode(node);

@@ -4,10 +4,6 @@
  * config file; the cluster from the in-cluster service account, or --kubeconfig / KUBECONFIG.
  */
 import type { Command } from 'commander';
-import { createKubeClient, loadKubeConfig } from '../../adapters/kube/client.js';
-import { kubePorts } from '../../adapters/kube/executor-ports.js';
-import { processHost } from '../../app/executor/host-process.js';
-import { runExecutor } from '../../app/executor/run-executor.js';
 import { parseSettingsJson } from '../../app/executor/settings-json.js';
 import type { ExecutorSettings } from '../../app/executor/settings.js';
 import { systemClock } from '../../app/executor/system-clock.js';
@@ -57,6 +53,18 @@ export function registerExecutorCommand(program: Command): void {
         node: options.node,
         request: options.request,
       });
+      // The kube SDK and the executor load only when the command runs: a Job's pod starts sooner.
+      const [
+        { createKubeClient, loadKubeConfig },
+        { kubePorts },
+        { processHost },
+        { runExecutor },
+      ] = await Promise.all([
+        import('../../adapters/kube/client.js'),
+        import('../../adapters/kube/executor-ports.js'),
+        import('../../app/executor/host-process.js'),
+        import('../../app/executor/run-executor.js'),
+      ]);
       const client = createKubeClient(loadKubeConfig(options.kubeconfig));
       const pod = env['POD_NAME']
         ? `${env['POD_NAMESPACE'] ?? 'default'}/${env['POD_NAME']}`

@@ -5,8 +5,6 @@
  */
 import { userInfo } from 'node:os';
 import type { Command } from 'commander';
-import { createNotifier } from '../../adapters/notify/notifier.js';
-import { parseNotifyUrls } from '../../adapters/notify/parse.js';
 import { loadConfig } from '../../config/load.js';
 import { EVENT_KINDS, isEventKind, type MaintenanceEvent } from '../../core/events.js';
 import { KubemaintError } from '../../errors.js';
@@ -78,6 +76,11 @@ export async function runNotify(
       },
     );
   }
+  // The senders (nodemailer among them) load only when a notification is sent.
+  const [{ createNotifier }, { parseNotifyUrls }] = await Promise.all([
+    import('../../adapters/notify/notifier.js'),
+    import('../../adapters/notify/parse.js'),
+  ]);
   const targets = parseNotifyUrls(urls);
   const templateConfig: MessageTemplateConfig = {
     templates: {

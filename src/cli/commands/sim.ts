@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { KubemaintError } from '../../errors.js';
 import { createLogger } from '../../log.js';
-import { createSim, DEFAULT_KUBECONFIG } from '../../sim/index.js';
+import { DEFAULT_KUBECONFIG } from '../../sim/kubeconfig-path.js';
 import type { ImageMap } from '../../sim/jobs-runner.js';
 import { isScenarioName, SCENARIOS } from '../../sim/scenarios/index.js';
 
@@ -89,6 +89,7 @@ export function registerSimCommand(program: Command): void {
         });
       }
       const whole = (n: number) => Number.isInteger(n) && n >= 1;
+      const { createSim } = await import('../../sim/index.js');
       const sim = await createSim({
         scenario: options.scenario,
         ...(options.nodes

@@ -1,0 +1,163 @@
+/**
+ * What `kubemaint serve` does once its flags are checked (serve.ts): opens the control plane, runs the
+ * tick loop on cron and watches, serves the ops endpoints and Slack, and stops gracefully.
+ */
+import cron from 'node-cron';
+import { createTickLoop } from '../../app/control/loop.js';
+import type { NodeView, SlotView } from '../../app/control/ports.js';
+import { findNeeds, runTick } from '../../app/control/tick.js';
+import { consoleNotifier } from '../../adapters/console/notifier.js';
+import { startOpsServer } from '../../adapters/http/ops-server.js';
+import { tickReadiness } from '../../adapters/http/readiness.js';
+import { metricsNotifier } from '../../adapters/metrics/notifier.js';
+import { observeCluster, timeTick } from '../../adapters/metrics/observe.js';
+import { createMetrics, type Metrics } from '../../adapters/metrics/registry.js';
+import type { ControlSettings } from '../../app/control/settings.js';
+import { openControl, type ControlRuntime } from '../../compose.js';
+import { createLogger, type Logger } from '../../log.js';
+import { loadCliConfig, type GlobalOptions } from '../control-context.js';
+import { watchForChanges } from '../../adapters/kube/watch-trigger.js';
+import { createSlackApp, type SlackApp } from '../../adapters/slack/app.js';
+import { lateSlackNotifier, slackNotifierFor, slackSettingsFor } from '../../compose/slack.js';
+import type { Config } from '../../config/schema.js';
+import { scanLines } from '../../../templates/scan.js';
+
+export async function runServe(options: {
+  port: number;
+  host: string;
+  global: GlobalOptions;
+}): Promise<void> {
+  const { port, global } = options;
+  const config = loadCliConfig(global);
+  const level = process.env['KUBEMAINT_LOG_LEVEL'] ?? 'info';
+  const log = createLogger({ service: 'serve', level });
+  const metrics = createMetrics({ processMetrics: true });
+  const slackOut = lateSlackNotifier();
+  const runtime = await openControl(config, {
+    log,
+    sim: 'start',
+    ...(global.kubeconfig ? { kubeconfigPath: global.kubeconfig } : {}),
+    notifiers: [consoleNotifier(), metricsNotifier(metrics), slackOut.notifier],
+  });
+  const { deps } = runtime;
+  const slackNotifier = slackNotifierFor(config, deps, {
+    log,
+    slackApiUrl: process.env['SLACK_API_URL'],
+  });
+  if (slackNotifier) slackOut.attach(slackNotifier);
+  const slack = await startSlack(config, runtime, log);
+  const readiness = tickReadiness({ clock: deps.clock });
+  const observe = observer(metrics, deps.settings);
+  const loop = createTickLoop({
+    tick: (o) => timeTick(metrics, deps.clock, () => runTick({ ...deps, observe }, o)),
+    now: () => deps.clock.now(),
+    onTick: (report, ms) => {
+      readiness.record({ ok: true });
+      log.debug({ ms, ...report }, 'tick');
+    },
+    onError: (error) => {
+      readiness.record({ ok: false, error });
+      log.error({ err: error }, 'tick failed; the next one starts from what the cluster says');
+    },
+  });
+  const ops = await startOpsServer({
+    port,
+    host: options.host,
+    metrics,
+    ready: () => readiness.ready(),
+  });
+  const every = { timezone: 'UTC', noOverlap: true };
+  const tasks = [
+    cron.schedule(config.schedules.tick, () => loop.kick(), { ...every, name: 'tick' }),
+    cron.schedule(config.schedules.skewScan, () => loop.kick({ skewScan: true }), {
+      ...every,
+      name: 'skew-scan',
+    }),
+  ];
+  // Between scheduled ticks, a change to a node with a request, a marked node or one of our
+  // Jobs wakes the loop: verification and slot hand-off take seconds, not a minute.
+  const watch = watchForChanges(runtime.connection.kubeConfig, {
+    namespace: deps.settings.namespace,
+    rebootLabel: deps.settings.detection.rebootLabel,
+    log: log.child({ component: 'watch' }),
+    onChange: () => loop.kick(),
+  });
+  const kubeconfig = runtime.connection.kubeconfigPath;
+  process.stdout.write(
+    `kubemaint serve ready: cluster=${deps.settings.cluster}` +
+      `${kubeconfig ? ` kubeconfig=${kubeconfig}` : ''} ops=${ops.url}` +
+      `${slack.description ? ` slack=${slack.description}` : ''}\n`,
+  );
+  if (runtime.connection.sim) process.stdout.write(demoHelp(kubeconfig ?? ''));
+  loop.kick({ skewScan: true });
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  process.stdout.write('kubemaint serve: stopping (the tick in flight finishes first)\n');
+  for (const task of tasks) await task.stop();
+  watch.stop();
+  await slack.app?.stop();
+  await loop.stop();
+  await slackNotifier?.flush(5_000);
+  await ops.close();
+  await runtime.close();
+}
+
+/** Metrics from what each tick read anyway: slot holders are on the requests, no Lease list needed. */
+function observer(metrics: Metrics, settings: ControlSettings) {
+  return (nodes: readonly NodeView[]) => {
+    const slots: SlotView[] = nodes.flatMap((n) =>
+      n.request?.slot && (n.request.state === 'running' || n.request.state === 'verifying')
+        ? [{ name: n.request.slot, holder: `${n.name}/${n.request.id}` }]
+        : [],
+    );
+    observeCluster(metrics, nodes, slots, {
+      rebootLabel: settings.detection.rebootLabel,
+      conditionTypes: settings.detection.conditionTypes,
+      concurrency: settings.lock.concurrency,
+    });
+  };
+}
+
+const demoHelp = (kubeconfig: string): string =>
+  '\nThe embedded demo cluster is running. In another terminal, in this folder:\n' +
+  '  npx kubemaint status                  what is proposed, and why\n' +
+  '  npx kubemaint approve <request id>    approve one; watch it drain, reboot and come back here\n' +
+  `  kubectl --kubeconfig ${kubeconfig} get nodes -L kubemaint.io/state\n` +
+  'Stop with Ctrl-C.\n\n';
+
+/**
+ * The Bolt app when Slack credentials are in the environment: Socket Mode with SLACK_APP_TOKEN (no
+ * public endpoint needed), else the HTTP receiver on $PORT (default 3000) at /slack/events.
+ */
+async function startSlack(
+  config: Config,
+  runtime: ControlRuntime,
+  log: Logger,
+): Promise<{ app?: SlackApp; description?: string }> {
+  const botToken = config.secrets.botToken?.reveal();
+  const signingSecret = config.secrets.signingSecret?.reveal();
+  if (!botToken || !signingSecret) return {};
+  const appToken = config.secrets.appToken?.reveal();
+  const port = Number(process.env['PORT'] ?? 3000);
+  const { deps } = runtime;
+  const app = createSlackApp({
+    deps,
+    settings: slackSettingsFor(config, deps.settings.cluster),
+    botToken,
+    signingSecret,
+    ...(process.env['SLACK_API_URL'] ? { slackApiUrl: process.env['SLACK_API_URL'] } : {}),
+    receiver: appToken ? { kind: 'socket', appToken } : { kind: 'http', port },
+    log: log.child({ component: 'slack' }),
+    scan: async () => {
+      const { nodes, needs, skipped } = await findNeeds(deps, true);
+      return scanLines({ nodes: nodes.length, needs, skipped }).join('\n');
+    },
+  });
+  const started = await app.start();
+  return {
+    app,
+    description: appToken ? 'socket-mode' : `http://0.0.0.0:${started.port ?? port}/slack/events`,
+  };
+}
