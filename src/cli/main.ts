@@ -11,8 +11,17 @@ import { registerCommands } from './commands/index.js';
 export function buildProgram(): Command {
   const program = new Command('kubemaint')
     .description(
-      'Keep a Kubernetes fleet patched: detect nodes that need a reboot or a kubelet upgrade,\n' +
-        'ask people for approval, drain and reboot inside maintenance windows, prove each node came back.',
+      'Keep a Kubernetes fleet patched: find nodes that need a reboot or a kubelet upgrade, ask\n' +
+        'people for approval, drain and reboot inside maintenance windows, prove each node came back.',
+    )
+    .addHelpText(
+      'after',
+      '\nGetting started (the embedded demo cluster, no config needed):\n' +
+        '  npm start                        runs `kubemaint serve` on the demo and prints its prompts\n' +
+        '  npx kubemaint status             in a second terminal: what is proposed, and why\n' +
+        '  npx kubemaint approve r-7f3a9c   approve one; watch the first terminal\n' +
+        '\nWith a real cluster: write kubemaint.yaml (kubemaint config print-defaults), check it with\n' +
+        '`kubemaint config check`, then `kubemaint serve`. Every command has --help.',
     )
     .version(VERSION, '-V, --version', 'print the version and exit')
     .showHelpAfterError('(run with --help for usage)')

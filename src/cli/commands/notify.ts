@@ -32,6 +32,7 @@ const collect = (value: string, previous: string[] | undefined): string[] => [
 export function registerNotifyCommand(program: Command): void {
   program
     .command('notify')
+    .summary('send a test notification, to check a URL')
     .description(
       'send one test notification to each URL (or to the notify.urls of the config file)\n' +
         'formats and examples: docs/notifications.md',

@@ -10,6 +10,7 @@ import { controlCommand, globals } from '../control-context.js';
 
 export function registerServeCommand(program: Command): void {
   controlCommand(program, 'serve')
+    .summary('run the control plane (with no config: the embedded demo)')
     .description(
       'run the control plane: tick on a schedule and on every change, print prompts and progress,\n' +
         'serve /healthz /readyz /metrics. With no config it runs the embedded demo cluster.',

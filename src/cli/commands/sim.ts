@@ -56,6 +56,7 @@ const scenarioHelp = Object.entries(SCENARIOS)
 export function registerSimCommand(program: Command): void {
   program
     .command('sim')
+    .summary('serve the embedded Kubernetes alone (kubectl works against it)')
     .description(
       'Serve an embedded Kubernetes (HTTPS API, kubelets, controllers on a scaled clock) that kubectl\n' +
         'and kubemaint use like a real cluster. Prints one line when ready; stop it with Ctrl-C.',
