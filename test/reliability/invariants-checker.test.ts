@@ -101,6 +101,7 @@ describe('invariant checker', () => {
     assert.equal(report.maxDisrupted, 1);
     assert.equal(report.hostActions, 2);
     assert.equal(report.jobs, 2);
+    assert.deepEqual(report.staleSlots, []);
   });
 
   const broken: { name: string; steps: Step[]; concurrency?: number; expect: RegExp }[] = [
@@ -163,9 +164,10 @@ describe('invariant checker', () => {
   for (const c of broken) {
     it(`catches ${c.name}`, () => {
       const report = run(c.steps, c.concurrency);
+      const found = [...report.violations, ...report.staleSlots];
       assert.ok(
-        report.violations.some((v) => c.expect.test(v)),
-        `expected ${String(c.expect)} in ${JSON.stringify(report.violations)}`,
+        found.some((v) => c.expect.test(v)),
+        `expected ${String(c.expect)} in ${JSON.stringify(found)}`,
       );
     });
   }
