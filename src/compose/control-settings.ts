@@ -28,7 +28,6 @@ export function controlSettingsFromConfig(config: Config): ControlSettings {
   const autoApprove = approval.autoApprove
     ? selector(approval.autoApprove.nodeSelector)
     : undefined;
-  const prometheus = blockers.prometheus;
   const executor = settingsFromConfig(config);
   const settingsJson = JSON.stringify(executor);
   return {
@@ -67,15 +66,6 @@ export function controlSettingsFromConfig(config: Config): ControlSettings {
     blockers: {
       podSelectors: blockers.pods,
       maxUnhealthyNodes: blockers.maxUnhealthyNodes,
-      ...(prometheus
-        ? {
-            alertFilter: {
-              ...(prometheus.alertFilter ? { regexp: prometheus.alertFilter } : {}),
-              matchOnly: prometheus.alertFilterMatchOnly,
-              firingOnly: prometheus.firingOnly,
-            },
-          }
-        : {}),
     },
     jobFor: (node, requestId) =>
       buildExecutorJob({

@@ -55,9 +55,7 @@ export async function dispatchApproved(
       pause,
       window,
       unhealthy,
-      ...(alerts
-        ? { alerts: settings.blockers.alertFilter ? withFilter(alerts, settings) : alerts }
-        : {}),
+      ...(alerts ? { alerts } : {}),
       slots: slotFacts(settings, inFlight, request),
     };
     // The API-heavy gates run only for a request the cheap gates let through.
@@ -110,14 +108,6 @@ export async function dispatchApproved(
     log.push(`${node.name}: started ${job}`);
   }
   return log;
-}
-
-function withFilter(
-  alerts: NonNullable<Awaited<ReturnType<typeof alertFacts>>>,
-  settings: DispatchDeps['settings'],
-) {
-  if ('error' in alerts || !settings.blockers.alertFilter) return alerts;
-  return { ...alerts, filter: settings.blockers.alertFilter };
 }
 
 function slotFacts(

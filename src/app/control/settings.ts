@@ -5,7 +5,6 @@
 import type { ApprovalPolicy } from '../../core/approval.js';
 import type { DetectSettings } from '../../core/detect.js';
 import type { Selector } from '../../core/label-selector.js';
-import type { AlertFilter } from '../../core/policy.js';
 import type { Schedule } from '../../core/windows.js';
 
 export interface ControlSettings {
@@ -31,7 +30,6 @@ export interface ControlSettings {
     podSelectors: readonly string[];
     /** Other NotReady nodes allowed before a request waits: a count, or a percentage of the fleet. */
     maxUnhealthyNodes: { count: number } | { percent: number };
-    alertFilter?: AlertFilter;
   };
   /** Builds the executor Job manifest for a request (templates/executor-job.ts, bound to config). */
   jobFor: (
