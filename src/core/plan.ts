@@ -82,7 +82,8 @@ const cmpInstant = (a: string, b: string): number => {
   return Number.isNaN(diff) || diff === 0 ? cmp(a, b) : Math.sign(diff);
 };
 
-function compare(a: MaintenanceRequest, b: MaintenanceRequest): number {
+/** Dispatch order: oldest approval first, then node name, then request id (stable across listings). */
+export function compare(a: MaintenanceRequest, b: MaintenanceRequest): number {
   return (
     cmpInstant(approvedAt(a), approvedAt(b)) ||
     cmp(a.node, b.node) ||

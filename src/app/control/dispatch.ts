@@ -8,6 +8,7 @@ import { start } from '../../core/approval.js';
 import { evaluatePolicy, type PolicyFacts, type SlotFacts } from '../../core/policy.js';
 import type { MaintenanceRequest } from '../../core/request.js';
 import { jobName } from '../../core/names.js';
+import { compare as dispatchOrder } from '../../core/plan.js';
 import {
   alertFacts,
   blockingPodFacts,
@@ -30,7 +31,10 @@ export async function dispatchApproved(
   deps: DispatchDeps,
   active: readonly NodeView[],
 ): Promise<string[]> {
-  const approved = active.filter((n) => n.request?.state === 'approved').sort(byApproval);
+  // The plan's order (core/plan.ts): oldest approval first, whatever order the API listed them in.
+  const approved = active
+    .filter((n) => n.request?.state === 'approved')
+    .sort((a, b) => dispatchOrder(a.request!, b.request!));
   if (approved.length === 0) return [];
   const { settings, cluster } = deps;
   const now = deps.clock.now();
@@ -141,11 +145,6 @@ async function recordBlocked(
       message: reasons.join('; '),
     },
   );
-}
-
-function byApproval(a: NodeView, b: NodeView): number {
-  const at = (n: NodeView) => n.request?.approvals.at(-1)?.at ?? n.request?.updatedAt ?? '';
-  return at(a).localeCompare(at(b)) || a.name.localeCompare(b.name);
 }
 
 /** A percentage limit counts whole nodes of the fleet as it is now, rounded down (kubectl's maxUnavailable). */
