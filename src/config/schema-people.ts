@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { EVENT_KINDS, type EventKind } from '../core/events.js';
 import { checkedText, duration, labelSelector, slackId } from './fields.js';
+import { validateNotifyUrls } from '../adapters/notify/parse.js';
 import { redactUrl } from './secrets.js';
 import { suggestionHint } from './suggest.js';
 
@@ -91,12 +92,17 @@ const notifyUrl = checkedText((text) => {
   } catch {
     ok = false;
   }
-  return ok
-    ? undefined
-    : {
-        message: `${redactUrl(text)} is not a URL with a scheme`,
-        hint: 'shoutrrr style, e.g. slack://hook:…@webhook or generic+https://host/path',
-      };
+  if (!ok) {
+    return {
+      message: `${redactUrl(text)} is not a URL with a scheme`,
+      hint: 'shoutrrr style, e.g. slack://hook:…@webhook or generic+https://host/path',
+    };
+  }
+  // The service's own parser: a malformed URL is a config error at start, not a failed send later.
+  const [problem] = validateNotifyUrls([text]);
+  return problem
+    ? { message: problem.message, hint: problem.hint ?? 'see docs/notifications.md' }
+    : undefined;
 });
 
 const templateShape = Object.fromEntries(

@@ -3,7 +3,6 @@
  * options: `encryption` Auto (implicit TLS on 465, else STARTTLS unless `usestarttls=no`), None,
  * ExplicitTLS, ImplicitTLS; `auth` Unknown (let the server offer), None, Plain, CRAMMD5, OAuth2.
  */
-import { createTransport } from 'nodemailer';
 import { optional } from './shape.js';
 import {
   NotifySendError,
@@ -131,6 +130,8 @@ async function sendMail(
   io: SendIo | undefined,
   masked: string,
 ): Promise<void> {
+  // nodemailer loads on the first mail: parsing URLs (the config check) and the Lambdas stay light.
+  const { createTransport } = await import('nodemailer');
   const transport = createTransport(transportOptions(config, io?.timeoutMs ?? DEFAULT_TIMEOUT_MS));
   try {
     await transport.sendMail({
