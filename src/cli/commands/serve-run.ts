@@ -14,6 +14,7 @@ import { observeCluster, timeTick } from '../../adapters/metrics/observe.js';
 import { createMetrics, type Metrics } from '../../adapters/metrics/registry.js';
 import type { ControlSettings } from '../../app/control/settings.js';
 import { openControl, type ControlRuntime } from '../../compose.js';
+import { KubemaintError } from '../../errors.js';
 import { createLogger, type Logger } from '../../log.js';
 import { loadCliConfig, type GlobalOptions } from '../control-context.js';
 import { watchForChanges } from '../../adapters/kube/watch-trigger.js';
@@ -28,16 +29,29 @@ export async function runServe(options: {
   global: GlobalOptions;
 }): Promise<void> {
   const { port, global } = options;
+  // Everything that can be refused is checked before anything starts.
+  const slackPort = httpPort(process.env['PORT']);
   const config = loadCliConfig(global);
   const level = process.env['KUBEMAINT_LOG_LEVEL'] ?? 'info';
   const log = createLogger({ service: 'serve', level });
   const metrics = createMetrics({ processMetrics: true });
+  const readiness = tickReadiness({ clock: { now: () => new Date() } });
+  // The ops port first: if it is taken, nothing else has started yet.
+  const ops = await startOpsServer({
+    port,
+    host: options.host,
+    metrics,
+    ready: () => readiness.ready(),
+  });
   const slackOut = lateSlackNotifier();
   const runtime = await openControl(config, {
     log,
     sim: 'start',
     ...(global.kubeconfig ? { kubeconfigPath: global.kubeconfig } : {}),
     notifiers: [consoleNotifier(), metricsNotifier(metrics), slackOut.notifier],
+  }).catch(async (error: unknown) => {
+    await ops.close();
+    throw error;
   });
   const { deps } = runtime;
   const slackNotifier = slackNotifierFor(config, deps, {
@@ -45,8 +59,10 @@ export async function runServe(options: {
     slackApiUrl: process.env['SLACK_API_URL'],
   });
   if (slackNotifier) slackOut.attach(slackNotifier);
-  const slack = await startSlack(config, runtime, log);
-  const readiness = tickReadiness({ clock: deps.clock });
+  const slack = await startSlack(config, runtime, log, slackPort).catch(async (error: unknown) => {
+    await Promise.all([ops.close(), runtime.close()]);
+    throw error;
+  });
   const observe = observer(metrics, deps.settings);
   const loop = createTickLoop({
     tick: (o) => timeTick(metrics, deps.clock, () => runTick({ ...deps, observe }, o)),
@@ -59,12 +75,6 @@ export async function runServe(options: {
       readiness.record({ ok: false, error });
       log.error({ err: error }, 'tick failed; the next one starts from what the cluster says');
     },
-  });
-  const ops = await startOpsServer({
-    port,
-    host: options.host,
-    metrics,
-    ready: () => readiness.ready(),
   });
   const every = { timezone: 'UTC', noOverlap: true };
   const tasks = [
@@ -135,18 +145,27 @@ async function startSlack(
   config: Config,
   runtime: ControlRuntime,
   log: Logger,
+  port: number,
 ): Promise<{ app?: SlackApp; description?: string }> {
   const botToken = config.secrets.botToken?.reveal();
   const signingSecret = config.secrets.signingSecret?.reveal();
-  if (!botToken || !signingSecret) return {};
   const appToken = config.secrets.appToken?.reveal();
-  const port = Number(process.env['PORT'] ?? 3000);
+  if (!botToken) return {};
+  if (!appToken && !signingSecret) {
+    // Half a Slack setup is a mistake worth saying out loud, not a silent "no Slack".
+    log.warn(
+      'SLACK_BOT_TOKEN is set but neither SLACK_SIGNING_SECRET (HTTP) nor SLACK_APP_TOKEN (Socket ' +
+        'Mode) is: slash commands and buttons are off; prompts are still posted',
+    );
+    return {};
+  }
   const { deps } = runtime;
   const app = createSlackApp({
     deps,
     settings: slackSettingsFor(config, deps.settings.cluster),
     botToken,
-    signingSecret,
+    // Socket Mode needs no signing secret: Slack's events arrive over the app's own connection.
+    signingSecret: signingSecret ?? '',
     ...(process.env['SLACK_API_URL'] ? { slackApiUrl: process.env['SLACK_API_URL'] } : {}),
     receiver: appToken ? { kind: 'socket', appToken } : { kind: 'http', port },
     log: log.child({ component: 'slack' }),
@@ -160,4 +179,14 @@ async function startSlack(
     app,
     description: appToken ? 'socket-mode' : `http://0.0.0.0:${started.port ?? port}/slack/events`,
   };
+}
+
+function httpPort(text: string | undefined): number {
+  const port = Number(text ?? 3000);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new KubemaintError('config_invalid', `PORT=${JSON.stringify(text)} is not a port`, {
+      hint: 'the port of the Slack HTTP receiver, e.g. PORT=3000 (or unset it for 3000)',
+    });
+  }
+  return port;
 }

@@ -4,7 +4,9 @@
  * the status table and console lines read well.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -48,6 +50,38 @@ describe('control commands refuse bad input before connecting', () => {
       assert.equal(result.stdout, '');
     });
   }
+});
+
+describe('serve refuses before it starts anything', () => {
+  it('a taken ops port: exit 2 with a hint, and no demo cluster was started', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as AddressInfo;
+    const cwd = mkdtempSync(join(tmpdir(), 'kubemaint-serve-'));
+    try {
+      const result = await runCli(
+        ['serve', '--ops-port', String(port), '--ops-host', '127.0.0.1'],
+        {
+          cwd,
+        },
+      );
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(
+        result.stderr,
+        /cannot listen on 127\.0\.0\.1:\d+: EADDRINUSE[\s\S]*hint: choose another ops port/,
+      );
+      assert.equal(existsSync(join(cwd, '.kubemaint')), false, 'the sim never started');
+    } finally {
+      blocker.close();
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+
+  it('a PORT that is not one', async () => {
+    const result = await runCli(['serve'], { cwd: dir, env: { PORT: 'http' } });
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /PORT="http" is not a port/);
+  });
 });
 
 const request = (over: Partial<MaintenanceRequest>): MaintenanceRequest => ({
