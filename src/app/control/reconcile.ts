@@ -81,20 +81,26 @@ async function reconcileRunning(
   node: NodeView,
   request: MaintenanceRequest,
 ): Promise<string> {
-  const now = deps.clock.now();
-  const job = request.job ? await deps.cluster.getJob(request.job) : undefined;
   if (request.hostCommandIssuedAt) {
     // The executor issued the host command but died before writing `verifying` (the reboot may
     // have killed it): the proof is in the node, not in the Job.
-    const result = verifying(request, { by: SYSTEM }, now);
+    const result = verifying(request, { by: SYSTEM }, deps.clock.now());
     await persist(deps, node, result);
     return 'verifying';
   }
+  const job = request.job ? await deps.cluster.getJob(request.job) : undefined;
   if (job?.phase === 'active') {
     return (await askAboutStalledDrain(deps, node, request))
       ? 'asked about the stalled drain'
       : 'executor running';
   }
+  // The node was read before the Job. A reboot that ended the Job came after the executor wrote
+  // `verifying`, so a node read now shows it: judge from that, never from the stale view (failing
+  // here would uncordon a rebooting node and hand its slot to the next one).
+  const fresh = await deps.cluster.getNode(node.name);
+  if (fresh?.request?.id !== request.id) return 'request changed meanwhile';
+  if (fresh.request.state !== 'running') return `moved on to ${fresh.request.state}`;
+  if (fresh.request.hostCommandIssuedAt) return reconcileRunning(deps, fresh, fresh.request);
   // The executor writes `verifying` before it issues the host command, so a Job that ended
   // without that write never touched the host.
   const why = !job
@@ -102,7 +108,7 @@ async function reconcileRunning(
     : job.phase === 'succeeded'
       ? `executor Job ${job.name} finished without issuing the host command`
       : jobFailure(job.exitCode, job.message);
-  await failAndRestore(deps, node, request, why);
+  await failAndRestore(deps, fresh, fresh.request, why);
   return 'failed';
 }
 

@@ -41,10 +41,9 @@ describe('a 50-node fleet with concurrency 5', () => {
         // heartbeats leave the two cores to the tick.
         rebootDowntimeMs: 5_000,
         // As `systemctl reboot` on a real host, the machine goes down a while after the command
-        // returns. (A tick that read the request as running before the executor wrote verifying,
-        // and sees the Job ended only after the reboot killed it, fails the rebooting node's request
-        // and releases its slot: reported to the lead; the delay keeps this test off that race.)
-        rebootIssueDelayMs: 60_000,
+        // returns. Short, so that some reboots end their Job's pod: a tick that read the request
+        // before that must not fail the rebooting node (reconcile re-reads the node first).
+        rebootIssueDelayMs: 10_000,
         // Fewer heartbeats: each one moves the node's resourceVersion, and a tick writing 50
         // requests from one list would otherwise retry most of its conditional writes.
         heartbeatMs: 60_000,

@@ -216,6 +216,58 @@ describe('invariants 1, 4, 5, 7 and 8 with the real executor', () => {
     assert.ok(plain.events.some((e) => e.kind === 'failed' && e.requestId === id));
   });
 
+  it('5, 8: a tick that read the request before the reboot ended its Job does not fail it', async () => {
+    const node = names[7]!;
+    const plain = testControlDeps(sim, {
+      settings: { ...deps.settings, jobFor: testControlSettings().jobFor },
+    });
+    const id = await approveOn(node);
+    await runTick(plain);
+    assert.equal(requestOn(sim, node)?.state, 'running');
+    // The interleaving: the tick lists the node (running); the executor cordons, writes
+    // `verifying` and issues the reboot; the reboot kills its pod, so the Job ends failed; only
+    // then does the tick read the Job.
+    const racing = {
+      ...plain,
+      cluster: {
+        ...plain.cluster,
+        getJob: async (name: string) => {
+          sim.store.mutate(R.nodes, undefined, node, (n) => {
+            const request = JSON.parse(n.metadata.annotations![ANN_REQUEST]!) as MaintenanceRequest;
+            const at = sim.clock.now().toISOString();
+            n.spec = { ...n.spec, unschedulable: true };
+            n.metadata.labels = { ...n.metadata.labels, [LABEL_STATE]: 'verifying' };
+            n.metadata.annotations![ANN_REQUEST] = JSON.stringify({
+              ...request,
+              state: 'verifying',
+              cordonedByUs: true,
+              wasCordoned: false,
+              hostCommandIssuedAt: at,
+              updatedAt: at,
+            } satisfies MaintenanceRequest);
+          });
+          const job = await plain.cluster.getJob(name);
+          return job && { ...job, phase: 'failed' as const, exitCode: 137 };
+        },
+      },
+    };
+    await runTick(racing);
+    const after = requestOn(sim, node)!;
+    assert.equal(after.state, 'verifying', after.failure);
+    assert.equal(
+      sim.store.get(R.nodes, undefined, node)?.spec?.['unschedulable'],
+      true,
+      'a rebooting node is not uncordoned',
+    );
+    assert.ok(!plain.events.some((e) => e.kind === 'failed' && e.requestId === id));
+    // Put the node back for the tests after this one.
+    sim.store.mutate(R.nodes, undefined, node, (n) => {
+      n.spec = { ...n.spec, unschedulable: false };
+      delete n.metadata.labels?.[LABEL_STATE];
+      delete n.metadata.annotations?.[ANN_REQUEST];
+    });
+  });
+
   it('8: a node that does not come back in time is reported, left cordoned, and the report says so', async () => {
     const node = names[11]!;
     const now = sim.clock.now().getTime();
