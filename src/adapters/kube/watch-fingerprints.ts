@@ -50,3 +50,16 @@ export function jobFingerprint(object: KubeObject): string {
     (status.conditions ?? []).map((c) => `${c.type}=${c.status}`).sort(),
   ]);
 }
+
+interface PdbShape {
+  status?: { disruptionsAllowed?: number };
+}
+
+/**
+ * A PDB matters only when it flips between refusing and allowing a disruption: that is what a
+ * request held by the PDB preflight waits for. Its pod counts move with every rollout and would
+ * wake `serve` for nothing.
+ */
+export function pdbFingerprint(object: KubeObject): string {
+  return ((object as PdbShape).status?.disruptionsAllowed ?? 0) > 0 ? 'allows' : 'refuses';
+}

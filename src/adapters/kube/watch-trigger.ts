@@ -1,11 +1,19 @@
 /**
  * What wakes `serve` between scheduled ticks: watches on the nodes that matter (those with a
  * request, `kubemaint.io/state`, and those carrying the reboot-required label) and on kubemaint's
- * Jobs, so verification and slot hand-off happen within seconds rather than at the next minute.
+ * Jobs, so verification and slot hand-off happen within seconds rather than at the next minute; and
+ * on PodDisruptionBudgets turning from refusing to allowing a disruption, which is what a request held
+ * by the PDB preflight waits for (typically replacement pods becoming Ready).
  * Bursts (a Job finishing touches the Job, then the node, then the Lease) are debounced into one
  * `onChange` call. Selectors keep it cheap on a 5,000-node fleet: unmarked, idle nodes never appear.
  */
-import { BatchV1Api, CoreV1Api, type KubeConfig, Watch } from '@kubernetes/client-node';
+import {
+  BatchV1Api,
+  CoreV1Api,
+  type KubeConfig,
+  PolicyV1Api,
+  Watch,
+} from '@kubernetes/client-node';
 import type { Logger } from '../../log.js';
 import {
   LABEL_MANAGED_BY,
@@ -13,7 +21,7 @@ import {
   LABEL_STATE,
   MANAGED_BY,
 } from '../../core/names.js';
-import { jobFingerprint, nodeFingerprint } from './watch-fingerprints.js';
+import { jobFingerprint, nodeFingerprint, pdbFingerprint } from './watch-fingerprints.js';
 import { startWatchStream, type KubeObject, type WatchStream } from './watch-stream.js';
 
 export interface WatchTriggerOptions {
@@ -44,6 +52,7 @@ export function watchForChanges(
 ): WatchTrigger {
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const batch = kubeConfig.makeApiClient(BatchV1Api);
+  const policy = kubeConfig.makeApiClient(PolicyV1Api);
   const watch = new Watch(kubeConfig);
   const debounce = debouncer(options);
   const common = {
@@ -78,6 +87,14 @@ export function watchForChanges(
           }),
         ),
       fingerprint: jobFingerprint,
+    }),
+    startWatchStream({
+      ...common,
+      name: 'poddisruptionbudgets',
+      path: '/apis/policy/v1/poddisruptionbudgets',
+      query: {},
+      list: async () => listed(await policy.listPodDisruptionBudgetForAllNamespaces()),
+      fingerprint: pdbFingerprint,
     }),
   ];
   return {

@@ -31,6 +31,13 @@ describe('watch trigger against the sim', () => {
       backoff: { initialMs: 50, maxMs: 200 },
     });
     await trigger.ready;
+    // The demo's budgets start refusing (no pod Ready yet) and flip once the shop is up: let that
+    // settle so each test below sees only the changes it makes.
+    await waitFor('the demo budgets to allow a disruption', async () => {
+      const pdbs = await sim.policy.listNamespacedPodDisruptionBudget({ namespace: 'shop' });
+      return pdbs.items.every((p) => (p.status?.disruptionsAllowed ?? 0) > 0) ? true : undefined;
+    });
+    await new Promise((r) => setTimeout(r, 300));
   });
   after(async () => {
     trigger.stop();
@@ -120,6 +127,46 @@ describe('watch trigger against the sim', () => {
       changes.some((c) => c.endsWith('added')),
       String(changes),
     );
+  });
+
+  it('reports a PDB that starts allowing a disruption, and not one that keeps refusing', async () => {
+    // shop/api's pods are Ready in the demo; a budget above their count refuses every disruption.
+    const name = 'watch-test-budget';
+    await sim.policy.createNamespacedPodDisruptionBudget({
+      namespace: 'shop',
+      body: {
+        metadata: { name },
+        spec: { minAvailable: 99, selector: { matchLabels: { app: 'api' } } },
+      },
+    });
+    const created = calls.length;
+    await waitFor('onChange for the new budget', () =>
+      changesSince(created).includes(`poddisruptionbudgets: shop/${name} added`),
+    );
+    await waitFor('the disruption controller to judge the budget', async () => {
+      const pdb = await sim.policy.readNamespacedPodDisruptionBudget({ name, namespace: 'shop' });
+      return pdb.status?.observedGeneration === pdb.metadata?.generation ? true : undefined;
+    });
+    const start = calls.length;
+    await sim.policy.patchNamespacedPodDisruptionBudget(
+      { name, namespace: 'shop', body: { spec: { minAvailable: 98 } } },
+      MERGE_PATCH,
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    assert.deepEqual(
+      changesSince(start).filter((c) => c.includes(name)),
+      [],
+      'still refusing: not a change',
+    );
+    await sim.policy.patchNamespacedPodDisruptionBudget(
+      { name, namespace: 'shop', body: { spec: { minAvailable: 0 } } },
+      MERGE_PATCH,
+    );
+    const change = await waitFor('onChange for the budget', () =>
+      changesSince(start).find((c) => c.includes(`shop/${name}`)),
+    );
+    assert.equal(change, `poddisruptionbudgets: shop/${name} changed`);
+    await sim.policy.deleteNamespacedPodDisruptionBudget({ name, namespace: 'shop' });
   });
 
   it('resumes after the API server drops its watches', async () => {

@@ -66,6 +66,7 @@ const REVIEWED: Grant[] = [
   ['kubemaint-serve', 'cluster', '', 'nodes', 'get,list,patch,watch'],
   ['kubemaint-serve', 'cluster', '', 'pods', 'list'],
   ['kubemaint-serve', 'cluster', '', 'pods/eviction', 'create'],
+  ['kubemaint-serve', 'cluster', 'policy', 'poddisruptionbudgets', 'list,watch'],
   ['kubemaint-serve', 'default', '', 'events', 'create,patch'],
   ['kubemaint-serve', NS, 'batch', 'jobs', 'create,delete,get,list,watch'],
   ['kubemaint-serve', NS, 'coordination.k8s.io', 'leases', 'create,delete,get,list,update,watch'],
