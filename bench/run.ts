@@ -2,12 +2,23 @@
  * `npm run bench`: every benchmark, one after another, figures printed as JSON. Timing goals live
  * here and in BENCHMARKS.md, never in tests. Pass names to run only some: `npm run bench -- sim-scale`.
  */
+import { runFleetRollBench } from './control-fleet-roll.js';
+import { runControlTickBench } from './control-tick.js';
 import { runDrainBench } from './drain-vs-kubectl.js';
+import { runFunctionsColdBench } from './functions-cold.js';
+import { runHandoffBench } from './serve-handoff.js';
 import { runSimScaleBench } from './sim-scale.js';
+import { runSlackClicksBench } from './slack-clicks.js';
 
 const BENCHES: Record<string, () => Promise<unknown>> = {
   'sim-scale': () => runSimScaleBench(5_000, 20),
-  'drain-vs-kubectl': () => runDrainBench(20),
+  'drain-vs-kubectl': async () => [await runDrainBench(20, false), await runDrainBench(20, true)],
+  'control-tick': () => runControlTickBench(5_000),
+  'fleet-roll': () => runFleetRollBench(),
+  'serve-handoff': () => runHandoffBench(6),
+  'slack-clicks': () => runSlackClicksBench(200, 20),
+  // Needs the bundles of `npm run package` (run it first).
+  'functions-cold': () => Promise.resolve(runFunctionsColdBench(15)),
 };
 
 const wanted = process.argv.slice(2);
