@@ -11,7 +11,7 @@ import { registerCommands } from './commands/index.js';
 export function buildProgram(): Command {
   const program = new Command('kubemaint')
     .description(
-      'Keep a Kubernetes fleet patched: find nodes that need a reboot or a kubelet upgrade, ask\n' +
+      'Keep a Kubernetes fleet patched: find nodes that need a reboot or a kubelet upgrade, ask ' +
         'people for approval, drain and reboot inside maintenance windows, prove each node came back.',
     )
     .addHelpText(

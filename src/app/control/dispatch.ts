@@ -106,6 +106,15 @@ export async function dispatchApproved(
         message: `executor Job ${job} created`,
       },
     );
+    if (outcome.status === 'lost-race') {
+      // Another writer changed this request first: most likely a second tick (another serve) that
+      // judged the same candidates in the same order and started it. Count its slot as taken;
+      // going on to the next candidate as if it were free starts one Job more than there are
+      // slots, and that executor ends "no free lock slot" (the request fails). If the other write
+      // was something else, the next tick starts what this one held back.
+      inFlight.push(startedRequest);
+      continue;
+    }
     if (outcome.status !== 'written') continue;
     await cluster.createJob(settings.jobFor(node.name, request.id, request.action));
     inFlight.push(startedRequest);

@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { DEMO_CONFIG_SOURCE, defaultsAsYaml } from '../../config/defaults.js';
 import { configPath, loadConfig } from '../../config/load.js';
 import { summarizeConfig } from '../../config/summary.js';
+import { configWarnings } from '../../config/warnings.js';
 
 const CONVENTIONAL = 'kubemaint.yaml';
 
@@ -28,6 +29,7 @@ export function registerConfigCommand(program: Command): void {
       const loaded = loadConfig({ path, env });
       const what = path ?? `no config file given, so ${DEMO_CONFIG_SOURCE}`;
       process.stdout.write(`ok: ${what} is valid (${summarizeConfig(loaded)})\n`);
+      for (const warning of configWarnings(loaded)) process.stderr.write(`warning: ${warning}\n`);
     });
 
   config

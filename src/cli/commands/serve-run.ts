@@ -21,6 +21,7 @@ import { watchForChanges } from '../../adapters/kube/watch-trigger.js';
 import { createSlackApp, type SlackApp } from '../../adapters/slack/app.js';
 import { lateSlackNotifier, slackNotifierFor, slackSettingsFor } from '../../compose/slack.js';
 import type { Config } from '../../config/schema.js';
+import { configWarnings } from '../../config/warnings.js';
 import { scanLines } from '../../../templates/scan.js';
 
 export async function runServe(options: {
@@ -34,6 +35,7 @@ export async function runServe(options: {
   const config = loadCliConfig(global);
   const level = process.env['KUBEMAINT_LOG_LEVEL'] ?? 'info';
   const log = createLogger({ service: 'serve', level });
+  for (const warning of configWarnings(config)) log.warn(warning);
   const metrics = createMetrics({ processMetrics: true });
   const readiness = tickReadiness({ clock: { now: () => new Date() } });
   // The ops port first: if it is taken, nothing else has started yet.

@@ -28,6 +28,8 @@ describe('kubemaint config check (child process)', () => {
       run.stdout,
       /^ok: kubemaint\.example\.yaml is valid \(cluster sim \(demo, 6 nodes\), 2 windows, 1 freeze, concurrency 1, .*\)\n$/,
     );
+    // The example names no approver: valid, but said, so a copied file does not wait forever.
+    assert.match(run.stderr, /^warning: approval\.approvers lists nobody/);
   });
   it('prints every problem and exits 2 for a broken file', () => {
     const run = kubemaint(['config', 'check', 'test/fixtures/config/many-problems.yaml']);

@@ -1,0 +1,278 @@
+/**
+ * Real `kubemaint serve` processes on one shared sim, for the races and process-crash scenarios of
+ * issue 9. The sim runs in the test's process (so its audit and host logs are there for checkSim);
+ * each serve is the CLI bundle (test/integration/executor/support.ts: seconds faster to start than
+ * tsx) pointed at it with `--kubeconfig`, under a `cluster.type: sim` config, so it rewrites the host
+ * commands for the sim's hosts exactly as `npm start` does, without starting a sim of its own. The
+ * sim maps the executor image to the same bundle, so every Job really runs `kubemaint executor`.
+ * Slack is on (signing secret, the local Web API recorder), with U0ALICE and U0BOB as approvers.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SLACK_ACTION } from '../../src/adapters/slack/ids.js';
+import { LABEL_REQUEST } from '../../src/core/names.js';
+import { R, type KObject } from '../../src/sim/types.js';
+import { cli, ROOT } from '../integration/executor/support.js';
+import { startTestSim, type TestSim } from '../integration/sim/support.js';
+import { interactionBody, slackHeaders } from '../support/slack-sign.js';
+import { startSlackWebApi, type SlackWebApi } from '../support/slack-web-api.js';
+import { requestOf } from './support.js';
+
+export const SECRET = 'reliability-signing-secret';
+export const CHANNEL = 'C0MAINT';
+export const APPROVERS = ['U0ALICE', 'U0BOB'] as const;
+export const NAMESPACE = 'kubemaint';
+
+export interface ServeCluster {
+  sim: TestSim;
+  api: SlackWebApi;
+  /** The config every serve (and CLI command) reads. */
+  config: string;
+  concurrency: number;
+  /** The CLI bundle's argv (node + bundle). */
+  argv: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * A fleet sim with the executor image mapped to the real CLI and a config for serve: `concurrency`
+ * slots, as many unhealthy nodes allowed as slots (the slots are what is under test, not the
+ * blocker), no kubelet upgrades (reboots only: one host action per request to count), a tick every
+ * `tickSeconds` on top of the watches.
+ */
+export async function startServeCluster(options: {
+  nodes: number;
+  concurrency: number;
+  tickSeconds?: number;
+  scale?: number;
+}): Promise<ServeCluster> {
+  const argv = await cli();
+  const sim = await startTestSim({
+    scenario: 'fleet',
+    nodes: options.nodes,
+    podsPerNode: 3,
+    scale: options.scale ?? 20,
+    images: { 'ghcr.io/kubemaint/kubemaint:*': { command: argv, cwd: ROOT } },
+    // The machine goes down a little after `reboot` returns, as `systemctl reboot` lets the
+    // executor exit first; it is back after 20 s of sim time (1 s at scale 20).
+    delays: { rebootIssueDelayMs: 10_000, rebootDowntimeMs: 20_000 },
+  });
+  const api = await startSlackWebApi();
+  const config = join(sim.dir, 'kubemaint.yaml');
+  writeFileSync(
+    config,
+    `cluster:
+  type: sim
+kubelet:
+  enabled: false
+lock:
+  concurrency: ${options.concurrency}
+blockers:
+  maxUnhealthyNodes: ${options.concurrency}
+drain:
+  timeout: 10m
+approval:
+  approvers:
+    users: [${APPROVERS.join(', ')}]
+    cli: ["*"]
+slack:
+  channel: ${CHANNEL}
+schedules:
+  tick: "*/${options.tickSeconds ?? 2} * * * * *"
+  skewScan: "0 0 1 1 *"
+`,
+  );
+  return {
+    sim,
+    api,
+    config,
+    concurrency: options.concurrency,
+    argv,
+    async close() {
+      await api.close();
+      await sim.close();
+    },
+  };
+}
+
+export interface ServeProcess {
+  name: string;
+  child: ChildProcess;
+  slackUrl: string;
+  stdout(): string;
+  stderr(): string;
+  exited(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGTERM (graceful) or SIGKILL, then the exit. */
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts one `kubemaint serve` on the cluster and waits for its ready line. */
+export async function startServe(cluster: ServeCluster, name: string): Promise<ServeProcess> {
+  const [node = process.execPath, ...bundle] = cluster.argv;
+  const child = spawn(
+    node,
+    [
+      ...bundle,
+      'serve',
+      '--config',
+      cluster.config,
+      '--kubeconfig',
+      cluster.sim.kubeconfigPath,
+      '--ops-port',
+      '0',
+      '--ops-host',
+      '127.0.0.1',
+    ],
+    {
+      cwd: cluster.sim.dir,
+      env: {
+        ...process.env,
+        KUBEMAINT_LOG_LEVEL: 'warn',
+        SLACK_BOT_TOKEN: 'xoxb-reliability',
+        SLACK_SIGNING_SECRET: SECRET,
+        SLACK_API_URL: cluster.api.apiUrl,
+        PORT: '0',
+      },
+    },
+  );
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  let gone = false;
+  void exit.then(() => (gone = true));
+  const deadline = Date.now() + 60_000;
+  let match: RegExpExecArray | null = null;
+  while (!(match = /serve ready: .* slack=http:\/\/[^:]+:(\d+)(\S+)/.exec(out))) {
+    if (gone || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${name} did not get ready:\n${out}\n${err.slice(-3000)}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    name,
+    child,
+    slackUrl: `http://127.0.0.1:${match[1]!}${match[2]!}`,
+    stdout: () => out,
+    stderr: () => err,
+    exited: () => exit,
+    async stop(signal = 'SIGTERM') {
+      if (!gone) child.kill(signal);
+      return exit;
+    },
+  };
+}
+
+/** Problems a serve reported on stderr that no scenario expects: crashes and unhandled errors. */
+export function unexpectedErrors(stderr: string): string[] {
+  return stderr
+    .split('\n')
+    .filter((line) =>
+      /unhandled|uncaught|TypeError|ReferenceError|RangeError|SyntaxError|"level":\s*(50|60)\b|"level":"(error|fatal)"/i.test(
+        line,
+      ),
+    );
+}
+
+/** A signed block_actions click on a request's Approve button, as Slack posts it. */
+export async function clickApprove(
+  cluster: ServeCluster,
+  serve: ServeProcess,
+  requestId: string,
+  user: string,
+  seq: number,
+): Promise<number> {
+  const ts = `1700000000.${String(seq).padStart(6, '0')}`;
+  const body = interactionBody({
+    type: 'block_actions',
+    team: { id: 'T0TEST', domain: 'test' },
+    user: { id: user, username: user.toLowerCase(), name: user.toLowerCase(), team_id: 'T0TEST' },
+    api_app_id: 'A0TEST',
+    token: 'deprecated',
+    trigger_id: `1337.${seq}.trigger`,
+    response_url: cluster.api.responseUrl(),
+    container: { type: 'message', message_ts: ts, channel_id: CHANNEL, is_ephemeral: false },
+    channel: { id: CHANNEL, name: 'maintenance' },
+    message: { type: 'message', ts, text: '' },
+    actions: [
+      {
+        type: 'button',
+        action_id: SLACK_ACTION.approve,
+        block_id: 'actions',
+        value: requestId,
+        text: { type: 'plain_text', text: 'Approve' },
+        action_ts: `1700000000.${seq}`,
+      },
+    ],
+  });
+  const response = await fetch(serve.slackUrl, {
+    method: 'POST',
+    headers: slackHeaders(SECRET, body),
+    body,
+  });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+/** Runs one CLI command against the cluster (the bundle, as `npx kubemaint …`). */
+export function runCliCommand(
+  cluster: ServeCluster,
+  args: readonly string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const [node = process.execPath, ...bundle] = cluster.argv;
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      node,
+      [...bundle, ...args, '--config', cluster.config, '--kubeconfig', cluster.sim.kubeconfigPath],
+      { cwd: cluster.sim.dir, env: { ...process.env, KUBEMAINT_LOG_LEVEL: 'warn' } },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Marks nodes as needing a reboot, as the agent does. */
+export function markForReboot(sim: TestSim, nodes: readonly string[]): void {
+  for (const name of nodes)
+    sim.store.mutate(R.nodes, undefined, name, (n) => {
+      n.metadata.labels = { ...n.metadata.labels, 'kubemaint.io/reboot-required': 'true' };
+    });
+}
+
+/** The executor Jobs of each request, by the kubemaint.io/request label. */
+export function jobsByRequest(sim: TestSim): Map<string, KObject[]> {
+  const byRequest = new Map<string, KObject[]>();
+  for (const job of sim.store.list(R.jobs, { namespace: NAMESPACE })) {
+    const id = job.metadata.labels?.[LABEL_REQUEST] ?? '';
+    byRequest.set(id, [...(byRequest.get(id) ?? []), job]);
+  }
+  return byRequest;
+}
+
+/** Lease slots held now, with their holders (`node/request`). */
+export function heldSlots(sim: TestSim): { slot: string; holder: string }[] {
+  return sim.store
+    .list(R.leases, { namespace: NAMESPACE })
+    .filter((l) => l.metadata.name?.startsWith('kubemaint-slot-'))
+    .map((l) => ({
+      slot: l.metadata.name ?? '',
+      holder: (l.spec?.['holderIdentity'] as string | undefined) ?? '',
+    }))
+    .filter((s) => s.holder !== '');
+}
+
+/** Each node's request, `node id state (failure)` (or `node none`), for messages. */
+export const statesOf = (sim: TestSim, nodes: readonly string[]): string[] =>
+  nodes.map((n) => {
+    const r = requestOf(sim, n);
+    return r ? `${n} ${r.id} ${r.state}${r.failure ? ` (${r.failure})` : ''}` : `${n} none`;
+  });
