@@ -20,6 +20,7 @@ import { suggestName } from '../../app/control/suggest.js';
 import type { Person } from '../../core/approval.js';
 import { isActive, type MaintenanceRequest } from '../../core/request.js';
 import { describeSchedule } from '../../core/windows.js';
+import { windowStatusLine } from '../../core/window-status.js';
 import { KubemaintError } from '../../errors.js';
 import { helpText } from './help.js';
 import { escapeMrkdwn as esc, fitLines } from './mrkdwn.js';
@@ -71,7 +72,9 @@ async function dispatch(command: SlackCommand, ctx: CommandContext): Promise<Ans
       return {
         ok: true,
         text: fitLines([
-          `*Maintenance windows* (${esc(deps.settings.timeZone)}):`,
+          `*Maintenance windows* (${esc(deps.settings.timeZone)}): ${esc(
+            windowStatusLine(deps.settings.schedule, deps.clock.now(), deps.settings.timeZone),
+          )}`,
           ...describeSchedule(deps.settings.schedule).map((l) => `• ${esc(l)}`),
         ]),
       };

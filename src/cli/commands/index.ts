@@ -11,11 +11,13 @@ import { registerClusterCommands } from './cluster-ops.js';
 import { registerRequestCommands } from './requests.js';
 import { registerTickCommands } from './tick.js';
 import { registerServeCommand } from './serve.js';
+import { registerWindowsCommand } from './windows.js';
 
 export function registerCommands(program: Command): void {
   registerRequestCommands(program);
   registerClusterCommands(program);
   registerTickCommands(program);
+  registerWindowsCommand(program);
   registerServeCommand(program);
   registerConfigCommand(program);
   registerExecutorCommand(program);

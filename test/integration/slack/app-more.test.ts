@@ -42,7 +42,9 @@ describe('Slack app: commands, drain answers, details', () => {
   });
 
   it('windows answers in the ack; scan says when it is not offered here', async () => {
-    assert.match(await answerTo('windows'), /always open \(no windows configured\)/);
+    const windows = await answerTo('windows');
+    assert.match(windows, /\(UTC\): open now: no windows are configured, so always open/);
+    assert.match(windows, /always open \(no windows configured\)/);
     assert.match(await answerTo('scan'), /scan is not available here/);
   });
 
