@@ -25,13 +25,64 @@ export function parseConfig(text: string, sourceName: string, env: Env = {}): Pa
       const where = lineCounter.linePos(error.pos[0]);
       return {
         path: `line ${where.line}, column ${where.col}`,
-        message: maskSecrets(error.message.replace(/ at line \d+, column \d+:?[\s\S]*$/, '')),
+        // The parser reports nesting deeper than its stack as a RangeError's message; say what it means.
+        message: /call stack/i.test(error.message)
+          ? 'nested too deeply; a config file is only a few levels deep'
+          : maskSecrets(error.message.replace(/ at line \d+, column \d+:?[\s\S]*$/, '')),
         hint: 'YAML syntax: check the indentation and quoting there',
       };
     });
     return { ok: false, problems: uniqueProblems(problems) };
   }
-  return validate(dropNulls(document.toJS({ maxAliasCount: 100 })) ?? {}, env);
+  const plain = toPlain(document);
+  if (!plain.ok) return { ok: false, problems: [plain.problem] };
+  return validate(plain.value ?? {}, env);
+}
+
+/** YAML aliases beyond this many expanded nodes are refused (a "billion laughs" file). */
+const MAX_ALIAS_COUNT = 100;
+
+/**
+ * The document as plain data, or the one problem that stops it: too many aliases (yaml throws a
+ * ReferenceError for those) or an alias to its own ancestor (a cycle no setting can hold). Both
+ * used to escape as a bare error, which the CLI printed as "unexpected" with a stack (issue 9).
+ */
+function toPlain(
+  document: ReturnType<typeof parseDocument>,
+): { ok: true; value: unknown } | { ok: false; problem: Problem } {
+  const aliases = 'YAML aliases (*name): write the values out instead; a config needs no aliases';
+  try {
+    return { ok: true, value: dropNulls(document.toJS({ maxAliasCount: MAX_ALIAS_COUNT })) };
+  } catch (error) {
+    if (error instanceof ReferenceError && /alias/i.test(error.message))
+      return {
+        ok: false,
+        problem: {
+          path: formatPath([]),
+          message: 'refused: its aliases expand to too many values (a "billion laughs" file)',
+          hint: aliases,
+        },
+      };
+    if (error instanceof CycleError)
+      return {
+        ok: false,
+        problem: {
+          path: formatPath(error.path),
+          message: 'refers to itself through an alias',
+          hint: aliases,
+        },
+      };
+    throw error;
+  }
+}
+
+class CycleError extends Error {
+  readonly path: PropertyKey[];
+
+  constructor(path: PropertyKey[]) {
+    super('an alias refers to its own ancestor');
+    this.path = path;
+  }
 }
 
 /** Validates an already-parsed document (what a YAML or JSON parser returned). */
@@ -85,14 +136,29 @@ export function validate(document: unknown, env: Env = {}): ParseResult {
  * An empty value (`lock:` with every option commented out) means "the defaults", as people
  * expect when they trim the example file; inside lists an empty entry stays an error.
  */
-function dropNulls(value: unknown): unknown {
-  if (Array.isArray(value)) {
-    return value.map((item: unknown) => (item === null ? item : dropNulls(item)));
-  }
+function dropNulls(
+  value: unknown,
+  path: PropertyKey[] = [],
+  ancestors = new Set<object>(),
+): unknown {
   if (value === null || typeof value !== 'object') return value ?? undefined;
-  const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) {
-    if (item !== null && item !== undefined) out[key] = dropNulls(item);
+  // An anchor aliased inside itself makes yaml return a circular object: refuse it here, or the
+  // walk below (and the schema after it) would recurse until the stack overflows.
+  if (ancestors.has(value)) throw new CycleError(path);
+  ancestors.add(value);
+  try {
+    if (Array.isArray(value)) {
+      return value.map((item: unknown, i) =>
+        item === null ? item : dropNulls(item, [...path, i], ancestors),
+      );
+    }
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      if (item !== null && item !== undefined)
+        out[key] = dropNulls(item, [...path, key], ancestors);
+    }
+    return out;
+  } finally {
+    ancestors.delete(value);
   }
-  return out;
 }

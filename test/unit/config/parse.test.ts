@@ -494,3 +494,33 @@ describe('parseConfig: values come out typed', () => {
     });
   });
 });
+
+describe('parseConfig: hostile YAML is a problem, never a bare error', () => {
+  const only = (text: string): Problem => {
+    const result = parseConfig(text, 'k.yaml');
+    assert.ok(!result.ok);
+    assert.equal(result.problems.length, 1, JSON.stringify(result.problems));
+    return result.problems[0]!;
+  };
+  it('refuses an alias bomb ("billion laughs") quickly', () => {
+    const levels = ['l0: &l0 [x, x, x, x, x, x, x, x, x, x]'];
+    for (let i = 1; i < 10; i++)
+      levels.push(
+        `l${i}: &l${i} [${Array(10)
+          .fill(`*l${i - 1}`)
+          .join(', ')}]`,
+      );
+    const problem = only(levels.join('\n'));
+    assert.match(problem.message, /aliases expand to too many values/);
+    assert.match(problem.hint ?? '', /write the values out/);
+  });
+  it('refuses an alias to its own ancestor, at its path', () => {
+    const problem = only('approval:\n  approvers: &a\n    users: [*a]\n');
+    assert.equal(problem.path, 'approval.approvers.users[0]');
+    assert.match(problem.message, /refers to itself/);
+  });
+  it('says "nested too deeply" for nesting past the parser stack', () => {
+    const problem = only(`cluster: ${'['.repeat(5000)}${']'.repeat(5000)}`);
+    assert.match(problem.message, /nested too deeply/);
+  });
+});
