@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { inspect } from 'node:util';
 import { describe, it } from 'node:test';
 import { Secret, readSlackSecrets } from '../../../src/config/env-secrets.js';
+import { parseConfig } from '../../../src/config/parse.js';
 import {
   findSecretsInFile,
   maskSecrets,
@@ -165,4 +166,14 @@ describe('readSlackSecrets', () => {
       }
     });
   }
+});
+
+describe('a URL with credentials in the wrong place', () => {
+  it('is echoed as scheme and host only', () => {
+    const result = parseConfig("notify:\n  urls: 'https://user:hunter2@hooks.example/p4th'\n", 'k');
+    assert.ok(!result.ok);
+    const text = JSON.stringify(result.problems);
+    assert.match(text, /expected a list, got \\"https:\/\/\*\*\*@hooks\.example\/\*\*\*\\"/);
+    assert.doesNotMatch(text, /hunter2|p4th/);
+  });
 });
