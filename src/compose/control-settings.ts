@@ -61,6 +61,12 @@ export function controlSettingsFromConfig(config: Config): ControlSettings {
     nodeTimeoutMs: { reboot: reboot.nodeTimeout, upgrade: upgrade.nodeTimeout },
     expectedDurationMs: { reboot: reboot.expectedDuration, upgrade: upgrade.expectedDuration },
     drainStallAfterMs: config.drain.stallAfter,
+    drain: {
+      force: config.drain.force,
+      deleteEmptyDirData: config.drain.deleteEmptyDirData,
+      podSelector: config.drain.podSelector,
+      skipWaitForDeleteTimeoutSeconds: Math.floor(config.drain.skipWaitForDeleteTimeout / 1_000),
+    },
     schedule: schedule.schedule,
     timeZone: config.windows[0]?.timezone ?? 'UTC',
     blockers: {

@@ -86,7 +86,11 @@ export interface PolicyFacts {
   /** Pods on this node matching a blocking pod selector, with their phase. */
   blockingPods?: Readable<{ pods: readonly { pod: string; phase?: string; selector: string }[] }>;
   slots?: Readable<SlotFacts>;
-  pdbs?: Readable<{ budgets: readonly BudgetFacts[] }>;
+  /**
+   * The drain preflight: budgets from a dry-run eviction of each pod the drain would evict, and the
+   * drain's own refusals (pods it would not delete with the configured options).
+   */
+  pdbs?: Readable<{ budgets: readonly BudgetFacts[]; refusals?: readonly string[] }>;
 }
 
 const isError = <T extends object>(value: Readable<T>): value is { error: string } =>
@@ -201,7 +205,7 @@ const slotGate: Check = ({ slots }) => {
 const pdbGate: Check = ({ pdbs }) => {
   if (!pdbs) return [];
   if (isError(pdbs)) return [`could not run the PDB preflight: ${pdbs.error}`];
-  const reasons: string[] = [];
+  const reasons = (pdbs.refusals ?? []).map((r) => `the drain would refuse: ${r}`);
   const coveredBy = new Map<string, string[]>();
   for (const budget of pdbs.budgets) {
     for (const pod of budget.pods) coveredBy.set(pod, [...(coveredBy.get(pod) ?? []), budget.name]);

@@ -46,6 +46,13 @@ export function testControlSettings(overrides: Partial<ControlSettings> = {}): C
     nodeTimeoutMs: { reboot: 15 * 60_000, upgrade: 15 * 60_000 },
     expectedDurationMs: { reboot: 10 * 60_000, upgrade: 10 * 60_000 },
     drainStallAfterMs: 10 * 60_000,
+    // What the sim's scenarios need to drain (emptyDir data, bare pods), as the test executor does.
+    drain: {
+      force: true,
+      deleteEmptyDirData: true,
+      podSelector: '',
+      skipWaitForDeleteTimeoutSeconds: 0,
+    },
     schedule: testSchedule(),
     timeZone: 'UTC',
     blockers: { podSelectors: [], maxUnhealthyNodes: { count: 1 } },

@@ -70,7 +70,7 @@ export async function dispatchApproved(
         node.name,
         settings.blockers.podSelectors,
       );
-      const pdbs = await pdbFacts(cluster, node.name, now);
+      const pdbs = await pdbFacts(cluster, node.name, now, settings.drain);
       verdict = evaluatePolicy({ ...base, ...(blockingPods ? { blockingPods } : {}), pdbs }, now);
     }
     if (verdict.verdict === 'blocked') {

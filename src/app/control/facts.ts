@@ -4,11 +4,12 @@
  * as blocking: kubemaint fails closed, as kured does.
  */
 import { DateTime } from 'luxon';
-import { selectPodsToDrain } from '../../core/drain-filters.js';
+import { selectPodsToDrain, type DrainSelection } from '../../core/drain-filters.js';
 import type { BudgetFacts, Readable, WindowFacts } from '../../core/policy.js';
 import { activeFreeze, closesAt, isOpen, nextOpening, type Schedule } from '../../core/windows.js';
 import type { AlertsPort, ClusterPort, NodeView } from './ports.js';
 import type { PodInfo } from '../ports.js';
+import type { DrainChoice } from './settings.js';
 
 export async function readable<T>(read: () => Promise<T>): Promise<Readable<T>> {
   try {
@@ -70,10 +71,11 @@ export async function blockingPodFacts(
  * PDB preflight: a dry-run eviction (`dryRun=All`) of every pod the drain would evict. A refusal
  * names the budget in its cause ("The disruption budget web needs 2 healthy pods …").
  */
-export async function pdbFacts(cluster: ClusterPort, node: string, now: Date) {
+export async function pdbFacts(cluster: ClusterPort, node: string, now: Date, choice: DrainChoice) {
   return readable(async () => {
     const pods = await cluster.listPods({ node });
-    const evictable = drainable(pods, node, now);
+    const selection = drainSelection(pods, node, now, choice);
+    const evictable = chosen(pods, selection);
     const budgets = new Map<string, BudgetFacts & { pods: string[] }>();
     const refusals = await Promise.all(
       evictable.map(async (pod) => ({
@@ -88,15 +90,21 @@ export async function pdbFacts(cluster: ClusterPort, node: string, now: Date) {
       budget.pods.push(`${pod.namespace}/${pod.name}`);
       budgets.set(name, budget);
     }
-    return { budgets: [...budgets.values()] };
+    return { budgets: [...budgets.values()], refusals: selection.errors.map(inConfigTerms) };
   });
 }
 
 /**
- * The drain's own choice with the executor's options (DaemonSets ignored, emptyDir data and bare pods
- * deleted with a warning), so the preflight and the preview name the pods the drain will evict.
+ * The drain's own choice with the executor's options (DaemonSets ignored, as the executor always
+ * does; the rest from `drain:`), so the preflight and the preview name the pods the drain will evict
+ * and the ones it would refuse to delete.
  */
-export function drainSelection(pods: readonly PodInfo[], node: string, now: Date) {
+export function drainSelection(
+  pods: readonly PodInfo[],
+  node: string,
+  now: Date,
+  choice: DrainChoice,
+) {
   return selectPodsToDrain(
     pods.map((p) => ({
       metadata: {
@@ -111,13 +119,22 @@ export function drainSelection(pods: readonly PodInfo[], node: string, now: Date
       spec: { nodeName: node, volumes: p.hasEmptyDir ? [{ name: 'data', emptyDir: {} }] : [] },
       status: { phase: p.phase },
     })),
-    { node, ignoreDaemonSets: true, deleteEmptyDirData: true, force: true },
+    { node, ignoreDaemonSets: true, ...choice },
     now,
   );
 }
 
-function drainable(pods: readonly PodInfo[], node: string, now: Date): PodInfo[] {
-  const selection = drainSelection(pods, node, now);
+/** kubectl's refusal names its flags; people here set the config key instead. */
+function inConfigTerms(error: string): string {
+  return error
+    .replace(
+      'use --delete-emptydir-data to override',
+      'set drain.deleteEmptyDirData: true to override',
+    )
+    .replace('use --force to override', 'set drain.force: true to override');
+}
+
+function chosen(pods: readonly PodInfo[], selection: DrainSelection): PodInfo[] {
   const keep = new Set(selection.evict.map((p) => `${p.metadata.namespace}/${p.metadata.name}`));
   return pods.filter((p) => keep.has(`${p.namespace}/${p.name}`));
 }

@@ -10,7 +10,7 @@ import { describeSchedule } from '../../core/windows.js';
 import type { PodInfo } from '../ports.js';
 import { blockingPodFacts, drainSelection, pdbFacts, readable, windowFacts } from './facts.js';
 import type { ClusterPort, Clock, NodeView } from './ports.js';
-import type { ControlSettings } from './settings.js';
+import type { ControlSettings, DrainChoice } from './settings.js';
 
 export interface Preview {
   node: string;
@@ -46,7 +46,7 @@ export interface Preview {
 
 export interface PreviewDeps {
   cluster: ClusterPort;
-  settings: Pick<ControlSettings, 'schedule' | 'timeZone' | 'blockers' | 'detection'>;
+  settings: Pick<ControlSettings, 'schedule' | 'timeZone' | 'blockers' | 'detection' | 'drain'>;
   clock: Clock;
 }
 
@@ -64,13 +64,13 @@ export async function previewRequest(deps: PreviewDeps, node: string): Promise<P
   const packagesKey = settings.detection.packagesAnnotation;
 
   const pods = await readable(() => cluster.listPods({ node }));
-  const selection = 'error' in pods ? undefined : select(pods, node, now);
+  const selection = 'error' in pods ? undefined : select(pods, node, now, settings.drain);
   if ('error' in pods) errors.push(`pods on ${node}: ${pods.error}`);
 
   const window = windowFacts(settings.schedule, now, settings.timeZone);
   const pause = await readable(() => cluster.readPause());
   const blockingPods = await blockingPodFacts(cluster, node, settings.blockers.podSelectors);
-  const pdbs = await pdbFacts(cluster, node, now);
+  const pdbs = await pdbFacts(cluster, node, now, settings.drain);
   if ('error' in pdbs) errors.push(`PDB dry run: ${pdbs.error}`);
   const facts: PolicyFacts = {
     node,
@@ -110,8 +110,8 @@ function splitPackages(value: string | undefined): string[] {
   return [...new Set(value.split(/[\s,]+/).filter((p) => p.length > 0))];
 }
 
-function select(pods: readonly PodInfo[], node: string, now: Date) {
-  const selection = drainSelection(pods, node, now);
+function select(pods: readonly PodInfo[], node: string, now: Date, choice: DrainChoice) {
+  const selection = drainSelection(pods, node, now, choice);
   const ref = (p: Pod) => `${p.metadata.namespace ?? 'default'}/${p.metadata.name}`;
   return {
     evict: selection.evict.map(ref),

@@ -3,6 +3,7 @@
  * this, tests build it directly.
  */
 import type { ApprovalPolicy } from '../../core/approval.js';
+import type { DrainFilterOptions } from '../../core/drain-filters.js';
 import type { DetectSettings } from '../../core/detect.js';
 import type { Selector } from '../../core/label-selector.js';
 import type { Schedule } from '../../core/windows.js';
@@ -23,6 +24,11 @@ export interface ControlSettings {
   expectedDurationMs: { reboot: number; upgrade: number };
   /** A drain waiting this long on the same blocker asks people to wait, skip or force. */
   drainStallAfterMs: number;
+  /**
+   * The executor's drain filter options (from `drain:`), so the preview and the preflight choose the
+   * pods the executor will, and see a drain it would refuse before a node is cordoned for nothing.
+   */
+  drain: DrainChoice;
   /** Compiled windows and freezes; zone for the times shown in messages. */
   schedule: Schedule;
   timeZone: string;
@@ -38,6 +44,13 @@ export interface ControlSettings {
     action: 'reboot' | 'upgrade',
   ) => Record<string, unknown>;
 }
+
+export type DrainChoice = Required<
+  Pick<
+    DrainFilterOptions,
+    'force' | 'deleteEmptyDirData' | 'podSelector' | 'skipWaitForDeleteTimeoutSeconds'
+  >
+>;
 
 /** The name of the auto-approval rule in approvals (`policy:autoApprove`). */
 export const AUTO_APPROVE_RULE = 'autoApprove';

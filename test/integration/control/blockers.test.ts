@@ -192,6 +192,36 @@ describe('blockers keep an approved request waiting, then let it go', () => {
     await proceeds(deps, node);
   });
 
+  it('a pod the drain would refuse to delete, until the config lets the drain delete it', async () => {
+    const strict = { force: false, deleteEmptyDirData: false, podSelector: '' };
+    const deps = testControlDeps(sim, {
+      settings: settings({ drain: { ...strict, skipWaitForDeleteTimeoutSeconds: 0 } }),
+    });
+    const node = nodes[next]!;
+    await sim.core.createNamespacedPod({
+      namespace: 'team-1',
+      body: {
+        metadata: { name: 'hand-made' },
+        spec: { nodeName: node, containers: [{ name: 'debug', image: 'busybox:1' }] },
+      },
+    });
+    const blocked = await blockedOn(deps);
+    assert.equal(blocked.node, node);
+    assert.ok(
+      blocked.reasons.includes(
+        'the drain would refuse: cannot delete Pods that declare no controller ' +
+          '(set drain.force: true to override): team-1/hand-made',
+      ),
+      blocked.reasons.join('; '),
+    );
+    // Nothing was touched while it waited: the node is not cordoned.
+    assert.notEqual(sim.store.get(R.nodes, undefined, node)?.spec?.['unschedulable'], true);
+    const forced = testControlDeps(sim, {
+      settings: settings({ drain: { ...strict, force: true, skipWaitForDeleteTimeoutSeconds: 0 } }),
+    });
+    await proceeds(forced, node);
+  });
+
   it('a paused cluster, until resumed', async () => {
     const deps = testControlDeps(sim, { settings: settings() });
     await setPause(deps, true, alice, 'incident 4711');

@@ -244,6 +244,19 @@ describe('evaluatePolicy: each gate', () => {
       ['pod a/p is covered by 2 PDBs (a/one, a/two); the Eviction API refuses it'],
     ],
     [
+      'a drain that would refuse a pod, beside a budget with no headroom',
+      {
+        pdbs: {
+          budgets: [{ name: 'payments/api', disruptionsAllowed: 0, pods: ['payments/api-7f9'] }],
+          refusals: ['cannot delete Pods that declare no controller (…): dev/debug'],
+        },
+      },
+      [
+        'the drain would refuse: cannot delete Pods that declare no controller (…): dev/debug',
+        'PDB payments/api allows 0 disruptions (pod payments/api-7f9)',
+      ],
+    ],
+    [
       'a failed preflight blocks',
       { pdbs: { error: 'dry-run eviction: 503' } },
       ['could not run the PDB preflight: dry-run eviction: 503'],
