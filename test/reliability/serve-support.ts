@@ -11,10 +11,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SLACK_ACTION } from '../../src/adapters/slack/ids.js';
+import { approveRequest, requestMaintenance } from '../../src/app/control/commands.js';
 import { LABEL_REQUEST } from '../../src/core/names.js';
+import { isActive } from '../../src/core/request.js';
 import { R, type KObject } from '../../src/sim/types.js';
 import { cli, ROOT } from '../integration/executor/support.js';
 import { startTestSim, type TestSim } from '../integration/sim/support.js';
+import { testControlDeps, testControlSettings } from '../support/control.js';
 import { interactionBody, slackHeaders } from '../support/slack-sign.js';
 import { startSlackWebApi, type SlackWebApi } from '../support/slack-web-api.js';
 import { requestOf } from './support.js';
@@ -109,6 +112,18 @@ export interface ServeProcess {
 
 /** Starts one `kubemaint serve` on the cluster and waits for its ready line. */
 export async function startServe(cluster: ServeCluster, name: string): Promise<ServeProcess> {
+  const serve = spawnServe(cluster, name);
+  await serve.ready();
+  return serve;
+}
+
+export interface SpawnedServe extends ServeProcess {
+  /** Resolves once serve printed its ready line; rejects if it exits first or takes over a minute. */
+  ready(): Promise<void>;
+}
+
+/** Starts one `kubemaint serve` on the cluster without waiting (a kill may come before it is ready). */
+export function spawnServe(cluster: ServeCluster, name: string): SpawnedServe {
   const [node = process.execPath, ...bundle] = cluster.argv;
   const child = spawn(
     node,
@@ -145,19 +160,11 @@ export async function startServe(cluster: ServeCluster, name: string): Promise<S
   );
   let gone = false;
   void exit.then(() => (gone = true));
-  const deadline = Date.now() + 60_000;
-  let match: RegExpExecArray | null = null;
-  while (!(match = /serve ready: .* slack=http:\/\/[^:]+:(\d+)(\S+)/.exec(out))) {
-    if (gone || Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`${name} did not get ready:\n${out}\n${err.slice(-3000)}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return {
+  const readyLine = /serve ready: .* slack=http:\/\/[^:]+:(\d+)(\S+)/;
+  const serve: SpawnedServe = {
     name,
     child,
-    slackUrl: `http://127.0.0.1:${match[1]!}${match[2]!}`,
+    slackUrl: '',
     stdout: () => out,
     stderr: () => err,
     exited: () => exit,
@@ -165,7 +172,18 @@ export async function startServe(cluster: ServeCluster, name: string): Promise<S
       if (!gone) child.kill(signal);
       return exit;
     },
+    async ready() {
+      const deadline = Date.now() + 60_000;
+      let match: RegExpExecArray | null;
+      while (!(match = readyLine.exec(out))) {
+        if (gone || Date.now() > deadline)
+          throw new Error(`${name} did not get ready:\n${out}\n${err.slice(-3000)}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      serve.slackUrl = `http://127.0.0.1:${match[1]!}${match[2]!}`;
+    },
   };
+  return serve;
 }
 
 /** Problems a serve reported on stderr that no scenario expects: crashes and unhandled errors. */
@@ -276,3 +294,67 @@ export const statesOf = (sim: TestSim, nodes: readonly string[]): string[] =>
     const r = requestOf(sim, n);
     return r ? `${n} ${r.id} ${r.state}${r.failure ? ` (${r.failure})` : ''}` : `${n} none`;
   });
+
+export interface Answers {
+  approvals: number;
+  /** Requests that ended failed and were proposed again: `node id: failure` (the reported reason). */
+  failures: string[];
+  /** The failed requests, by id, for checking that each one was reported. */
+  failedIds: string[];
+  commandErrors: number;
+}
+
+/**
+ * Answers like people while serve processes do the rest: approves each proposal (as U0ALICE, an
+ * approver in the config) and proposes again what failed, until every node's request is done or
+ * `stop()` says to give up. Runs in the test's process against the sim's API.
+ */
+export async function answerUntilDone(
+  sim: TestSim,
+  nodes: readonly string[],
+  options: { timeoutMs: number; stop?: () => boolean },
+): Promise<Answers> {
+  const deps = testControlDeps(sim, {
+    settings: testControlSettings({
+      approval: { users: [...APPROVERS], groups: [], expiresAfterMs: 72 * 3_600_000 },
+    }),
+  });
+  const person = { kind: 'person', id: APPROVERS[0] } as const;
+  const answers: Answers = { approvals: 0, failures: [], failedIds: [], commandErrors: 0 };
+  const seenFailed = new Set<string>();
+  const deadline = Date.now() + options.timeoutMs;
+  while (!nodes.every((n) => requestOf(sim, n)?.state === 'done')) {
+    if (Date.now() > deadline || options.stop?.()) break;
+    for (const node of nodes) {
+      const request = requestOf(sim, node);
+      try {
+        if (request?.state === 'proposed') {
+          if ((await approveRequest(deps, request.id, person)).ok) answers.approvals++;
+        } else if (request?.state === 'failed' && !seenFailed.has(request.id)) {
+          seenFailed.add(request.id);
+          answers.failedIds.push(request.id);
+          answers.failures.push(`${node} ${request.id}: ${request.failure ?? '(no reason)'}`);
+          await requestMaintenance(deps, { node, action: 'reboot', by: person });
+        } else if (request && !isActive(request.state) && request.state !== 'done') {
+          await requestMaintenance(deps, { node, action: 'reboot', by: person });
+        }
+      } catch {
+        // A command that lost a race with serve is what a person would retry.
+        answers.commandErrors++;
+      }
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return answers;
+}
+
+/** Failed requests with no `KubemaintFailed` Event saying why (reported = an Event on the node). */
+export function unreportedFailures(sim: TestSim, ids: readonly string[]): string[] {
+  const reported = new Set(
+    sim.store
+      .list(R.events)
+      .filter((e) => e['reason'] === 'KubemaintFailed')
+      .map((e) => String(e['message']).split(':')[0]),
+  );
+  return ids.filter((id) => !reported.has(id));
+}

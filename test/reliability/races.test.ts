@@ -1,0 +1,210 @@
+/**
+ * Issue 9, races: two real `kubemaint serve` processes on the same cluster, both ticking (cron and
+ * watches) and both serving Slack; every request gets a burst of signed Approve clicks split across
+ * the two (two approvers, at once) plus concurrent `kubemaint approve` commands. The cluster is the
+ * only store, every transition a conditional write: each request must be approved once, get
+ * exactly one Job and reach done, with never more than `concurrency` nodes disrupted.
+ */
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { approveRequest, requestMaintenance } from '../../src/app/control/commands.js';
+import { runTick } from '../../src/app/control/tick.js';
+import { ANN_REQUEST, LABEL_STATE } from '../../src/core/names.js';
+import { R } from '../../src/sim/types.js';
+import { startTestSim, waitFor, type TestSim } from '../integration/sim/support.js';
+import { testControlDeps, testControlSettings } from '../support/control.js';
+import { checkSim } from '../support/invariants.js';
+import {
+  APPROVERS,
+  clickApprove,
+  jobsByRequest,
+  markForReboot,
+  runCliCommand,
+  startServe,
+  startServeCluster,
+  statesOf,
+  unexpectedErrors,
+  type ServeCluster,
+  type ServeProcess,
+} from './serve-support.js';
+import { alice, clearMarks, FULL, report, requestOf } from './support.js';
+
+const CONCURRENCY = 2;
+const DISPATCH_ROUNDS = FULL ? 100 : 30;
+/** Requests per round, clicks per request (split across both serves), CLI approvals per request. */
+const SIZE = FULL
+  ? { rounds: 5, nodes: 6, clicks: 10, cliApprovals: 2 }
+  : { rounds: 1, nodes: 4, clicks: 10, cliApprovals: 1 };
+
+describe('races: two ticks dispatching at once', () => {
+  let sim: TestSim;
+  after(() => sim?.close());
+
+  it(`${DISPATCH_ROUNDS} rounds of two ticks racing over three approved requests never start more than the slots`, async () => {
+    sim = await startTestSim({ scenario: 'fleet', nodes: 3, podsPerNode: 1, scale: 1 });
+    const names = clearMarks(sim);
+    const settings = testControlSettings({ lock: { concurrency: 1, pools: {} } });
+    const ticks = [testControlDeps(sim, { settings }), testControlDeps(sim, { settings })];
+    const started: number[] = [];
+    for (let round = 0; round < DISPATCH_ROUNDS; round++) {
+      for (const node of names) {
+        const { request } = await requestMaintenance(ticks[0]!, {
+          node,
+          action: 'reboot',
+          by: alice,
+        });
+        await approveRequest(ticks[0]!, request!.id, alice);
+      }
+      await Promise.all(ticks.map((deps) => runTick(deps)));
+      const running = names.filter((n) => requestOf(sim, n)?.state === 'running');
+      started.push(running.length);
+      // Back to a clean slate: no request, no Job.
+      for (const node of names)
+        sim.store.mutate(R.nodes, undefined, node, (n) => {
+          delete n.metadata.annotations?.[ANN_REQUEST];
+          delete n.metadata.labels?.[LABEL_STATE];
+        });
+      for (const job of sim.store.list(R.jobs, { namespace: 'kubemaint' }))
+        sim.store.delete(R.jobs, 'kubemaint', job.metadata.name ?? '');
+    }
+    report('two ticks dispatching', {
+      rounds: DISPATCH_ROUNDS,
+      startedPerRound: [...new Set(started)].sort(),
+    });
+    assert.deepEqual(
+      started.filter((n) => n !== 1),
+      [],
+      'each round started exactly one request (one slot)',
+    );
+  });
+});
+
+describe(
+  'races: two serves and concurrent clicks on the same requests',
+  { timeout: 900_000 },
+  () => {
+    let cluster: ServeCluster;
+    const serves: ServeProcess[] = [];
+    after(async () => {
+      await Promise.all(serves.map((s) => s.stop('SIGKILL')));
+      await cluster?.close();
+    });
+
+    it(`${SIZE.rounds} round(s) of ${SIZE.nodes} requests, ${SIZE.clicks} clicks each across two serves: one approval, one Job, done`, async () => {
+      const started = Date.now();
+      cluster = await startServeCluster({
+        nodes: SIZE.nodes * SIZE.rounds,
+        concurrency: CONCURRENCY,
+      });
+      const { sim, api } = cluster;
+      const names = clearMarks(sim);
+      const fromRv = Math.max(0, ...sim.admin.audit().map((e) => e.rv));
+      serves.push(...(await Promise.all([startServe(cluster, 'A'), startServe(cluster, 'B')])));
+      let clicks = 0;
+      const statuses: number[] = [];
+      const cliCodes: (number | null)[] = [];
+      const ids: string[] = [];
+      for (let round = 0; round < SIZE.rounds; round++) {
+        const nodes = names.slice(round * SIZE.nodes, (round + 1) * SIZE.nodes);
+        markForReboot(sim, nodes);
+        const proposed = await waitFor(
+          `round ${round}: ${nodes.length} proposals`,
+          () => {
+            const requests = nodes.map((n) => requestOf(sim, n));
+            return requests.every((r) => r?.state === 'proposed')
+              ? requests.map((r) => r!.id)
+              : undefined;
+          },
+          60_000,
+        );
+        ids.push(...proposed);
+        // Every click and command at once: clicks alternate between the serves and the approvers.
+        const work: Promise<void>[] = [];
+        for (const id of proposed) {
+          for (let i = 0; i < SIZE.clicks; i++) {
+            const serve = serves[i % 2]!;
+            const user = APPROVERS[Math.floor(i / 2) % 2]!;
+            const seq = ++clicks;
+            work.push(
+              clickApprove(cluster, serve, id, user, seq).then((s) => void statuses.push(s)),
+            );
+          }
+          for (let i = 0; i < SIZE.cliApprovals; i++)
+            work.push(
+              runCliCommand(cluster, ['approve', id, '--as', i % 2 ? 'bob' : 'alice']).then(
+                (r) => void cliCodes.push(r.code),
+              ),
+            );
+        }
+        await Promise.all(work);
+        await waitFor(
+          `round ${round}: every request done`,
+          () => nodes.every((n) => requestOf(sim, n)?.state === 'done'),
+          FULL ? 300_000 : 120_000,
+        ).catch((error: unknown) => {
+          throw new Error(
+            `${String(error)}\n${statesOf(sim, nodes).join(', ')}\n` +
+              serves.map((s) => `${s.name} stderr:\n${s.stderr().slice(-3000)}`).join('\n'),
+          );
+        });
+      }
+
+      const jobs = jobsByRequest(sim);
+      const requests = names
+        .slice(0, SIZE.rounds * SIZE.nodes)
+        .map((n) => requestOf(sim, n)!)
+        .filter((r) => ids.includes(r.id));
+      const invariants = checkSim(sim, { concurrency: CONCURRENCY, fromRv });
+      const reboots = sim.admin.hostLog().filter((a) => a.action === 'reboot');
+      const errors = serves.flatMap((s) =>
+        unexpectedErrors(s.stderr()).map((l) => `${s.name}: ${l}`),
+      );
+      report('two serves, concurrent clicks', {
+        serves: serves.length,
+        requests: ids.length,
+        clicks,
+        cliApprovals: cliCodes.length,
+        jobs: invariants.jobs,
+        reboots: reboots.length,
+        maxDisrupted: invariants.maxDisrupted,
+        violations: invariants.violations.length,
+        staleSlots: invariants.staleSlots.length,
+        serveErrors: errors.length,
+        wallMs: Date.now() - started,
+      });
+
+      assert.equal(requests.length, ids.length, 'every request is still on its node');
+      assert.deepEqual(
+        statuses.filter((s) => s !== 200),
+        [],
+        'every click was acknowledged',
+      );
+      assert.deepEqual(
+        cliCodes.filter((c) => c !== 0),
+        [],
+        'every CLI approval exited 0 (approved, or already approved)',
+      );
+      for (const request of requests) {
+        assert.equal(request.state, 'done', request.id);
+        assert.equal(
+          request.approvals.length,
+          1,
+          `${request.id} approved once: ${JSON.stringify(request.approvals)}`,
+        );
+        assert.equal(jobs.get(request.id)?.length, 1, `${request.id} has exactly one Job`);
+        assert.equal(
+          reboots.filter((a) => a.node === request.node).length,
+          1,
+          `${request.node} rebooted once`,
+        );
+      }
+      assert.ok(invariants.maxDisrupted <= CONCURRENCY);
+      assert.deepEqual(invariants.violations, []);
+      assert.deepEqual(invariants.staleSlots, []);
+      assert.deepEqual(errors, []);
+      // Both serves were in the race: each acknowledged clicks and answered some of them.
+      const answered = new Set(api.callsOf('response_url').map((c) => c.path));
+      assert.ok(answered.size > 0, 'clicks were answered');
+    });
+  },
+);
