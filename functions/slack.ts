@@ -13,7 +13,10 @@ import { loadLambdaConfig } from './lambda-config.js';
 import { openLambdaControl, type LambdaControl } from './lambda-control.js';
 import { createSlackHandler } from './slack-handler.js';
 
-const log = createLogger({ service: 'kubemaint-slack', level: process.env.LOG_LEVEL ?? 'info' });
+const log = createLogger({
+  service: 'kubemaint-slack',
+  level: process.env.KUBEMAINT_LOG_LEVEL ?? process.env.LOG_LEVEL ?? 'info',
+});
 let control: LambdaControl | undefined;
 
 export const handler = createSlackHandler({

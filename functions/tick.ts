@@ -8,7 +8,10 @@ import { loadLambdaConfig } from './lambda-config.js';
 import { openLambdaControl } from './lambda-control.js';
 import { createTickHandler } from './tick-handler.js';
 
-const log = createLogger({ service: 'kubemaint-tick', level: process.env.LOG_LEVEL ?? 'info' });
+const log = createLogger({
+  service: 'kubemaint-tick',
+  level: process.env.KUBEMAINT_LOG_LEVEL ?? process.env.LOG_LEVEL ?? 'info',
+});
 
 export const handler = createTickHandler({
   log,

@@ -46,8 +46,18 @@ export const ConfigSchema = z
   })
   .superRefine(
     (config, ctx) => {
-      // The Job is killed at its deadline; a drain allowed to outlast it would end mid-eviction.
-      if (config.drain.timeout >= config.executor.activeDeadline) {
+      // kured reads a drain timeout of 0 as "never give up"; the executor is a Job with a deadline,
+      // so "never" would really mean "until the Job is killed mid-eviction". Say so instead.
+      if (config.drain.timeout === 0) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['drain', 'timeout'],
+          message: '0 (no limit) cannot be kept: the executor Job stops at executor.activeDeadline',
+          params: {
+            hint: 'give a limit shorter than executor.activeDeadline, e.g. 1h; a drain that waits is asked about after drain.stallAfter',
+          },
+        });
+      } else if (config.drain.timeout >= config.executor.activeDeadline) {
         ctx.addIssue({
           code: 'custom',
           path: ['executor', 'activeDeadline'],

@@ -64,9 +64,18 @@ export function secretKind(value: string): TokenKind | undefined {
   return TOKEN_KINDS.find((kind) => kind.pattern.test(value));
 }
 
-/** Replaces every token-looking part with its first four characters and `…(masked)`. */
+/** A URL inside text, up to the next space or quote. */
+const URL_IN_TEXT = /[a-z][a-z0-9+.-]*:\/\/[^\s"'`]+/gi;
+
+/**
+ * Replaces every token-looking part with its first four characters and `…(masked)`, and every URL
+ * with its scheme and host: a URL typed where another value goes (`end: https://user:pass@…`,
+ * `urls: https://…` without the list) is quoted back by checks that know nothing of secrets.
+ */
 export function maskSecrets(value: string): string {
-  return value.replace(MASKABLE, (token) => `${token.slice(0, 4)}…(masked)`);
+  return value
+    .replace(URL_IN_TEXT, (url) => redactUrl(url))
+    .replace(MASKABLE, (token) => `${token.slice(0, 4)}…(masked)`);
 }
 
 /**

@@ -26,5 +26,13 @@ export function configWarnings(config: Config): string[] {
         'add a second, or an approver group',
     );
   }
+  const { concurrency, pools } = config.lock;
+  for (const [pool, limit] of Object.entries(pools ?? {})) {
+    if (limit > concurrency)
+      warnings.push(
+        `lock.pools.${pool} is ${limit} but lock.concurrency (${concurrency}) caps the whole fleet: ` +
+          `at most ${concurrency} of pool ${pool} at once (raise lock.concurrency if ${limit} is meant)`,
+      );
+  }
   return warnings;
 }

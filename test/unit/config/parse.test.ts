@@ -133,6 +133,12 @@ describe('parseConfig: each problem is found, with its path and a hint', () => {
       message: /longer than drain.timeout/,
     },
     {
+      name: "kured's drain timeout 0 (never), which a Job with a deadline cannot keep",
+      doc: { drain: { timeout: 0 } },
+      path: 'drain.timeout',
+      message: /0 \(no limit\) cannot be kept/,
+    },
+    {
       name: 'a cron that node-cron rejects',
       doc: { schedules: { skewScan: '0 * * *' } },
       path: 'schedules.skewScan',

@@ -36,6 +36,11 @@ describe('config warnings: valid, but kubemaint could not do its job', () => {
       undefined,
     ],
     [
+      'a pool limit above the fleet-wide concurrency',
+      'approval: {approvers: {cli: [bob]}}\nlock: {concurrency: 2, poolLabel: pool, pools: {gpu: 1, web: 5}}',
+      /lock\.pools\.web is 5 but lock\.concurrency \(2\) caps the whole fleet/,
+    ],
+    [
       'two-person rule with anyone on the CLI',
       'approval: {twoPerson: true, approvers: {cli: ["*"]}}',
       undefined,
