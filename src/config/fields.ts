@@ -7,7 +7,7 @@ import cron from 'node-cron';
 import { z } from 'zod';
 import { formatDuration, parseDuration } from '../core/duration.js';
 import { parseSelector } from '../core/label-selector.js';
-import { maskSecrets, redactUrl } from './secrets.js';
+import { maskSecrets } from './secrets.js';
 
 type Ctx = z.core.$RefinementCtx;
 /** What a check says about a bad value: the message, and a hint on how to write it instead. */
@@ -16,10 +16,6 @@ type Complaint = { message: string; hint?: string } | undefined;
 /** A value as a message may quote it: strings quoted, masked and cut short; other types named. */
 export function describeValue(value: unknown): string {
   if (typeof value === 'string') {
-    // A URL carries its credentials in the user info, path or query (notify URLs do): a URL in the
-    // wrong place (`urls: https://user:pass@…` instead of a list) is echoed as scheme and host only.
-    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value.trim()))
-      return JSON.stringify(redactUrl(value.trim()));
     const masked = maskSecrets(value);
     return JSON.stringify(masked.length > 60 ? `${masked.slice(0, 57)}...` : masked);
   }
