@@ -2,8 +2,11 @@
 # kubemaint-agent: the reporter that runs on every node (DaemonSet). It checks whether the host
 # needs a reboot and, only when that answer changes, labels ITS OWN node:
 #   label       kubemaint.io/reboot-required=true
-#   annotations kubemaint.io/reboot-required-since (ISO time), kubemaint.io/reboot-required-packages
-# and removes them again (JSON merge patch with nulls) when the need is gone.
+#   annotations kubemaint.io/reboot-required-since (ISO time), kubemaint.io/reboot-required-packages,
+#               kubemaint.io/reboot-required-reporter=agent
+# and removes them again (JSON merge patch with nulls) when the need is gone. The reporter annotation
+# tells the control plane the mark is ours to clear: after a reboot it waits for this script's first
+# check to find the file gone, which is the proof that the reboot did what the host asked for.
 #
 # Why a shell script: it runs once per node, so its footprint is multiplied by the fleet. sh + curl
 # peak at a few MB; a Node.js process would be ~40 MB per node (docs/adr/0003).
@@ -63,6 +66,7 @@ CURL=${CURL:-curl}
 KEY_LABEL='kubemaint.io/reboot-required'
 KEY_SINCE='kubemaint.io/reboot-required-since'
 KEY_PKGS='kubemaint.io/reboot-required-packages'
+KEY_REPORTER='kubemaint.io/reboot-required-reporter'
 
 is_uint() { case $1 in '' | *[!0-9]*) return 1 ;; *) return 0 ;; esac; }
 
@@ -227,10 +231,10 @@ while :; do
           true\|*) since_json="\"${node_since:-$since}\"" ;; # still needed: keep the first time
           *) since_json="\"$since\"" ;;
         esac
-        patch='{"metadata":{"labels":{"'$KEY_LABEL'":"true"},"annotations":{"'$KEY_SINCE'":'$since_json',"'$KEY_PKGS'":'$pkgs_json'}}}'
+        patch='{"metadata":{"labels":{"'$KEY_LABEL'":"true"},"annotations":{"'$KEY_SINCE'":'$since_json',"'$KEY_PKGS'":'$pkgs_json',"'$KEY_REPORTER'":"agent"}}}'
         action=marked
       else
-        patch='{"metadata":{"labels":{"'$KEY_LABEL'":null},"annotations":{"'$KEY_SINCE'":null,"'$KEY_PKGS'":null}}}'
+        patch='{"metadata":{"labels":{"'$KEY_LABEL'":null},"annotations":{"'$KEY_SINCE'":null,"'$KEY_PKGS'":null,"'$KEY_REPORTER'":null}}}'
         action=cleared
       fi
       if patch_node "$patch"; then

@@ -13,6 +13,12 @@ export const MANAGED_BY = 'kubemaint';
 
 export const ANN_REBOOT_REQUIRED_SINCE = `${DOMAIN}/reboot-required-since`;
 export const ANN_REBOOT_REQUIRED_PACKAGES = `${DOMAIN}/reboot-required-packages`;
+/**
+ * Who set the reboot mark: `agent` when the reporter agent did. Its mark is the agent's to clear once
+ * the host's reboot-required file is gone, which is what proves a reboot did its job (DESIGN §1.5).
+ */
+export const ANN_REBOOT_REQUIRED_REPORTER = `${DOMAIN}/reboot-required-reporter`;
+export const REPORTER_AGENT = 'agent';
 export const ANN_REQUEST = `${DOMAIN}/request`;
 export const ANN_LAST_MAINTENANCE = `${DOMAIN}/last-maintenance`;
 

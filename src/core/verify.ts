@@ -1,8 +1,9 @@
 /**
  * Proof that a node came back (DESIGN §1 step 5). A reboot is proven by a bootID different from the one
- * recorded before the host command, with the node Ready; an upgrade by the kubelet reporting the target
- * version, Ready. Job success alone proves nothing: the Job's pod dies with its node.
- * Pure: the caller passes the node's facts and `now`.
+ * recorded before the host command, with the node Ready, and, when the reporter agent asked for it,
+ * the agent's mark cleared (the host's reboot-required file is gone after the boot); an upgrade by
+ * the kubelet reporting the target version, Ready. Job success alone proves nothing: the Job's pod
+ * dies with its node. Pure: the caller passes the node's facts and `now`.
  */
 import type { MaintenanceRequest } from './request.js';
 import { compareKubeVersions, tryParseKubeVersion } from './version.js';
@@ -13,8 +14,14 @@ export interface NodeFacts {
   kubeletVersion: string;
 }
 
+/** The reporter agent's reboot mark on the node, when there is one (`since` as it recorded it). */
+export interface AgentMark {
+  since?: string;
+}
+
 export type VerifyOutcome =
-  | { result: 'proven'; proof: string }
+  /** `warning`: proven, but something people should know (the host still asks for a reboot). */
+  | { result: 'proven'; proof: string; warning?: string }
   | { result: 'waiting'; message: string }
   | { result: 'failed'; message: string };
 
@@ -30,6 +37,7 @@ export function verifyNode(
   verifyingSince: Date,
   timeoutMs: number,
   now: Date,
+  agentMark?: AgentMark,
 ): VerifyOutcome {
   const waited = now.getTime() - verifyingSince.getTime();
   const timedOut = waited > timeoutMs;
@@ -49,9 +57,20 @@ export function verifyNode(
     }
     const rebooted = node.bootId !== '' && node.bootId !== request.bootIdBefore;
     if (rebooted && node.ready === 'True') {
+      const proof = `bootID ${short(request.bootIdBefore)} → ${short(node.bootId)}, Ready`;
+      if (!marksThisNeed(agentMark, request)) return { result: 'proven', proof };
+      // The agent clears its mark on its first check after the boot, if the file is gone.
+      if (!timedOut)
+        return {
+          result: 'waiting',
+          message: 'rebooted; waiting for the reporter agent to clear its mark',
+        };
       return {
         result: 'proven',
-        proof: `bootID ${short(request.bootIdBefore)} → ${short(node.bootId)}, Ready`,
+        proof,
+        warning:
+          `the host still reports reboot-required ${minutes}m after the reboot (the reporter ` +
+          'agent kept its mark): the node stays marked and will be proposed again',
       };
     }
     const why = rebooted ? 'rebooted but not Ready yet' : 'bootID unchanged (not rebooted yet)';
@@ -73,6 +92,14 @@ export function verifyNode(
   return timedOut
     ? { result: 'failed', message: `upgrade not proven within ${minutes}m: ${why}; ${state}` }
     : { result: 'waiting', message: why };
+}
+
+/** The agent's mark is the one that asked for this reboot if it was set before the host command. */
+function marksThisNeed(mark: AgentMark | undefined, request: MaintenanceRequest): boolean {
+  if (!mark) return false;
+  const since = Date.parse(mark.since ?? '');
+  const issued = Date.parse(request.hostCommandIssuedAt ?? '');
+  return Number.isNaN(since) || Number.isNaN(issued) || since < issued;
 }
 
 /** One line people can act on: "node is NotReady (Ready=Unknown), bootID 1a2b3c, kubelet v1.30.2". */

@@ -10,10 +10,12 @@ import { matchesSelector } from '../../core/label-selector.js';
 import {
   ANN_LAST_MAINTENANCE,
   ANN_REBOOT_REQUIRED_PACKAGES,
+  ANN_REBOOT_REQUIRED_REPORTER,
   ANN_REBOOT_REQUIRED_SINCE,
+  REPORTER_AGENT,
 } from '../../core/names.js';
 import type { MaintenanceRequest } from '../../core/request.js';
-import { describeNode, verifyNode } from '../../core/verify.js';
+import { describeNode, verifyNode, type AgentMark } from '../../core/verify.js';
 import { persist, tell, type PersistDeps, type Report } from './persist.js';
 import type { Clock, NodeView } from './ports.js';
 import { AUTO_APPROVE_RULE, type ControlSettings } from './settings.js';
@@ -149,7 +151,14 @@ async function reconcileVerifying(
   }
   const since = new Date(request.hostCommandIssuedAt ?? request.updatedAt);
   const timeout = deps.settings.nodeTimeoutMs[request.action];
-  const outcome = verifyNode(request, node, since, timeout, now);
+  const outcome = verifyNode(
+    request,
+    node,
+    since,
+    timeout,
+    now,
+    agentMarkOn(node, deps.settings.detection.rebootLabel),
+  );
   if (outcome.result === 'waiting') return outcome.message;
   if (outcome.result === 'failed') {
     // After the host command the node's state is unknown: leave it cordoned and say so.
@@ -161,17 +170,27 @@ async function reconcileVerifying(
     await persist(deps, node, result, { kind: 'failed', message: outcome.message, warning: true });
     return 'failed';
   }
-  await tell(
-    deps,
-    { ...request, updatedAt: now.toISOString() },
-    { kind: 'back', message: outcome.proof },
-  );
+  const proof = outcome.warning ? `${outcome.proof}; but ${outcome.warning}` : outcome.proof;
+  await tell(deps, { ...request, updatedAt: now.toISOString() }, { kind: 'back', message: proof });
   await restoreNode(deps, node, request, { clearMark: request.action === 'reboot', done: true });
-  const result = done(request, { by: SYSTEM, proof: outcome.proof }, now);
+  const result = done(request, { by: SYSTEM, proof }, now);
   const fresh = await deps.cluster.getNode(node.name);
   const durationMs = now.getTime() - Date.parse(request.createdAt);
-  await persist(deps, fresh ?? node, result, { kind: 'done', message: outcome.proof, durationMs });
+  await persist(deps, fresh ?? node, result, {
+    kind: 'done',
+    message: proof,
+    durationMs,
+    ...(outcome.warning ? { warning: true } : {}),
+  });
   return 'done';
+}
+
+/** The reporter agent's mark, if the node carries one (the agent clears it, not kubemaint). */
+function agentMarkOn(node: NodeView, rebootLabel: string): AgentMark | undefined {
+  if (node.labels[rebootLabel] !== 'true') return undefined;
+  if (node.annotations[ANN_REBOOT_REQUIRED_REPORTER] !== REPORTER_AGENT) return undefined;
+  const since = node.annotations[ANN_REBOOT_REQUIRED_SINCE];
+  return since === undefined ? {} : { since };
 }
 
 /**
@@ -190,10 +209,14 @@ export async function restoreNode(
   const annotations: Record<string, string | null> = {};
   if (options.done)
     annotations[ANN_LAST_MAINTENANCE] = JSON.stringify(lastMaintenance(request, deps.clock.now()));
-  if (options.clearMark && markPredates(node, request)) {
+  // The agent's own mark is left to the agent: it clears it when the host's file is gone, and a
+  // mark it keeps after the reboot is a need that is still there.
+  const agents = node.annotations[ANN_REBOOT_REQUIRED_REPORTER] === REPORTER_AGENT;
+  if (options.clearMark && !agents && markPredates(node, request)) {
     labels[deps.settings.detection.rebootLabel] = null;
     annotations[ANN_REBOOT_REQUIRED_SINCE] = null;
     annotations[ANN_REBOOT_REQUIRED_PACKAGES] = null;
+    annotations[ANN_REBOOT_REQUIRED_REPORTER] = null;
   }
   await deps.cluster.patchNode(node.name, {
     ...(uncordon ? { unschedulable: null } : {}),

@@ -20,11 +20,12 @@ const NODE = 'node-3';
 const LABEL = 'kubemaint.io/reboot-required';
 const SINCE = 'kubemaint.io/reboot-required-since';
 const PKGS = 'kubemaint.io/reboot-required-packages';
+const REPORTER = 'kubemaint.io/reboot-required-reporter';
 
 const unmarked = (): NodeMeta => ({ labels: {}, annotations: {} });
 const marked = (packages: string, since = '2026-11-20T03:00:00Z'): NodeMeta => ({
   labels: { [LABEL]: 'true' },
-  annotations: { [SINCE]: since, [PKGS]: packages },
+  annotations: { [SINCE]: since, [PKGS]: packages, [REPORTER]: 'agent' },
 });
 /** The agent logs every patch the API accepted. */
 const PATCHED = /reboot-required (marked|cleared)/;

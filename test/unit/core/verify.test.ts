@@ -134,3 +134,62 @@ describe('verifyNode', () => {
     );
   });
 });
+
+describe('verifyNode: a reboot the reporter agent asked for', () => {
+  const issued = { ...base, hostCommandIssuedAt: '2026-01-01T00:10:00Z' };
+  const back = { ready: 'True', bootId: 'boot-bbbbbbbb', kubeletVersion: 'v1.31.0' };
+  const cases: {
+    why: string;
+    mark: { since?: string } | undefined;
+    min: number;
+    want: 'proven' | 'waiting';
+    warning?: RegExp;
+  }[] = [
+    {
+      why: 'waits, back and Ready, until the agent clears the mark that asked for it',
+      mark: { since: '2026-01-01T00:00:00Z' },
+      min: 3,
+      want: 'waiting',
+    },
+    { why: 'is proven once the agent cleared its mark', mark: undefined, min: 3, want: 'proven' },
+    {
+      why: 'is proven at once when the agent marked the node again after the reboot (a new need)',
+      mark: { since: '2026-01-01T00:12:00Z' },
+      min: 3,
+      want: 'proven',
+    },
+    {
+      why: 'a mark without a time counts as the one that asked',
+      mark: {},
+      min: 3,
+      want: 'waiting',
+    },
+    {
+      why: 'is proven with a warning when the agent keeps its mark past the timeout',
+      mark: { since: '2026-01-01T00:00:00Z' },
+      min: 16,
+      want: 'proven',
+      warning: /still reports reboot-required 15m after the reboot .* proposed again/,
+    },
+  ];
+  for (const c of cases) {
+    it(c.why, () => {
+      const outcome = verifyNode(issued, back, since, TIMEOUT, at(c.min), c.mark);
+      assert.equal(outcome.result, c.want);
+      const warning = outcome.result === 'proven' ? outcome.warning : undefined;
+      if (c.warning) assert.match(warning ?? '', c.warning);
+      else assert.equal(warning, undefined);
+    });
+  }
+  it('an upgrade does not wait for the agent', () => {
+    const outcome = verifyNode(
+      { ...upgrade, hostCommandIssuedAt: issued.hostCommandIssuedAt },
+      { ...back, kubeletVersion: 'v1.31.4' },
+      since,
+      TIMEOUT,
+      at(2),
+      { since: '2026-01-01T00:00:00Z' },
+    );
+    assert.equal(outcome.result, 'proven');
+  });
+});
