@@ -292,7 +292,9 @@ export function heldSlots(sim: TestSim): { slot: string; holder: string }[] {
 export const statesOf = (sim: TestSim, nodes: readonly string[]): string[] =>
   nodes.map((n) => {
     const r = requestOf(sim, n);
-    return r ? `${n} ${r.id} ${r.state}${r.failure ? ` (${r.failure})` : ''}` : `${n} none`;
+    if (!r) return `${n} none`;
+    const why = r.failure ?? r.blockedReasons?.join('; ');
+    return `${n} ${r.id} ${r.state}${why ? ` (${why})` : ''}`;
   });
 
 export interface Answers {
