@@ -75,7 +75,7 @@ async function startSim(
     images: simExecutorImages(config.executor.image),
     // Shorter than a real machine (60 s), so the demo's walkthrough stays short.
     delays: { rebootDowntimeMs: 20_000, upgradeDowntimeMs: 10_000 },
-    log: log.child({ service: 'sim' }),
+    log: log.child({ component: 'sim' }),
   });
   return {
     kubeConfig: loadKubeConfig(sim.kubeconfigPath),
