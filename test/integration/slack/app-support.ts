@@ -7,7 +7,7 @@ import type { ControlSettings } from '../../../src/app/control/settings.js';
 import { createSlackApp, type SlackApp } from '../../../src/adapters/slack/app.js';
 import { ANN_REQUEST } from '../../../src/core/names.js';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
-import { silentLogger } from '../../../src/log.js';
+import { silentLogger, type Logger } from '../../../src/log.js';
 import { testControlDeps, testControlSettings } from '../../support/control.js';
 import { interactionBody, slackHeaders, slashCommandBody } from '../../support/slack-sign.js';
 import { startSlackWebApi, type SlackWebApi } from '../../support/slack-web-api.js';
@@ -41,6 +41,7 @@ export interface Harness {
 export async function startHarness(
   sim: TestSim,
   overrides: Partial<ControlSettings> = {},
+  options: { log?: Logger } = {},
 ): Promise<Harness> {
   const api = await startSlackWebApi();
   const settings = testControlSettings({
@@ -57,7 +58,7 @@ export async function startHarness(
     botUserId: 'UBOT',
     slackApiUrl: api.apiUrl,
     receiver: { kind: 'http', port: 0, host: '127.0.0.1' },
-    log: silentLogger(),
+    log: options.log ?? silentLogger(),
   });
   const { port } = await slack.start();
   const url = `http://127.0.0.1:${port}/slack/events`;
