@@ -4,6 +4,7 @@
  * values wherever a message would echo them, and reads the Slack secrets from the environment
  * into `Secret` wrappers that print as `[redacted]` in logs, JSON and `console.log`.
  */
+import { TOKEN_PATTERNS } from '../core/redact.js';
 import { formatPath, type Problem } from './problems.js';
 
 interface TokenKind {
@@ -16,17 +17,17 @@ interface TokenKind {
 // Checked in order: the first kind that matches names the env var in the message.
 const TOKEN_KINDS: readonly TokenKind[] = [
   {
-    pattern: /xoxb-[\w-]+/,
+    pattern: TOKEN_PATTERNS.slackBot,
     what: 'a Slack bot token',
     instead: 'set SLACK_BOT_TOKEN in the environment',
   },
   {
-    pattern: /xapp-[\w-]+/,
+    pattern: TOKEN_PATTERNS.slackApp,
     what: 'a Slack app-level token',
     instead: 'set SLACK_APP_TOKEN in the environment',
   },
   {
-    pattern: /xox[aoprse]-[\w-]+/,
+    pattern: TOKEN_PATTERNS.slackOther,
     what: 'a Slack token',
     instead: 'set SLACK_BOT_TOKEN in the environment',
   },
@@ -36,22 +37,22 @@ const TOKEN_KINDS: readonly TokenKind[] = [
     instead: 'set SLACK_SIGNING_SECRET in the environment',
   },
   {
-    pattern: /gh[pousr]_[A-Za-z0-9]{20,}/,
+    pattern: TOKEN_PATTERNS.github,
     what: 'a GitHub token',
     instead: 'keep it in the environment',
   },
   {
-    pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/,
+    pattern: TOKEN_PATTERNS.awsKey,
     what: 'an AWS access key',
     instead: 'use the AWS credential chain (role, AWS_ACCESS_KEY_ID)',
   },
   {
-    pattern: /eyJ[\w-]{5,}\.eyJ[\w-]{5,}\.[\w-]+/,
+    pattern: TOKEN_PATTERNS.jwt,
     what: 'a bearer token (JWT)',
     instead: 'use a kubeconfig or the in-cluster service account',
   },
   {
-    pattern: /-----BEGIN [A-Z ]*PRIVATE KEY-----/,
+    pattern: TOKEN_PATTERNS.privateKey,
     what: 'a private key',
     instead: 'keep it in a file outside the config',
   },

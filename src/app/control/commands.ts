@@ -12,6 +12,7 @@ import {
   type TransitionResult,
 } from '../../core/approval.js';
 import { LABEL_STATE } from '../../core/names.js';
+import { maskTokens } from '../../core/redact.js';
 import { isActive, type DrainDecision, type MaintenanceRequest } from '../../core/request.js';
 import { isRequestId, requestId } from '../../core/request-id.js';
 import { isStrictVersion } from '../../core/version.js';
@@ -147,7 +148,7 @@ export async function requestMaintenance(
       node: node.name,
       action: input.action,
       ...(targetVersion ? { targetVersion } : {}),
-      reason: input.reason?.trim() || `requested by ${input.by.id}`,
+      reason: maskTokens(input.reason?.trim() ?? '') || `requested by ${input.by.id}`,
       requestedBy: input.by.id,
       ...(pool ? { pool } : {}),
     },
@@ -207,9 +208,10 @@ export async function rejectRequest(
   deps: CommandDeps,
   id: string,
   by: Person,
-  reason?: string,
+  typed?: string,
 ): Promise<CommandResult> {
   const policy = deps.settings.approval;
+  const reason = typed && maskTokens(typed);
   return transitionRequest(
     deps,
     id,
@@ -227,9 +229,10 @@ export async function cancelRequest(
   deps: CommandDeps,
   id: string,
   by: Person,
-  reason?: string,
+  typed?: string,
 ): Promise<CommandResult> {
   const policy = deps.settings.approval;
+  const reason = typed && maskTokens(typed);
   return transitionRequest(
     deps,
     id,
@@ -288,10 +291,11 @@ export async function setPause(
   deps: CommandDeps,
   paused: boolean,
   by: Person,
-  reason?: string,
+  typed?: string,
 ): Promise<CommandResult> {
   const problem = authorised(deps, by);
   if (problem) return { ok: false, message: problem };
+  const reason = typed && maskTokens(typed);
   await deps.cluster.writePause({
     paused,
     by: by.id,

@@ -7,7 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { approveRequest, requestMaintenance } from '../../../src/app/control/commands.js';
+import {
+  approveRequest,
+  rejectRequest,
+  requestMaintenance,
+} from '../../../src/app/control/commands.js';
 import { runTick } from '../../../src/app/control/tick.js';
 import { ANN_REQUEST, LABEL_STATE } from '../../../src/core/names.js';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
@@ -159,6 +163,25 @@ describe('invariants 2, 3 and 6 on the sim', () => {
       const container = spec.spec.containers[0]!;
       assert.deepEqual(container.args, ['executor', '--node', node, '--request', id]);
       assert.equal(container.command, undefined);
+    });
+
+    it('a token pasted into a reason is masked before it is stored, recorded or posted', async () => {
+      const node = nodes[5]!;
+      const token = 'xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOpQrStUvWx';
+      const proposed = await requestMaintenance(deps, {
+        node,
+        action: 'reboot',
+        reason: `kernel update, my token is ${token} oops`,
+        by: alice,
+      });
+      assert.ok(proposed.ok);
+      assert.equal(proposed.request!.reason, 'kernel update, my token is xoxb…(masked) oops');
+      const rejected = await rejectRequest(deps, proposed.request!.id, alice, `dup of ${token}`);
+      assert.ok(rejected.ok, rejected.message);
+      const stored = JSON.stringify(sim.store.get(R.nodes, undefined, node)?.metadata.annotations);
+      const told = JSON.stringify(deps.events.filter((e) => e.node === node));
+      for (const text of [stored, told, proposed.message, rejected.message])
+        assert.ok(!text.includes(token.slice(5)), `the token survived in ${text.slice(0, 200)}`);
     });
   });
 
