@@ -30,6 +30,8 @@ import {
 import { alice, clearMarks, FULL, report, requestOf } from './support.js';
 
 const CONCURRENCY = 2;
+/** What a command that lost a conditional write says (commands.ts): documented, not an error. */
+const LOST_RACE = /the request changed while we wrote it; look at it again and retry/;
 const DISPATCH_ROUNDS = FULL ? 100 : 30;
 /** Requests per round, clicks per request (split across both serves), CLI approvals per request. */
 const SIZE = FULL
@@ -102,7 +104,7 @@ describe(
       serves.push(...(await Promise.all([startServe(cluster, 'A'), startServe(cluster, 'B')])));
       let clicks = 0;
       const statuses: number[] = [];
-      const cliCodes: (number | null)[] = [];
+      const cliResults: { code: number | null; stderr: string }[] = [];
       const ids: string[] = [];
       for (let round = 0; round < SIZE.rounds; round++) {
         const nodes = names.slice(round * SIZE.nodes, (round + 1) * SIZE.nodes);
@@ -132,7 +134,7 @@ describe(
           for (let i = 0; i < SIZE.cliApprovals; i++)
             work.push(
               runCliCommand(cluster, ['approve', id, '--as', i % 2 ? 'bob' : 'alice']).then(
-                (r) => void cliCodes.push(r.code),
+                (r) => void cliResults.push(r),
               ),
             );
         }
@@ -159,11 +161,15 @@ describe(
       const errors = serves.flatMap((s) =>
         unexpectedErrors(s.stderr()).map((l) => `${s.name}: ${l}`),
       );
+      // What the clickers were told (ephemeral replies through response_url).
+      const said = api.callsOf('response_url').map((c) => String(c.args['text']));
       report('two serves, concurrent clicks', {
         serves: serves.length,
         requests: ids.length,
         clicks,
-        cliApprovals: cliCodes.length,
+        cliApprovals: cliResults.length,
+        cliLostRaces: cliResults.filter((r) => r.code !== 0).length,
+        clicksToldToRetry: said.filter((t) => LOST_RACE.test(t)).length,
         jobs: invariants.jobs,
         reboots: reboots.length,
         maxDisrupted: invariants.maxDisrupted,
@@ -180,9 +186,9 @@ describe(
         'every click was acknowledged',
       );
       assert.deepEqual(
-        cliCodes.filter((c) => c !== 0),
+        cliResults.filter((r) => r.code !== 0 && !LOST_RACE.test(r.stderr)).map((r) => r.stderr),
         [],
-        'every CLI approval exited 0 (approved, or already approved)',
+        'every CLI approval approved, found it approved, or lost the race and said to look again',
       );
       for (const request of requests) {
         assert.equal(request.state, 'done', request.id);
@@ -202,9 +208,6 @@ describe(
       assert.deepEqual(invariants.violations, []);
       assert.deepEqual(invariants.staleSlots, []);
       assert.deepEqual(errors, []);
-      // Both serves were in the race: each acknowledged clicks and answered some of them.
-      const answered = new Set(api.callsOf('response_url').map((c) => c.path));
-      assert.ok(answered.size > 0, 'clicks were answered');
     });
   },
 );

@@ -17,7 +17,7 @@ import {
   unhealthyNodes,
   windowFacts,
 } from './facts.js';
-import { persist } from './persist.js';
+import { persist, tell } from './persist.js';
 import type { AlertsPort, NodeView } from './ports.js';
 import type { ReconcileDeps } from './reconcile.js';
 
@@ -96,16 +96,7 @@ export async function dispatchApproved(
     // The request moves to running first: if the Job creation then fails, the next tick sees a
     // running request without a Job and fails it, instead of a Job nobody accounts for.
     const { blockedReasons: _cleared, ...startedRequest } = result.request;
-    const outcome = await persist(
-      deps,
-      node,
-      { ...result, request: startedRequest },
-      {
-        kind: 'draining',
-        reason: 'KubemaintStarted',
-        message: `executor Job ${job} created`,
-      },
-    );
+    const outcome = await persist(deps, node, { ...result, request: startedRequest });
     if (outcome.status === 'lost-race') {
       // Another writer changed this request first: most likely a second tick (another serve) that
       // judged the same candidates in the same order and started it. Count its slot as taken;
@@ -118,6 +109,13 @@ export async function dispatchApproved(
     if (outcome.status !== 'written') continue;
     await cluster.createJob(settings.jobFor(node.name, request.id, request.action));
     inFlight.push(startedRequest);
+    // Told once the Job exists, not between the two writes: a Slack post there would widen the
+    // window in which the request is running without a Job (see JOB_CREATE_GRACE_MS).
+    await tell(deps, outcome.request, {
+      kind: 'draining',
+      reason: 'KubemaintStarted',
+      message: `executor Job ${job} created`,
+    });
     log.push(`${node.name}: started ${job}`);
   }
   return log;

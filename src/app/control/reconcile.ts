@@ -103,6 +103,13 @@ async function reconcileRunning(
   if (fresh?.request?.id !== request.id) return 'request changed meanwhile';
   if (fresh.request.state !== 'running') return `moved on to ${fresh.request.state}`;
   if (fresh.request.hostCommandIssuedAt) return reconcileRunning(deps, fresh, fresh.request);
+  if (!job) {
+    // Dispatch writes `running` and then creates the Job: a tick of another serve (or function
+    // instance), woken by that very write, can look in between. Only a Job still missing after
+    // a grace has vanished; failing it at once fails a request whose Job is being created.
+    const since = Date.parse(lastEntered(fresh.request, 'running') ?? '');
+    if (deps.clock.now().getTime() - since < JOB_CREATE_GRACE_MS) return 'waiting for its Job';
+  }
   // The executor writes `verifying` before it issues the host command, so a Job that ended
   // without that write never touched the host.
   const why = !job
@@ -112,6 +119,14 @@ async function reconcileRunning(
       : jobFailure(job.exitCode, job.message);
   await failAndRestore(deps, fresh, fresh.request, why);
   return 'failed';
+}
+
+/** How long a running request may be without its Job before it counts as vanished. */
+export const JOB_CREATE_GRACE_MS = 30_000;
+
+/** When the request last entered `state`, from its history. */
+function lastEntered(request: MaintenanceRequest, state: string): string | undefined {
+  return request.history.findLast((h) => h.to === state)?.at;
 }
 
 function jobFailure(exitCode: number | undefined, message: string | undefined): string {
