@@ -6,7 +6,7 @@
  * exactly one Job and reach done, with never more than `concurrency` nodes disrupted.
  */
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { approveRequest, requestMaintenance } from '../../src/app/control/commands.js';
 import { runTick } from '../../src/app/control/tick.js';
 import { ANN_REQUEST, LABEL_STATE } from '../../src/core/names.js';
@@ -40,10 +40,12 @@ const SIZE = FULL
 
 describe('races: two ticks dispatching at once', () => {
   let sim: TestSim;
+  before(async () => {
+    sim = await startTestSim({ scenario: 'fleet', nodes: 3, podsPerNode: 1, scale: 1 });
+  });
   after(() => sim?.close());
 
   it(`${DISPATCH_ROUNDS} rounds of two ticks racing over three approved requests never start more than the slots`, async () => {
-    sim = await startTestSim({ scenario: 'fleet', nodes: 3, podsPerNode: 1, scale: 1 });
     const names = clearMarks(sim);
     const settings = testControlSettings({ lock: { concurrency: 1, pools: {} } });
     const ticks = [testControlDeps(sim, { settings }), testControlDeps(sim, { settings })];
@@ -78,6 +80,42 @@ describe('races: two ticks dispatching at once', () => {
       [],
       'each round started exactly one request (one slot)',
     );
+  });
+
+  it('a tick that looks between another tick’s running write and its Job creation leaves the request running', async () => {
+    const names = clearMarks(sim);
+    const settings = testControlSettings({ lock: { concurrency: 1, pools: {} } });
+    const a = testControlDeps(sim, { settings });
+    const b = testControlDeps(sim, { settings });
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let inGap = () => {};
+    const gap = new Promise<void>((resolve) => (inGap = resolve));
+    // Tick A stops between writing `running` and creating the Job, as a slow API call would.
+    const slowCreate = new Proxy(a.cluster, {
+      get(target, key, receiver) {
+        const value: unknown = Reflect.get(target, key, receiver);
+        if (key !== 'createJob' || typeof value !== 'function') return value;
+        return async (manifest: Record<string, unknown>) => {
+          inGap();
+          await gate;
+          return (value as typeof target.createJob).call(target, manifest);
+        };
+      },
+    });
+    const node = names[0]!;
+    const { request } = await requestMaintenance(a, { node, action: 'reboot', by: alice });
+    await approveRequest(a, request!.id, alice);
+    const tickA = runTick({ ...a, cluster: slowCreate });
+    await gap;
+    await runTick(b);
+    const during = requestOf(sim, node);
+    release();
+    await tickA;
+    assert.equal(during?.state, 'running', `tick B judged ${node}: ${during?.failure ?? ''}`);
+    assert.equal(requestOf(sim, node)?.state, 'running');
+    const job = requestOf(sim, node)?.job ?? '';
+    assert.ok(sim.store.get(R.jobs, 'kubemaint', job), `Job ${job} exists`);
   });
 });
 
