@@ -41,6 +41,7 @@ function assertEndState(
   nodes: readonly string[],
   answers: Answers,
   invariants: InvariantReport,
+  waves = 1,
 ): void {
   const { sim } = cluster;
   assert.ok(
@@ -62,8 +63,9 @@ function assertEndState(
   });
   assert.deepEqual(held, [], 'no slot held by a finished request');
   const reboots = sim.admin.hostLog().filter((a) => a.action === 'reboot');
+  // Each node's request was done once per wave, each with exactly one reboot.
   for (const node of nodes)
-    assert.equal(reboots.filter((a) => a.node === node).length, 1, `${node}: one reboot`);
+    assert.equal(reboots.filter((a) => a.node === node).length, waves, `${node}: one a wave`);
   assert.deepEqual(invariants.violations, []);
   assert.deepEqual(invariants.staleSlots, []);
 }
@@ -118,13 +120,29 @@ describe(
         (s) => (last = s),
         () => undefined, // Awaited below, where its error fails the test.
       );
-      const answers = await answerUntilDone(sim, nodes, {
-        timeoutMs: FULL ? 1_200_000 : 60_000,
-      });
+      // A roll of every node, and again (a new wave of marks) while kills are left, so that each
+      // kill lands during a roll.
+      const answers: Answers = { approvals: 0, failures: [], failedIds: [], commandErrors: 0 };
+      const earlier = new Set<string>();
+      let waves = 0;
+      const deadline = Date.now() + (FULL ? 1_500_000 : 60_000);
+      do {
+        if (waves > 0) markForReboot(sim, nodes);
+        const wave = await answerUntilDone(sim, nodes, {
+          timeoutMs: deadline - Date.now(),
+          earlier,
+        });
+        waves++;
+        answers.approvals += wave.approvals;
+        answers.failures.push(...wave.failures);
+        answers.failedIds.push(...wave.failedIds);
+        for (const node of nodes) earlier.add(requestOf(sim, node)?.id ?? '');
+      } while (kills < KILLS && Date.now() < deadline);
       last ??= await killer;
       const invariants = checkSim(sim, { concurrency: CONCURRENCY, fromRv });
       report('serve SIGKILLed', {
         kills,
+        waves,
         killedBeforeReady,
         nodes: nodes.length,
         done: nodes.filter((n) => requestOf(sim, n)?.state === 'done').length,
@@ -138,7 +156,7 @@ describe(
         wallMs: Date.now() - started,
       });
       assert.equal(kills, KILLS);
-      assertEndState(cluster, nodes, answers, invariants);
+      assertEndState(cluster, nodes, answers, invariants, waves);
       assert.deepEqual(unexpectedErrors(last.stderr()), []);
     });
 

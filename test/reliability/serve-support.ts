@@ -314,7 +314,7 @@ export interface Answers {
 export async function answerUntilDone(
   sim: TestSim,
   nodes: readonly string[],
-  options: { timeoutMs: number; stop?: () => boolean },
+  options: { timeoutMs: number; stop?: () => boolean; earlier?: ReadonlySet<string> },
 ): Promise<Answers> {
   const deps = testControlDeps(sim, {
     settings: testControlSettings({
@@ -325,7 +325,12 @@ export async function answerUntilDone(
   const answers: Answers = { approvals: 0, failures: [], failedIds: [], commandErrors: 0 };
   const seenFailed = new Set<string>();
   const deadline = Date.now() + options.timeoutMs;
-  while (!nodes.every((n) => requestOf(sim, n)?.state === 'done')) {
+  // A request done in an earlier wave does not count: the node's new mark is to be proposed.
+  const isDone = (node: string) => {
+    const request = requestOf(sim, node);
+    return request?.state === 'done' && !options.earlier?.has(request.id);
+  };
+  while (!nodes.every(isDone)) {
     if (Date.now() > deadline || options.stop?.()) break;
     for (const node of nodes) {
       const request = requestOf(sim, node);
