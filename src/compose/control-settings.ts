@@ -57,6 +57,7 @@ export function controlSettingsFromConfig(config: Config): ControlSettings {
       concurrency: lock.concurrency,
       ...(lock.poolLabel ? { poolLabel: lock.poolLabel } : {}),
       pools: lock.pools ?? {},
+      releaseDelayMs: lock.releaseDelay,
     },
     nodeTimeoutMs: { reboot: reboot.nodeTimeout, upgrade: upgrade.nodeTimeout },
     expectedDurationMs: { reboot: reboot.expectedDuration, upgrade: upgrade.expectedDuration },

@@ -27,6 +27,9 @@ export const LockSchema = z
     poolLabel: labelKey().optional(),
     pools: z.record(z.string(), int(1, 100)).optional(),
     ttl: duration().default(30 * MINUTE),
+    // kured --lock-release-delay, SUC postCompleteDelay, AKS node soak: time for the fleet to show
+    // trouble before the next node goes down.
+    releaseDelay: duration().default(0),
   })
   .superRefine((lock, ctx) => {
     if (lock.pools !== undefined && lock.poolLabel === undefined) {

@@ -84,6 +84,11 @@ export interface MaintenanceRequest {
   slack?: { channel: string; ts: string };
   /** Progress already reported to people (`host`, `drain-stall`), so each is said once. */
   announced?: string[];
+  /**
+   * When the node was proven back, and the proof: set while the slot is held for
+   * `lock.releaseDelay` after the node went back into service.
+   */
+  proven?: { at: string; proof: string; warning?: boolean };
   /** Human explanation of a failure, including the state the node was left in. */
   failure?: string;
   history: Transition[];

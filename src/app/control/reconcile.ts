@@ -15,6 +15,7 @@ import {
   REPORTER_AGENT,
 } from '../../core/names.js';
 import type { MaintenanceRequest } from '../../core/request.js';
+import { formatDuration } from '../../core/duration.js';
 import { describeNode, verifyNode, type AgentMark } from '../../core/verify.js';
 import { persist, tell, type PersistDeps, type Report } from './persist.js';
 import type { Clock, NodeView } from './ports.js';
@@ -152,6 +153,7 @@ async function reconcileVerifying(
   request: MaintenanceRequest,
 ): Promise<string> {
   const now = deps.clock.now();
+  if (request.proven) return releaseAfterDelay(deps, node, request, request.proven, now);
   if (!request.announced?.includes('host')) {
     // Said once, then verification goes on from the next tick on the node as it is then.
     const verb = request.action === 'reboot' ? 'rebooting' : 'upgrading';
@@ -187,15 +189,56 @@ async function reconcileVerifying(
   }
   const proof = outcome.warning ? `${outcome.proof}; but ${outcome.warning}` : outcome.proof;
   await tell(deps, { ...request, updatedAt: now.toISOString() }, { kind: 'back', message: proof });
-  await restoreNode(deps, node, request, { clearMark: request.action === 'reboot', done: true });
-  const result = done(request, { by: SYSTEM, proof }, now);
+  const delayMs = deps.settings.lock.releaseDelayMs ?? 0;
+  await restoreNode(deps, node, request, {
+    clearMark: request.action === 'reboot',
+    done: true,
+    releaseSlot: delayMs === 0,
+  });
+  if (delayMs > 0) {
+    // Back in service now; the slot stays taken (the request stays active, so dispatch counts it)
+    // until the delay has passed without trouble.
+    const fresh = (await deps.cluster.getNode(node.name)) ?? node;
+    const at = now.toISOString();
+    const warning = outcome.warning !== undefined;
+    const soaking = { ...request, proven: { at, proof, ...(warning ? { warning } : {}) } };
+    await persist(deps, fresh, { ok: true, changed: true, request: soaking });
+    return `back; its slot is held ${formatDuration(delayMs)} (lock.releaseDelay)`;
+  }
+  return finishDone(deps, node, request, proof, now, outcome.warning !== undefined);
+}
+
+/** The end of `lock.releaseDelay`: hand the slot on and record the request done. */
+async function releaseAfterDelay(
+  deps: ReconcileDeps,
+  node: NodeView,
+  request: MaintenanceRequest,
+  proven: NonNullable<MaintenanceRequest['proven']>,
+  now: Date,
+): Promise<string> {
+  const until = Date.parse(proven.at) + (deps.settings.lock.releaseDelayMs ?? 0);
+  if (now.getTime() < until) return `back; slot held until ${new Date(until).toISOString()}`;
+  if (request.slot) await deps.cluster.releaseSlot(request.slot, `${request.node}/${request.id}`);
+  return finishDone(deps, node, request, proven.proof, now, proven.warning === true);
+}
+
+async function finishDone(
+  deps: ReconcileDeps,
+  node: NodeView,
+  request: MaintenanceRequest,
+  proof: string,
+  now: Date,
+  warning: boolean,
+): Promise<string> {
+  const { proven: _soaked, ...finished } = request;
+  const result = done(finished, { by: SYSTEM, proof }, now);
   const fresh = await deps.cluster.getNode(node.name);
   const durationMs = now.getTime() - Date.parse(request.createdAt);
   await persist(deps, fresh ?? node, result, {
     kind: 'done',
     message: proof,
     durationMs,
-    ...(outcome.warning ? { warning: true } : {}),
+    ...(warning ? { warning: true } : {}),
   });
   return 'done';
 }
@@ -216,7 +259,7 @@ export async function restoreNode(
   deps: ReconcileDeps,
   node: NodeView,
   request: MaintenanceRequest,
-  options: { clearMark: boolean; done: boolean },
+  options: { clearMark: boolean; done: boolean; releaseSlot?: boolean },
 ): Promise<void> {
   const uncordon =
     request.cordonedByUs === true && request.wasCordoned !== true && node.unschedulable;
@@ -238,7 +281,8 @@ export async function restoreNode(
     labels,
     annotations,
   });
-  if (request.slot) await deps.cluster.releaseSlot(request.slot, `${request.node}/${request.id}`);
+  if (request.slot && options.releaseSlot !== false)
+    await deps.cluster.releaseSlot(request.slot, `${request.node}/${request.id}`);
 }
 
 /** A mark set after the host command was issued is a new need, not this one: keep it. */

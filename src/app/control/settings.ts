@@ -17,7 +17,13 @@ export interface ControlSettings {
   approval: ApprovalPolicy;
   /** Nodes matching it are approved by the `autoApprove` rule as soon as they are proposed. */
   autoApprove?: Selector;
-  lock: { concurrency: number; poolLabel?: string; pools: Record<string, number> };
+  lock: {
+    concurrency: number;
+    poolLabel?: string;
+    pools: Record<string, number>;
+    /** After a node is proven back, its slot stays taken this long (0: handed on at once). */
+    releaseDelayMs?: number;
+  };
   /** How long a node may take to come back (reboot) or report the new kubelet (upgrade). */
   nodeTimeoutMs: { reboot: number; upgrade: number };
   /** Expected drain + host command + verify time, to check it fits before a window closes. */

@@ -53,7 +53,7 @@ blockers:
   maxUnhealthyNodes: "10%"
   prometheus: {url: "http://prom:9090", alertFilter: "^Watchdog$", firingOnly: true}
 drain: {stallAfter: 3m}
-lock: {concurrency: 4, poolLabel: pool, pools: {gpu: 1}}
+lock: {concurrency: 4, poolLabel: pool, pools: {gpu: 1}, releaseDelay: 15m}
 `),
     );
     assert.equal(settings.approval.twoPersonRule, true);
@@ -64,7 +64,12 @@ lock: {concurrency: 4, poolLabel: pool, pools: {gpu: 1}}
     // alertstate); a second filter here once let every alert through with firingOnly.
     assert.equal('alertFilter' in settings.blockers, false);
     assert.equal(settings.drainStallAfterMs, 180_000);
-    assert.deepEqual(settings.lock, { concurrency: 4, poolLabel: 'pool', pools: { gpu: 1 } });
+    assert.deepEqual(settings.lock, {
+      concurrency: 4,
+      poolLabel: 'pool',
+      pools: { gpu: 1 },
+      releaseDelayMs: 900_000,
+    });
   });
 
   it('builds each Job with the executor settings of this config', () => {

@@ -1,0 +1,107 @@
+/**
+ * `lock.releaseDelay` (kured --lock-release-delay, SUC postCompleteDelay, AKS node soak): a node
+ * proven back goes back into service at once, but its slot stays taken for the delay, so the next
+ * node waits; then the slot is handed on and the request ends done.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import {
+  approveRequest,
+  listRequests,
+  requestMaintenance,
+} from '../../../src/app/control/commands.js';
+import { runTick } from '../../../src/app/control/tick.js';
+import { ANN_REQUEST, LABEL_STATE } from '../../../src/core/names.js';
+import type { MaintenanceRequest } from '../../../src/core/request.js';
+import { R } from '../../../src/sim/types.js';
+import { testControlDeps, testControlSettings } from '../../support/control.js';
+import { requestOn } from '../invariants/support.js';
+import { startTestSim, type TestSim } from '../sim/support.js';
+
+const alice = { kind: 'person', id: 'alice' } as const;
+const DELAY_MS = 10 * 60_000;
+
+describe('lock.releaseDelay holds the slot after a node is back', () => {
+  let sim: TestSim;
+  before(async () => {
+    sim = await startTestSim({ scenario: 'demo' });
+  });
+  after(async () => sim.close());
+
+  it('uncordons at once, keeps the next node waiting for the delay, then hands the slot on', async () => {
+    let offsetMs = 0;
+    const base = testControlDeps(sim, {
+      settings: testControlSettings({
+        lock: { concurrency: 1, pools: {}, releaseDelayMs: DELAY_MS },
+      }),
+    });
+    const deps = {
+      ...base,
+      clock: { now: () => new Date(sim.clock.now().getTime() + offsetMs) },
+    };
+    // node-1 rebooted and is Ready with a new boot id: the executor's part is over.
+    const now = sim.clock.now().getTime();
+    const at = (ms: number) => new Date(ms).toISOString();
+    const rebooted: MaintenanceRequest = {
+      id: 'r-5a5a5a',
+      node: 'node-1',
+      action: 'reboot',
+      state: 'verifying',
+      reason: 'kernel',
+      requestedBy: 'alice',
+      createdAt: at(now - 30 * 60_000),
+      updatedAt: at(now - 60_000),
+      approvals: [{ by: 'alice', at: at(now - 29 * 60_000) }],
+      history: [],
+      cordonedByUs: true,
+      wasCordoned: false,
+      bootIdBefore: 'boot-before-the-reboot',
+      hostCommandIssuedAt: at(now - 5 * 60_000),
+      announced: ['host'],
+    };
+    sim.store.mutate(R.nodes, undefined, 'node-1', (n) => {
+      n.spec = { ...n.spec, unschedulable: true };
+      n.metadata.labels = { ...n.metadata.labels, [LABEL_STATE]: 'verifying' };
+      n.metadata.annotations = {
+        ...n.metadata.annotations,
+        [ANN_REQUEST]: JSON.stringify(rebooted),
+      };
+    });
+    const next = await requestMaintenance(deps, { node: 'node-3', action: 'reboot', by: alice });
+    assert.ok(next.ok, next.message);
+    await approveRequest(deps, next.request!.id, alice);
+
+    await runTick(deps);
+    const soaking = requestOn(sim, 'node-1')!;
+    assert.equal(soaking.state, 'verifying', 'still holding its slot');
+    assert.match(soaking.proven?.proof ?? '', /^bootID boot-bef → [0-9a-f]{8}, Ready$/);
+    assert.notEqual(
+      sim.store.get(R.nodes, undefined, 'node-1')?.spec?.['unschedulable'],
+      true,
+      'back in service at once',
+    );
+    assert.ok(base.events.some((e) => e.kind === 'back' && e.node === 'node-1'));
+    const waiting = (await listRequests(deps)).find((r) => r.node === 'node-3')!;
+    assert.equal(waiting.state, 'approved');
+    assert.ok(
+      (waiting.blockedReasons ?? []).some((r) => /node-1/.test(r)),
+      `the slot is held by node-1: ${(waiting.blockedReasons ?? []).join('; ')}`,
+    );
+
+    offsetMs = DELAY_MS - 60_000;
+    await runTick(deps);
+    assert.equal(requestOn(sim, 'node-1')?.state, 'verifying', 'a minute short of the delay');
+    assert.equal(requestOn(sim, 'node-3')?.state, 'approved');
+
+    offsetMs = DELAY_MS + 1_000;
+    const report = await runTick(deps);
+    const finished = requestOn(sim, 'node-1')!;
+    assert.equal(finished.state, 'done');
+    assert.equal(finished.proven, undefined);
+    assert.ok(base.events.some((e) => e.kind === 'done' && e.node === 'node-1'));
+    assert.ok(
+      report.dispatched.some((d) => d.startsWith('node-3: started')),
+      `the slot went to node-3: ${report.dispatched.join('; ')}`,
+    );
+  });
+});
