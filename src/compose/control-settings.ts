@@ -62,6 +62,7 @@ export function controlSettingsFromConfig(config: Config): ControlSettings {
     nodeTimeoutMs: { reboot: reboot.nodeTimeout, upgrade: upgrade.nodeTimeout },
     expectedDurationMs: { reboot: reboot.expectedDuration, upgrade: upgrade.expectedDuration },
     drainStallAfterMs: config.drain.stallAfter,
+    nodeLabels: config.nodeLabels,
     drain: {
       force: config.drain.force,
       deleteEmptyDirData: config.drain.deleteEmptyDirData,

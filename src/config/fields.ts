@@ -79,7 +79,7 @@ export const labelSelector = () =>
   });
 
 /** A label key on its own (`node.kubernetes.io/pool`): a selector that is exactly one "exists". */
-function isLabelKey(text: string): boolean {
+export function isLabelKey(text: string): boolean {
   const parsed = parseSelector(text);
   const only = parsed.ok && parsed.selector.length === 1 ? parsed.selector[0] : undefined;
   return only?.op === 'exists' && only.key === text;

@@ -13,6 +13,7 @@ import {
   dnsLabel,
   duration,
   int,
+  isLabelKey,
   isLabelValue,
   labelKey,
   labelSelector,
@@ -158,4 +159,48 @@ export const ExecutorSchema = z.strictObject({
   ttlAfterFinished: duration().default(HOUR),
   // What makes an argv run on the host: PID 1's mount namespace (kured's idiom). [] runs it as is.
   hostPrefix: z.array(z.string()).default(['nsenter', '-m/proc/1/ns/mnt', '--']),
+});
+
+/** A label value as `kubectl label` takes it (may be empty). */
+const labelValue = () =>
+  checkedText((text) =>
+    isLabelValue(text)
+      ? undefined
+      : {
+          message: `${describeValue(text)} is not a label value: at most 63 letters, digits, '-', '_' or '.'`,
+          hint: 'e.g. "true", "patched" or "" (empty)',
+        },
+  );
+
+/** Labels kubemaint sets on a node; its own `kubemaint.io/` keys are not for people to set here. */
+const nodeLabelMap = () =>
+  z
+    .record(z.string(), labelValue())
+    .superRefine((labels, ctx) => {
+      for (const key of Object.keys(labels)) {
+        if (!isLabelKey(key))
+          ctx.addIssue({
+            code: 'custom',
+            path: [key],
+            message: `${describeValue(key)} is not a label key: an optional DNS prefix and '/', then at most 63 letters, digits, '-', '_' or '.'`,
+            params: { hint: 'e.g. example.com/patching' },
+          });
+        else if (key.startsWith('kubemaint.io/'))
+          ctx.addIssue({
+            code: 'custom',
+            path: [key],
+            message: `${key} is kubemaint's own: it sets and clears it itself`,
+            params: { hint: 'use a key of your own, e.g. example.com/patching' },
+          });
+      }
+    })
+    .default({});
+
+/**
+ * kured's --pre-reboot-node-labels / --post-reboot-node-labels, SUC's postCompleteLabels: set
+ * `before` when the executor Job is created (before the cordon), `after` once the node is proven back.
+ */
+export const NodeLabelsSchema = z.strictObject({
+  before: nodeLabelMap(),
+  after: nodeLabelMap(),
 });

@@ -19,6 +19,7 @@ import {
   DrainSchema,
   ExecutorSchema,
   LockSchema,
+  NodeLabelsSchema,
   RebootSchema,
   UpgradeSchema,
 } from './schema-rollout.js';
@@ -38,6 +39,7 @@ export const ConfigSchema = z
     reboot: RebootSchema.prefault({}),
     upgrade: UpgradeSchema.prefault({}),
     executor: ExecutorSchema.prefault({}),
+    nodeLabels: NodeLabelsSchema.prefault({}),
     blockers: BlockersSchema.prefault({}),
     approval: ApprovalSchema.prefault({}),
     slack: SlackSchema.prefault({}),

@@ -107,6 +107,8 @@ export async function dispatchApproved(
       continue;
     }
     if (outcome.status !== 'written') continue;
+    const before = settings.nodeLabels?.before ?? {};
+    if (Object.keys(before).length > 0) await cluster.patchNode(node.name, { labels: before });
     await cluster.createJob(settings.jobFor(node.name, request.id, request.action));
     inFlight.push(startedRequest);
     // Told once the Job exists, not between the two writes: a Slack post there would widen the

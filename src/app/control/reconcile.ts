@@ -265,8 +265,11 @@ export async function restoreNode(
     request.cordonedByUs === true && request.wasCordoned !== true && node.unschedulable;
   const labels: Record<string, string | null> = {};
   const annotations: Record<string, string | null> = {};
-  if (options.done)
+  if (options.done) {
     annotations[ANN_LAST_MAINTENANCE] = JSON.stringify(lastMaintenance(request, deps.clock.now()));
+    // Also on a node that was cordoned before kubemaint came (kured#1328 skips it there).
+    Object.assign(labels, deps.settings.nodeLabels?.after ?? {});
+  }
   // The agent's own mark is left to the agent: it clears it when the host's file is gone, and a
   // mark it keeps after the reboot is a need that is still there.
   const agents = node.annotations[ANN_REBOOT_REQUIRED_REPORTER] === REPORTER_AGENT;

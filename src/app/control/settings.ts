@@ -43,6 +43,11 @@ export interface ControlSettings {
     /** Other NotReady nodes allowed before a request waits: a count, or a percentage of the fleet. */
     maxUnhealthyNodes: { count: number } | { percent: number };
   };
+  /**
+   * Labels set on a node when its executor Job is created (`before`, ahead of the cordon) and once
+   * it is proven back (`after`): kured's pre/post-reboot node labels.
+   */
+  nodeLabels?: { before: Record<string, string>; after: Record<string, string> };
   /** Builds the executor Job manifest for a request (templates/executor-job.ts, bound to config). */
   jobFor: (
     node: string,

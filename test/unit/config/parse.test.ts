@@ -133,6 +133,18 @@ describe('parseConfig: each problem is found, with its path and a hint', () => {
       message: /longer than drain.timeout/,
     },
     {
+      name: 'a node label of kubemaint its own',
+      doc: { nodeLabels: { before: { 'kubemaint.io/state': 'x' } } },
+      path: 'nodeLabels.before["kubemaint.io/state"]',
+      message: /kubemaint's own/,
+    },
+    {
+      name: 'a node label value with a space',
+      doc: { nodeLabels: { after: { 'example.com/patched': 'not ok' } } },
+      path: 'nodeLabels.after["example.com/patched"]',
+      message: /is not a label value/,
+    },
+    {
       name: "kured's drain timeout 0 (never), which a Job with a deadline cannot keep",
       doc: { drain: { timeout: 0 } },
       path: 'drain.timeout',
