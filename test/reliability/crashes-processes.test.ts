@@ -70,6 +70,32 @@ function assertEndState(
   assert.deepEqual(invariants.staleSlots, []);
 }
 
+/**
+ * A roll of every node, and again (a new wave of marks) while `more()` says kills are left, so that
+ * each kill lands during a roll.
+ */
+async function rollInWaves(
+  cluster: ServeCluster,
+  nodes: readonly string[],
+  options: { timeoutMs: number; more: () => boolean },
+): Promise<{ answers: Answers; waves: number }> {
+  const { sim } = cluster;
+  const answers: Answers = { approvals: 0, failures: [], failedIds: [], commandErrors: 0 };
+  const earlier = new Set<string>();
+  let waves = 0;
+  const deadline = Date.now() + options.timeoutMs;
+  do {
+    if (waves > 0) markForReboot(sim, nodes);
+    const wave = await answerUntilDone(sim, nodes, { timeoutMs: deadline - Date.now(), earlier });
+    waves++;
+    answers.approvals += wave.approvals;
+    answers.failures.push(...wave.failures);
+    answers.failedIds.push(...wave.failedIds);
+    for (const node of nodes) earlier.add(requestOf(sim, node)?.id ?? '');
+  } while (options.more() && Date.now() < deadline);
+  return { answers, waves };
+}
+
 describe(
   'crashes: serve and the executor SIGKILLed at random points',
   { timeout: 1_800_000 },
@@ -120,24 +146,10 @@ describe(
         (s) => (last = s),
         () => undefined, // Awaited below, where its error fails the test.
       );
-      // A roll of every node, and again (a new wave of marks) while kills are left, so that each
-      // kill lands during a roll.
-      const answers: Answers = { approvals: 0, failures: [], failedIds: [], commandErrors: 0 };
-      const earlier = new Set<string>();
-      let waves = 0;
-      const deadline = Date.now() + (FULL ? 1_500_000 : 60_000);
-      do {
-        if (waves > 0) markForReboot(sim, nodes);
-        const wave = await answerUntilDone(sim, nodes, {
-          timeoutMs: deadline - Date.now(),
-          earlier,
-        });
-        waves++;
-        answers.approvals += wave.approvals;
-        answers.failures.push(...wave.failures);
-        answers.failedIds.push(...wave.failedIds);
-        for (const node of nodes) earlier.add(requestOf(sim, node)?.id ?? '');
-      } while (kills < KILLS && Date.now() < deadline);
+      const { answers, waves } = await rollInWaves(cluster, nodes, {
+        timeoutMs: FULL ? 1_500_000 : 60_000,
+        more: () => kills < KILLS,
+      });
       last ??= await killer;
       const invariants = checkSim(sim, { concurrency: CONCURRENCY, fromRv });
       report('serve SIGKILLed', {
@@ -229,8 +241,9 @@ describe(
           }
         }
       }, 50);
-      const answers = await answerUntilDone(sim, nodes, {
+      const { answers, waves } = await rollInWaves(cluster, nodes, {
         timeoutMs: FULL ? 1_500_000 : 70_000,
+        more: () => kills < KILLS,
       }).finally(() => {
         clearInterval(watcher);
         for (const timer of timers) clearInterval(timer);
@@ -239,6 +252,7 @@ describe(
       report('executor SIGKILLed', {
         states: statesOf(sim, nodes),
         kills,
+        waves,
         afterHostCommand,
         executors,
         executorLifetimesMs: lifetimes.sort((a, b) => a - b),
@@ -254,7 +268,7 @@ describe(
         wallMs: Date.now() - started,
       });
       assert.equal(kills, KILLS, 'every planned kill happened');
-      assertEndState(cluster, nodes, answers, invariants);
+      assertEndState(cluster, nodes, answers, invariants, waves);
       assert.deepEqual(unexpectedErrors(serve.stderr()), []);
     });
   },
