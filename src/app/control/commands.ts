@@ -169,16 +169,32 @@ async function transitionRequest(
   transition: (request: MaintenanceRequest, now: Date) => TransitionResult,
   report: (request: MaintenanceRequest) => Report,
 ): Promise<CommandResult> {
-  const node = await findRequest(deps, id);
-  const result = transition(node.request!, deps.clock.now());
-  const outcome = await persist(
-    persistDeps(deps),
-    node,
-    result,
-    result.ok ? report(result.request) : undefined,
-  );
-  return outcomeToResult(outcome, `${verb} ${id}`);
+  let node = await findRequest(deps, id);
+  const decidedOn = node.request!.state;
+  for (let attempt = 1; ; attempt++) {
+    const result = transition(node.request!, deps.clock.now());
+    const outcome = await persist(
+      persistDeps(deps),
+      node,
+      result,
+      result.ok ? report(result.request) : undefined,
+    );
+    if (outcome.status !== 'lost-race' || attempt >= LOST_RACE_RETRIES)
+      return outcomeToResult(outcome, `${verb} ${id}`);
+    // Someone wrote the request first (two approvers clicking at once, a tick). Decide again on
+    // what it is now when that is still the state the person saw, or when the answer is already
+    // theirs (an approval that the other click made): otherwise they must look again.
+    node = await findRequest(deps, id);
+    const again = transition(node.request!, deps.clock.now());
+    if (again.ok && !again.changed)
+      return outcomeToResult({ status: 'unchanged', request: again.request }, `${verb} ${id}`);
+    if (node.request!.state !== decidedOn)
+      return outcomeToResult(outcome, `${verb} ${id} (it is ${node.request!.state} now)`);
+  }
 }
+
+/** A command that loses its conditional write decides again this many times before saying so. */
+const LOST_RACE_RETRIES = 3;
 
 const because = (reason?: string): string => (reason ? `: ${reason}` : '');
 

@@ -1,0 +1,82 @@
+/**
+ * Two people answering the same request at the same moment (two Slack clicks, a click and a CLI
+ * command): both writes are conditional, one loses, and the loser decides again on what the request
+ * is now instead of telling a person who got what they asked for to "look again and retry".
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import {
+  approveRequest,
+  rejectRequest,
+  requestMaintenance,
+} from '../../../src/app/control/commands.js';
+import { testControlDeps, testControlSettings } from '../../support/control.js';
+import { requestOn } from '../invariants/support.js';
+import { startTestSim, type TestSim } from '../sim/support.js';
+
+const alice = { kind: 'person', id: 'alice' } as const;
+const bob = { kind: 'person', id: 'bob' } as const;
+const carol = { kind: 'person', id: 'carol' } as const;
+const ROUNDS = 5;
+
+describe('concurrent answers to one request', () => {
+  let sim: TestSim;
+  before(async () => {
+    sim = await startTestSim({ scenario: 'demo' });
+  });
+  after(async () => sim.close());
+
+  it('two approvers at once: both told it is approved, one approval recorded per click', async () => {
+    const deps = testControlDeps(sim);
+    for (let round = 0; round < ROUNDS; round++) {
+      const node = 'node-1';
+      const proposed = await requestMaintenance(deps, { node, action: 'reboot', by: carol });
+      assert.ok(proposed.ok, proposed.message);
+      const id = proposed.request!.id;
+      const answers = await Promise.all([
+        approveRequest(deps, id, alice),
+        approveRequest(deps, id, bob),
+      ]);
+      for (const answer of answers) {
+        assert.ok(answer.ok, answer.message);
+        assert.match(answer.message, /is approved$/);
+      }
+      const request = requestOn(sim, node)!;
+      assert.equal(request.state, 'approved');
+      assert.equal(
+        request.approvals.length,
+        1,
+        'the first approval suffices; the other is a no-op',
+      );
+      await rejectRequest(deps, id, alice, 'next round').catch(() => undefined);
+    }
+  });
+
+  it('two-person rule: two approvers at once make the two approvals it needs', async () => {
+    const deps = testControlDeps(sim, {
+      settings: testControlSettings({
+        approval: {
+          users: ['alice', 'bob'],
+          groups: [],
+          expiresAfterMs: 3_600_000,
+          twoPersonRule: true,
+        },
+      }),
+    });
+    for (let round = 0; round < ROUNDS; round++) {
+      const node = 'node-3';
+      const proposed = await requestMaintenance(deps, { node, action: 'reboot', by: carol });
+      assert.ok(proposed.ok, proposed.message);
+      const id = proposed.request!.id;
+      const answers = await Promise.all([
+        approveRequest(deps, id, alice),
+        approveRequest(deps, id, bob),
+      ]);
+      for (const answer of answers) assert.ok(answer.ok, answer.message);
+      const request = requestOn(sim, node)!;
+      assert.equal(request.state, 'approved');
+      assert.deepEqual(request.approvals.map((a) => a.by).sort(), ['alice', 'bob']);
+      await rejectRequest(deps, id, alice, 'next round');
+    }
+  });
+});
