@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { BatchV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { SLACK_ACTION } from '../../src/adapters/slack/ids.js';
 import { startCli, type LongRunning } from '../support/cli-process.js';
-import { interactionBody, slackHeaders, slashCommandBody } from '../support/slack-sign.js';
+import { approveClickBody, slackHeaders, slashCommandBody } from '../support/slack-sign.js';
 import { startSlackWebApi, type SlackCall, type SlackWebApi } from '../support/slack-web-api.js';
 import { waitFor } from '../integration/sim/support.js';
 
@@ -97,34 +97,13 @@ describe('Slack, end to end on the demo', { timeout: 300_000 }, () => {
 
   /** Alice clicks Approve on the prompt, as Slack sends it: a signed block_actions payload. */
   async function clickApprove(prompt: SlackCall): Promise<void> {
-    const requestId = approveButton(prompt)!.value!;
-    const promptTs = String(prompt.response?.['ts']);
-    const body = interactionBody({
-      type: 'block_actions',
-      team: { id: 'T0TEST', domain: 'test' },
-      user: { id: 'U0ALICE', username: 'alice', name: 'alice', team_id: 'T0TEST' },
-      api_app_id: 'A0TEST',
-      token: 'deprecated',
-      trigger_id: '1337.42.trigger',
-      response_url: api.responseUrl(),
-      container: {
-        type: 'message',
-        message_ts: promptTs,
-        channel_id: CHANNEL,
-        is_ephemeral: false,
-      },
-      channel: { id: CHANNEL, name: 'maintenance' },
-      message: { type: 'message', ts: promptTs, text: '', blocks: prompt.args['blocks'] },
-      actions: [
-        {
-          type: 'button',
-          action_id: SLACK_ACTION.approve,
-          block_id: 'actions',
-          value: requestId,
-          text: { type: 'plain_text', text: 'Approve' },
-          action_ts: '1700000000.1',
-        },
-      ],
+    const body = approveClickBody({
+      requestId: approveButton(prompt)!.value!,
+      userId: 'U0ALICE',
+      channelId: CHANNEL,
+      responseUrl: api.responseUrl(),
+      ts: String(prompt.response?.['ts']),
+      blocks: prompt.args['blocks'],
     });
     const response = await fetch(slackUrl, {
       method: 'POST',

@@ -18,10 +18,9 @@ import { pino } from 'pino';
 import { requestMaintenance, setPause } from '../../src/app/control/commands.js';
 import { runTick } from '../../src/app/control/tick.js';
 import { parseCommand, USAGE } from '../../src/adapters/slack/parse-command.js';
-import { SLACK_ACTION } from '../../src/adapters/slack/ids.js';
 import { jobName } from '../../src/core/names.js';
 import type { MaintenanceRequest } from '../../src/core/request.js';
-import { slackHeaders, slashCommandBody } from '../support/slack-sign.js';
+import { approveClickBody, slackHeaders, slashCommandBody } from '../support/slack-sign.js';
 import { startTestSim, type TestSim } from '../integration/sim/support.js';
 import {
   CHANNEL,
@@ -505,34 +504,13 @@ describe('hostile Slack requests against the real app', { timeout: 900_000 }, ()
     );
 
     const click = (id: string) => {
-      const payload = new URLSearchParams({
-        payload: JSON.stringify({
-          type: 'block_actions',
-          team: { id: 'T0TEST', domain: 'test' },
-          user: { id: 'UALICE', username: 'ualice', name: 'ualice', team_id: 'T0TEST' },
-          api_app_id: 'A0TEST',
-          token: 'deprecated',
-          trigger_id: '1337.42.trigger',
-          response_url: h.api.responseUrl(),
-          container: {
-            type: 'message',
-            message_ts: '1700009999.1',
-            channel_id: CHANNEL,
-            is_ephemeral: false,
-          },
-          channel: { id: CHANNEL, name: 'maintenance' },
-          actions: [
-            {
-              type: 'button',
-              action_id: SLACK_ACTION.approve,
-              block_id: 'actions',
-              value: id,
-              text: { type: 'plain_text', text: 'Approve' },
-              action_ts: '1700009999.2',
-            },
-          ],
-        }),
-      }).toString();
+      const payload = approveClickBody({
+        requestId: id,
+        userId: 'UALICE',
+        channelId: CHANNEL,
+        responseUrl: h.api.responseUrl(),
+        ts: '1700009999.1',
+      });
       return { body: payload, headers: slackHeaders(SECRET, payload) };
     };
     const approve = click(request.id);

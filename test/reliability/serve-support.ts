@@ -10,7 +10,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SLACK_ACTION } from '../../src/adapters/slack/ids.js';
 import { approveRequest, requestMaintenance } from '../../src/app/control/commands.js';
 import { LABEL_REQUEST } from '../../src/core/names.js';
 import { isActive } from '../../src/core/request.js';
@@ -18,7 +17,7 @@ import { R, type KObject } from '../../src/sim/types.js';
 import { cli, ROOT } from '../integration/executor/support.js';
 import { startTestSim, type TestSim } from '../integration/sim/support.js';
 import { testControlDeps, testControlSettings } from '../support/control.js';
-import { interactionBody, slackHeaders } from '../support/slack-sign.js';
+import { approveClickBody, slackHeaders } from '../support/slack-sign.js';
 import { startSlackWebApi, type SlackWebApi } from '../support/slack-web-api.js';
 import { requestOf } from './support.js';
 
@@ -205,28 +204,12 @@ export async function clickApprove(
   user: string,
   seq: number,
 ): Promise<number> {
-  const ts = `1700000000.${String(seq).padStart(6, '0')}`;
-  const body = interactionBody({
-    type: 'block_actions',
-    team: { id: 'T0TEST', domain: 'test' },
-    user: { id: user, username: user.toLowerCase(), name: user.toLowerCase(), team_id: 'T0TEST' },
-    api_app_id: 'A0TEST',
-    token: 'deprecated',
-    trigger_id: `1337.${seq}.trigger`,
-    response_url: cluster.api.responseUrl(),
-    container: { type: 'message', message_ts: ts, channel_id: CHANNEL, is_ephemeral: false },
-    channel: { id: CHANNEL, name: 'maintenance' },
-    message: { type: 'message', ts, text: '' },
-    actions: [
-      {
-        type: 'button',
-        action_id: SLACK_ACTION.approve,
-        block_id: 'actions',
-        value: requestId,
-        text: { type: 'plain_text', text: 'Approve' },
-        action_ts: `1700000000.${seq}`,
-      },
-    ],
+  const body = approveClickBody({
+    requestId,
+    userId: user,
+    channelId: CHANNEL,
+    responseUrl: cluster.api.responseUrl(),
+    ts: `1700000000.${String(seq).padStart(6, '0')}`,
   });
   const response = await fetch(serve.slackUrl, {
     method: 'POST',

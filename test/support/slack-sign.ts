@@ -3,6 +3,7 @@
  * real slash commands and button clicks to the Bolt app over HTTP.
  */
 import { createHmac } from 'node:crypto';
+import { SLACK_ACTION } from '../../src/adapters/slack/ids.js';
 
 export function slackHeaders(
   secret: string,
@@ -48,4 +49,51 @@ export function slashCommandBody(fields: {
 /** Form body of an interactive payload (`payload=<json>`). */
 export function interactionBody(payload: unknown): string {
   return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+}
+
+/**
+ * Form body of a click on a request prompt's Approve button (`block_actions`), as Slack posts it:
+ * `ts` is the prompt message's, `blocks` its blocks when a test has them.
+ */
+export function approveClickBody(fields: {
+  requestId: string;
+  userId: string;
+  channelId: string;
+  responseUrl: string;
+  ts: string;
+  blocks?: unknown;
+}): string {
+  const user = fields.userId.toLowerCase();
+  return interactionBody({
+    type: 'block_actions',
+    team: { id: 'T0TEST', domain: 'test' },
+    user: { id: fields.userId, username: user, name: user, team_id: 'T0TEST' },
+    api_app_id: 'A0TEST',
+    token: 'deprecated',
+    trigger_id: `1337.${fields.ts}.trigger`,
+    response_url: fields.responseUrl,
+    container: {
+      type: 'message',
+      message_ts: fields.ts,
+      channel_id: fields.channelId,
+      is_ephemeral: false,
+    },
+    channel: { id: fields.channelId, name: 'maintenance' },
+    message: {
+      type: 'message',
+      ts: fields.ts,
+      text: '',
+      ...(fields.blocks === undefined ? {} : { blocks: fields.blocks }),
+    },
+    actions: [
+      {
+        type: 'button',
+        action_id: SLACK_ACTION.approve,
+        block_id: 'actions',
+        value: fields.requestId,
+        text: { type: 'plain_text', text: 'Approve' },
+        action_ts: fields.ts,
+      },
+    ],
+  });
 }
