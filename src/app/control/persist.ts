@@ -110,3 +110,16 @@ function comparable(request: MaintenanceRequest | undefined): string {
 /** Conflict errors from the kube adapter carry code 'conflict' (409). */
 export const isConflict = (error: unknown): boolean =>
   typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'conflict';
+
+/** Record that `what` was reported, and report it; a lost race means the next tick says it instead. */
+export async function announce(
+  deps: PersistDeps,
+  node: { name: string; resourceVersion: string; request?: MaintenanceRequest | undefined },
+  request: MaintenanceRequest,
+  what: string,
+  report: Report,
+): Promise<boolean> {
+  const next = { ...request, announced: [...(request.announced ?? []), what] };
+  const outcome = await persist(deps, node, { ok: true, changed: true, request: next }, report);
+  return outcome.status === 'written';
+}

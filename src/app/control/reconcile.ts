@@ -1,32 +1,24 @@
 /**
  * Moves each active request one step from what the cluster says (DESIGN §1 steps 3–6): proposals
  * expire or are auto-approved, a running request follows its executor Job, a verifying one waits for
- * proof that the node came back, then kubemaint uncordons (only what it cordoned), releases the slot
- * and records the maintenance. A failure is reported with the state the node was left in (invariant 8).
+ * proof that the node came back (verifying.ts), then kubemaint uncordons (only what it cordoned),
+ * releases the slot and records the maintenance (restore.ts). A failure is reported with the state the
+ * node was left in (invariant 8).
  */
-import { approve, done, expire, fail, verifying } from '../../core/approval.js';
+import { approve, expire, verifying } from '../../core/approval.js';
 import { EXIT } from '../../core/exit-codes.js';
 import { matchesSelector } from '../../core/label-selector.js';
-import {
-  ANN_LAST_MAINTENANCE,
-  ANN_REBOOT_REQUIRED_PACKAGES,
-  ANN_REBOOT_REQUIRED_REPORTER,
-  ANN_REBOOT_REQUIRED_SINCE,
-  REPORTER_AGENT,
-} from '../../core/names.js';
 import type { MaintenanceRequest } from '../../core/request.js';
-import { formatDuration } from '../../core/duration.js';
-import { describeNode, verifyNode, type AgentMark } from '../../core/verify.js';
-import { persist, tell, type PersistDeps, type Report } from './persist.js';
+import { announce, persist, type PersistDeps } from './persist.js';
 import type { Clock, NodeView } from './ports.js';
+import { failAndRestore, SYSTEM } from './restore.js';
 import { AUTO_APPROVE_RULE, type ControlSettings } from './settings.js';
+import { reconcileVerifying } from './verifying.js';
 
 export interface ReconcileDeps extends PersistDeps {
   settings: ControlSettings;
   clock: Clock;
 }
-
-const SYSTEM = { kind: 'system', id: 'kubemaint' } as const;
 
 /** One step for one node's active request; returns what happened, for the tick's report. */
 export async function reconcileRequest(deps: ReconcileDeps, node: NodeView): Promise<string> {
@@ -147,179 +139,6 @@ function jobFailure(exitCode: number | undefined, message: string | undefined): 
   }
 }
 
-async function reconcileVerifying(
-  deps: ReconcileDeps,
-  node: NodeView,
-  request: MaintenanceRequest,
-): Promise<string> {
-  const now = deps.clock.now();
-  if (request.proven) return releaseAfterDelay(deps, node, request, request.proven, now);
-  if (!request.announced?.includes('host')) {
-    // Said once, then verification goes on from the next tick on the node as it is then.
-    const verb = request.action === 'reboot' ? 'rebooting' : 'upgrading';
-    await announce(deps, node, request, 'host', {
-      kind: verb,
-      message:
-        request.action === 'reboot'
-          ? `reboot issued; waiting for the node to come back with a new boot id`
-          : `kubelet upgrade to ${request.targetVersion ?? '?'} issued; waiting for it to report`,
-    });
-    return verb;
-  }
-  const since = new Date(request.hostCommandIssuedAt ?? request.updatedAt);
-  const timeout = deps.settings.nodeTimeoutMs[request.action];
-  const outcome = verifyNode(
-    request,
-    node,
-    since,
-    timeout,
-    now,
-    agentMarkOn(node, deps.settings.detection.rebootLabel),
-  );
-  if (outcome.result === 'waiting') return outcome.message;
-  if (outcome.result === 'failed') {
-    // After the host command the node's state is unknown: leave it cordoned and say so.
-    const result = fail(
-      request,
-      { by: SYSTEM, failure: `${outcome.message}; left cordoned for a person to look at` },
-      now,
-    );
-    await persist(deps, node, result, { kind: 'failed', message: outcome.message, warning: true });
-    return 'failed';
-  }
-  const proof = outcome.warning ? `${outcome.proof}; but ${outcome.warning}` : outcome.proof;
-  await tell(deps, { ...request, updatedAt: now.toISOString() }, { kind: 'back', message: proof });
-  const delayMs = deps.settings.lock.releaseDelayMs ?? 0;
-  await restoreNode(deps, node, request, {
-    clearMark: request.action === 'reboot',
-    done: true,
-    releaseSlot: delayMs === 0,
-  });
-  if (delayMs > 0) {
-    // Back in service now; the slot stays taken (the request stays active, so dispatch counts it)
-    // until the delay has passed without trouble.
-    const fresh = (await deps.cluster.getNode(node.name)) ?? node;
-    const at = now.toISOString();
-    const warning = outcome.warning !== undefined;
-    const soaking = { ...request, proven: { at, proof, ...(warning ? { warning } : {}) } };
-    await persist(deps, fresh, { ok: true, changed: true, request: soaking });
-    return `back; its slot is held ${formatDuration(delayMs)} (lock.releaseDelay)`;
-  }
-  return finishDone(deps, node, request, proof, now, outcome.warning !== undefined);
-}
-
-/** The end of `lock.releaseDelay`: hand the slot on and record the request done. */
-async function releaseAfterDelay(
-  deps: ReconcileDeps,
-  node: NodeView,
-  request: MaintenanceRequest,
-  proven: NonNullable<MaintenanceRequest['proven']>,
-  now: Date,
-): Promise<string> {
-  const until = Date.parse(proven.at) + (deps.settings.lock.releaseDelayMs ?? 0);
-  if (now.getTime() < until) return `back; slot held until ${new Date(until).toISOString()}`;
-  if (request.slot) await deps.cluster.releaseSlot(request.slot, `${request.node}/${request.id}`);
-  return finishDone(deps, node, request, proven.proof, now, proven.warning === true);
-}
-
-async function finishDone(
-  deps: ReconcileDeps,
-  node: NodeView,
-  request: MaintenanceRequest,
-  proof: string,
-  now: Date,
-  warning: boolean,
-): Promise<string> {
-  const { proven: _soaked, ...finished } = request;
-  const result = done(finished, { by: SYSTEM, proof }, now);
-  const fresh = await deps.cluster.getNode(node.name);
-  const durationMs = now.getTime() - Date.parse(request.createdAt);
-  await persist(deps, fresh ?? node, result, {
-    kind: 'done',
-    message: proof,
-    durationMs,
-    ...(warning ? { warning: true } : {}),
-  });
-  return 'done';
-}
-
-/** The reporter agent's mark, if the node carries one (the agent clears it, not kubemaint). */
-function agentMarkOn(node: NodeView, rebootLabel: string): AgentMark | undefined {
-  if (node.labels[rebootLabel] !== 'true') return undefined;
-  if (node.annotations[ANN_REBOOT_REQUIRED_REPORTER] !== REPORTER_AGENT) return undefined;
-  const since = node.annotations[ANN_REBOOT_REQUIRED_SINCE];
-  return since === undefined ? {} : { since };
-}
-
-/**
- * Undo what kubemaint did to the node: uncordon only if kubemaint cordoned it (invariant 4),
- * release the slot, and after a proven reboot clear a reboot mark that predates it.
- */
-export async function restoreNode(
-  deps: ReconcileDeps,
-  node: NodeView,
-  request: MaintenanceRequest,
-  options: { clearMark: boolean; done: boolean; releaseSlot?: boolean },
-): Promise<void> {
-  const uncordon =
-    request.cordonedByUs === true && request.wasCordoned !== true && node.unschedulable;
-  const labels: Record<string, string | null> = {};
-  const annotations: Record<string, string | null> = {};
-  if (options.done) {
-    annotations[ANN_LAST_MAINTENANCE] = JSON.stringify(lastMaintenance(request, deps.clock.now()));
-    // Also on a node that was cordoned before kubemaint came (kured#1328 skips it there).
-    Object.assign(labels, deps.settings.nodeLabels?.after ?? {});
-  }
-  // The agent's own mark is left to the agent: it clears it when the host's file is gone, and a
-  // mark it keeps after the reboot is a need that is still there.
-  const agents = node.annotations[ANN_REBOOT_REQUIRED_REPORTER] === REPORTER_AGENT;
-  if (options.clearMark && !agents && markPredates(node, request)) {
-    labels[deps.settings.detection.rebootLabel] = null;
-    annotations[ANN_REBOOT_REQUIRED_SINCE] = null;
-    annotations[ANN_REBOOT_REQUIRED_PACKAGES] = null;
-    annotations[ANN_REBOOT_REQUIRED_REPORTER] = null;
-  }
-  await deps.cluster.patchNode(node.name, {
-    ...(uncordon ? { unschedulable: null } : {}),
-    labels,
-    annotations,
-  });
-  if (request.slot && options.releaseSlot !== false)
-    await deps.cluster.releaseSlot(request.slot, `${request.node}/${request.id}`);
-}
-
-/** A mark set after the host command was issued is a new need, not this one: keep it. */
-function markPredates(node: NodeView, request: MaintenanceRequest): boolean {
-  const since = Date.parse(node.annotations[ANN_REBOOT_REQUIRED_SINCE] ?? '');
-  const issued = Date.parse(request.hostCommandIssuedAt ?? '');
-  return Number.isNaN(since) || Number.isNaN(issued) || since < issued;
-}
-
-const lastMaintenance = (request: MaintenanceRequest, now: Date) => ({
-  request: request.id,
-  action: request.action,
-  ...(request.targetVersion ? { version: request.targetVersion } : {}),
-  at: now.toISOString(),
-});
-
-/** A failure before the host command: the node is safe to hand back, so hand it back. */
-export async function failAndRestore(
-  deps: ReconcileDeps,
-  node: NodeView,
-  request: MaintenanceRequest,
-  why: string,
-): Promise<void> {
-  await restoreNode(deps, node, request, { clearMark: false, done: false });
-  const fresh = (await deps.cluster.getNode(node.name)) ?? node;
-  const state = `${describeNode(fresh)}${fresh.unschedulable ? ', cordoned' : ', schedulable'}`;
-  const result = fail(request, { by: SYSTEM, failure: `${why}; ${state}` }, deps.clock.now());
-  await persist(deps, fresh, result, {
-    kind: 'failed',
-    message: `${why}; ${state}`,
-    warning: true,
-  });
-}
-
 /**
  * A drain stuck on the same blocker for longer than `drainStallAfterMs` asks people once whether to
  * keep waiting, skip the node or force the rest out; their answer reaches the executor through the
@@ -340,17 +159,4 @@ async function askAboutStalledDrain(
     ask: 'drain-decision',
     warning: true,
   });
-}
-
-/** Record that `what` was reported, and report it; a lost race means the next tick says it instead. */
-async function announce(
-  deps: ReconcileDeps,
-  node: NodeView,
-  request: MaintenanceRequest,
-  what: string,
-  report: Report,
-): Promise<boolean> {
-  const next = { ...request, announced: [...(request.announced ?? []), what] };
-  const outcome = await persist(deps, node, { ok: true, changed: true, request: next }, report);
-  return outcome.status === 'written';
 }

@@ -1,0 +1,90 @@
+/**
+ * Handing a node back after maintenance, or after a failure before the host command: uncordon only
+ * what kubemaint cordoned (invariant 4), release the slot, clear a reboot mark the reboot answered,
+ * record the maintenance and the labels people asked for (`nodeLabels.after`).
+ */
+import { fail } from '../../core/approval.js';
+import {
+  ANN_LAST_MAINTENANCE,
+  ANN_REBOOT_REQUIRED_PACKAGES,
+  ANN_REBOOT_REQUIRED_REPORTER,
+  ANN_REBOOT_REQUIRED_SINCE,
+  REPORTER_AGENT,
+} from '../../core/names.js';
+import type { MaintenanceRequest } from '../../core/request.js';
+import { describeNode } from '../../core/verify.js';
+import { persist } from './persist.js';
+import type { NodeView } from './ports.js';
+import type { ReconcileDeps } from './reconcile.js';
+
+/** The control plane as the actor of the transitions it makes itself. */
+export const SYSTEM = { kind: 'system', id: 'kubemaint' } as const;
+
+/**
+ * Undo what kubemaint did to the node: uncordon only if kubemaint cordoned it (invariant 4),
+ * release the slot, and after a proven reboot clear a reboot mark that predates it.
+ */
+export async function restoreNode(
+  deps: ReconcileDeps,
+  node: NodeView,
+  request: MaintenanceRequest,
+  options: { clearMark: boolean; done: boolean; releaseSlot?: boolean },
+): Promise<void> {
+  const uncordon =
+    request.cordonedByUs === true && request.wasCordoned !== true && node.unschedulable;
+  const labels: Record<string, string | null> = {};
+  const annotations: Record<string, string | null> = {};
+  if (options.done) {
+    annotations[ANN_LAST_MAINTENANCE] = JSON.stringify(lastMaintenance(request, deps.clock.now()));
+    // Also on a node that was cordoned before kubemaint came (kured#1328 skips it there).
+    Object.assign(labels, deps.settings.nodeLabels?.after ?? {});
+  }
+  // The agent's own mark is left to the agent: it clears it when the host's file is gone, and a
+  // mark it keeps after the reboot is a need that is still there.
+  const agents = node.annotations[ANN_REBOOT_REQUIRED_REPORTER] === REPORTER_AGENT;
+  if (options.clearMark && !agents && markPredates(node, request)) {
+    labels[deps.settings.detection.rebootLabel] = null;
+    annotations[ANN_REBOOT_REQUIRED_SINCE] = null;
+    annotations[ANN_REBOOT_REQUIRED_PACKAGES] = null;
+    annotations[ANN_REBOOT_REQUIRED_REPORTER] = null;
+  }
+  await deps.cluster.patchNode(node.name, {
+    ...(uncordon ? { unschedulable: null } : {}),
+    labels,
+    annotations,
+  });
+  if (request.slot && options.releaseSlot !== false)
+    await deps.cluster.releaseSlot(request.slot, `${request.node}/${request.id}`);
+}
+
+/** A mark set after the host command was issued is a new need, not this one: keep it. */
+function markPredates(node: NodeView, request: MaintenanceRequest): boolean {
+  const since = Date.parse(node.annotations[ANN_REBOOT_REQUIRED_SINCE] ?? '');
+  const issued = Date.parse(request.hostCommandIssuedAt ?? '');
+  return Number.isNaN(since) || Number.isNaN(issued) || since < issued;
+}
+
+const lastMaintenance = (request: MaintenanceRequest, now: Date) => ({
+  request: request.id,
+  action: request.action,
+  ...(request.targetVersion ? { version: request.targetVersion } : {}),
+  at: now.toISOString(),
+});
+
+/** A failure before the host command: the node is safe to hand back, so hand it back. */
+export async function failAndRestore(
+  deps: ReconcileDeps,
+  node: NodeView,
+  request: MaintenanceRequest,
+  why: string,
+): Promise<void> {
+  await restoreNode(deps, node, request, { clearMark: false, done: false });
+  const fresh = (await deps.cluster.getNode(node.name)) ?? node;
+  const state = `${describeNode(fresh)}${fresh.unschedulable ? ', cordoned' : ', schedulable'}`;
+  const result = fail(request, { by: SYSTEM, failure: `${why}; ${state}` }, deps.clock.now());
+  await persist(deps, fresh, result, {
+    kind: 'failed',
+    message: `${why}; ${state}`,
+    warning: true,
+  });
+}

@@ -1,0 +1,123 @@
+/**
+ * A request whose host command was issued (DESIGN §1 step 5): wait for the proof that the node came
+ * back (core/verify.ts), then hand the node back and record the maintenance, holding the slot for
+ * `lock.releaseDelay` first when one is set. A node that does not come back is reported, left
+ * cordoned (invariant 8).
+ */
+import { done, fail } from '../../core/approval.js';
+import { formatDuration } from '../../core/duration.js';
+import {
+  ANN_REBOOT_REQUIRED_REPORTER,
+  ANN_REBOOT_REQUIRED_SINCE,
+  REPORTER_AGENT,
+} from '../../core/names.js';
+import type { MaintenanceRequest } from '../../core/request.js';
+import { verifyNode, type AgentMark } from '../../core/verify.js';
+import { announce, persist, tell } from './persist.js';
+import type { NodeView } from './ports.js';
+import type { ReconcileDeps } from './reconcile.js';
+import { restoreNode, SYSTEM } from './restore.js';
+
+export async function reconcileVerifying(
+  deps: ReconcileDeps,
+  node: NodeView,
+  request: MaintenanceRequest,
+): Promise<string> {
+  const now = deps.clock.now();
+  if (request.proven) return releaseAfterDelay(deps, node, request, request.proven, now);
+  if (!request.announced?.includes('host')) {
+    // Said once, then verification goes on from the next tick on the node as it is then.
+    const verb = request.action === 'reboot' ? 'rebooting' : 'upgrading';
+    await announce(deps, node, request, 'host', {
+      kind: verb,
+      message:
+        request.action === 'reboot'
+          ? `reboot issued; waiting for the node to come back with a new boot id`
+          : `kubelet upgrade to ${request.targetVersion ?? '?'} issued; waiting for it to report`,
+    });
+    return verb;
+  }
+  const since = new Date(request.hostCommandIssuedAt ?? request.updatedAt);
+  const timeout = deps.settings.nodeTimeoutMs[request.action];
+  const outcome = verifyNode(
+    request,
+    node,
+    since,
+    timeout,
+    now,
+    agentMarkOn(node, deps.settings.detection.rebootLabel),
+  );
+  if (outcome.result === 'waiting') return outcome.message;
+  if (outcome.result === 'failed') {
+    // After the host command the node's state is unknown: leave it cordoned and say so.
+    const result = fail(
+      request,
+      { by: SYSTEM, failure: `${outcome.message}; left cordoned for a person to look at` },
+      now,
+    );
+    await persist(deps, node, result, { kind: 'failed', message: outcome.message, warning: true });
+    return 'failed';
+  }
+  const proof = outcome.warning ? `${outcome.proof}; but ${outcome.warning}` : outcome.proof;
+  await tell(deps, { ...request, updatedAt: now.toISOString() }, { kind: 'back', message: proof });
+  const delayMs = deps.settings.lock.releaseDelayMs ?? 0;
+  await restoreNode(deps, node, request, {
+    clearMark: request.action === 'reboot',
+    done: true,
+    releaseSlot: delayMs === 0,
+  });
+  if (delayMs > 0) {
+    // Back in service now; the slot stays taken (the request stays active, so dispatch counts it)
+    // until the delay has passed without trouble.
+    const fresh = (await deps.cluster.getNode(node.name)) ?? node;
+    const at = now.toISOString();
+    const warning = outcome.warning !== undefined;
+    const soaking = { ...request, proven: { at, proof, ...(warning ? { warning } : {}) } };
+    await persist(deps, fresh, { ok: true, changed: true, request: soaking });
+    return `back; its slot is held ${formatDuration(delayMs)} (lock.releaseDelay)`;
+  }
+  return finishDone(deps, node, request, proof, now, outcome.warning !== undefined);
+}
+
+/** The end of `lock.releaseDelay`: hand the slot on and record the request done. */
+async function releaseAfterDelay(
+  deps: ReconcileDeps,
+  node: NodeView,
+  request: MaintenanceRequest,
+  proven: NonNullable<MaintenanceRequest['proven']>,
+  now: Date,
+): Promise<string> {
+  const until = Date.parse(proven.at) + (deps.settings.lock.releaseDelayMs ?? 0);
+  if (now.getTime() < until) return `back; slot held until ${new Date(until).toISOString()}`;
+  if (request.slot) await deps.cluster.releaseSlot(request.slot, `${request.node}/${request.id}`);
+  return finishDone(deps, node, request, proven.proof, now, proven.warning === true);
+}
+
+async function finishDone(
+  deps: ReconcileDeps,
+  node: NodeView,
+  request: MaintenanceRequest,
+  proof: string,
+  now: Date,
+  warning: boolean,
+): Promise<string> {
+  const { proven: _soaked, ...finished } = request;
+  const result = done(finished, { by: SYSTEM, proof }, now);
+  const fresh = await deps.cluster.getNode(node.name);
+  const durationMs = now.getTime() - Date.parse(request.createdAt);
+  await persist(deps, fresh ?? node, result, {
+    kind: 'done',
+    message: proof,
+    durationMs,
+    ...(warning ? { warning: true } : {}),
+  });
+  return 'done';
+}
+
+/** The reporter agent's mark, if the node carries one (the agent clears it, not kubemaint). */
+function agentMarkOn(node: NodeView, rebootLabel: string): AgentMark | undefined {
+  if (node.labels[rebootLabel] !== 'true') return undefined;
+  if (node.annotations[ANN_REBOOT_REQUIRED_REPORTER] !== REPORTER_AGENT) return undefined;
+  const since = node.annotations[ANN_REBOOT_REQUIRED_SINCE];
+  return since === undefined ? {} : { since };
+}
