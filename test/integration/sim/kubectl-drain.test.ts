@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -9,8 +9,15 @@ import { isReady, startTestSim, waitFor, type TestSim } from './support.js';
 const run = promisify(execFile);
 const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
-// Needs the real kubectl, preinstalled on these machines: without it this fails, it is not skipped.
-describe('real kubectl against the sim', () => {
+// Needs the real kubectl. It is installed where kubemaint is built and in CI, where its absence fails
+// the run; on a developer machine without it, these tests say what they need and skip.
+const hasKubectl = spawnSync('kubectl', ['version', '--client'], { stdio: 'ignore' }).status === 0;
+const skip =
+  !hasKubectl && process.env['CI'] !== 'true'
+    ? 'needs kubectl on PATH (any version 1.27–1.33); install it to run these'
+    : false;
+
+describe('real kubectl against the sim', { skip }, () => {
   let sim: TestSim;
   const kubectl = (...args: string[]) =>
     run('kubectl', ['--kubeconfig', sim.kubeconfigPath, ...args], {
