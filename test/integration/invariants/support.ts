@@ -13,6 +13,7 @@ import { runExecutor, type ExecutorOutcome } from '../../../src/app/executor/run
 import { DEFAULT_SETTINGS, type ExecutorSettings } from '../../../src/app/executor/settings.js';
 import type { ControlSettings } from '../../../src/app/control/settings.js';
 import { silentLogger } from '../../../src/log.js';
+import { EXIT } from '../../../src/core/exit-codes.js';
 import { ANN_REQUEST, LABEL_NODE, LABEL_REQUEST } from '../../../src/core/names.js';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
 import type { Sim } from '../../../src/sim/index.js';
@@ -127,14 +128,20 @@ export function runJobsInProcess(sim: Sim, settings: ExecutorSettings): InProces
       settings,
       job: name,
       ...(run.selfPod ? { selfPod: run.selfPod } : {}),
-    }).then((outcome) => {
-      outcomes.set(name, outcome);
-      // The container exits with the executor's code; a non-zero one fails the Job (backoffLimit
-      // 0). Exit 0 leaves the pod running until the reboot stops it, as a real pod whose host
-      // goes down a moment after `systemctl reboot` returned.
-      if (outcome.exitCode !== 0 && run.selfPod) exitPod(sim, run.selfPod, outcome);
-      return outcome;
-    });
+    })
+      // As `kubemaint executor` does: an error it did not expect ends the container with exit 1.
+      .catch((error: unknown): ExecutorOutcome => ({
+        exitCode: EXIT.unexpected,
+        message: error instanceof Error ? error.message : String(error),
+      }))
+      .then((outcome) => {
+        outcomes.set(name, outcome);
+        // The container exits with the executor's code; a non-zero one fails the Job (backoffLimit
+        // 0). Exit 0 leaves the pod running until the reboot stops it, as a real pod whose host
+        // goes down a moment after `systemctl reboot` returned.
+        if (outcome.exitCode !== 0 && run.selfPod) exitPod(sim, run.selfPod, outcome);
+        return outcome;
+      });
     pending.add(job);
     void job.finally(() => pending.delete(job));
     return job;
