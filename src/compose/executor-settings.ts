@@ -34,5 +34,9 @@ export function settingsFromConfig(
     lock: { concurrency: lock.concurrency, ttlMs: lock.ttl },
     hostPrefix: config.executor.hostPrefix,
     progressIntervalMs: 5_000,
+    // Only when asked for: the Job's settings stay as they were for everyone else.
+    ...(drain.delay > 0 || reboot.delay > 0
+      ? { delays: { beforeDrainMs: drain.delay, beforeRebootMs: reboot.delay } }
+      : {}),
   };
 }

@@ -62,6 +62,8 @@ export const DrainSchema = z.strictObject({
   skipWaitForDeleteTimeout: duration().default(0),
   disableEviction: z.boolean().default(false),
   stallAfter: duration().default(10 * MINUTE),
+  // kured --drain-delay: after the cordon, before the first eviction.
+  delay: duration().default(0),
 });
 
 /** An argv list, or one string split like a shell would (without running a shell). */
@@ -108,6 +110,8 @@ export const RebootSchema = z
     command: command().default(['systemctl', 'reboot']),
     // SIGRTMIN+5 asks systemd for an orderly reboot (kured's default); needs only CAP_KILL.
     signal: int(1, 64).default(39),
+    // kured --reboot-delay: after the drain, before the reboot.
+    delay: duration().default(0),
     nodeTimeout: duration().default(15 * MINUTE),
     expectedDuration: duration().default(10 * MINUTE),
   })

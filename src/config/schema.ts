@@ -59,16 +59,20 @@ export const ConfigSchema = z
             hint: 'give a limit shorter than executor.activeDeadline, e.g. 1h; a drain that waits is asked about after drain.stallAfter',
           },
         });
-      } else if (config.drain.timeout >= config.executor.activeDeadline) {
+      } else if (
+        config.drain.timeout + config.drain.delay + config.reboot.delay >=
+        config.executor.activeDeadline
+      ) {
         ctx.addIssue({
           code: 'custom',
           path: ['executor', 'activeDeadline'],
-          message: 'must be longer than drain.timeout, or the Job is killed while it drains',
+          message:
+            'must be longer than drain.timeout (plus drain.delay and reboot.delay), or the Job is killed before it is done',
           params: { hint: 'raise executor.activeDeadline or lower drain.timeout' },
         });
       }
     },
-    { when: (payload) => noIssuesUnder(payload.issues, ['drain', 'executor']) },
+    { when: (payload) => noIssuesUnder(payload.issues, ['drain', 'executor', 'reboot']) },
   );
 
 /**

@@ -10,6 +10,7 @@ import { KubemaintError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { Clock, EventsPort, HostPort, LeasesPort, NodesPort, PodsPort } from '../ports.js';
 import { cordon } from './cordon.js';
+import { waitAsAsked } from './delay.js';
 import { drainNode, type DrainReport } from './drain.js';
 import { finishBlocked, giveBack, issueHostCommand } from './executor-finish.js';
 import { rebootActions, upgradeActions, type HostAction } from './host.js';
@@ -173,6 +174,13 @@ async function runSteps(
     });
   }
 
+  const delays = input.settings.delays;
+  await waitAsAsked(ports, handle, {
+    ms: delays?.beforeDrainMs ?? 0,
+    key: 'drain.delay',
+    before: 'before draining',
+    lost: ctx.lost,
+  });
   const ended = new AbortController();
   await events.recordNodeEvent(ref, {
     reason: 'KubemaintDraining',
@@ -224,6 +232,14 @@ async function runSteps(
     message: report.message,
     type: 'Normal',
   });
+  if (handle.request.action === 'reboot') {
+    await waitAsAsked(ports, handle, {
+      ms: delays?.beforeRebootMs ?? 0,
+      key: 'reboot.delay',
+      before: 'before the reboot',
+      lost: ctx.lost,
+    });
+  }
   if (ctx.lost.aborted) {
     throw new KubemaintError('unexpected', `lost slot ${ctx.slotName} before the host command`, {
       hint: 'lock.ttl may be shorter than a drain takes; the request was left running for the tick',

@@ -43,6 +43,7 @@ const Schema = z.strictObject({
     .optional(),
   hostPrefix: z.array(z.string()).optional(),
   progressIntervalMs: ms.optional(),
+  delays: z.strictObject({ beforeDrainMs: ms, beforeRebootMs: ms }).optional(),
 });
 
 export function parseSettingsJson(text: string, source: string): ExecutorSettings {
@@ -69,5 +70,6 @@ export function parseSettingsJson(text: string, source: string): ExecutorSetting
     lock: { ...d.lock, ...s.lock },
     hostPrefix: s.hostPrefix ?? d.hostPrefix,
     progressIntervalMs: s.progressIntervalMs ?? d.progressIntervalMs,
+    ...(s.delays ? { delays: s.delays } : {}),
   };
 }

@@ -76,6 +76,11 @@ export interface ExecutorSettings {
   hostPrefix: readonly string[];
   /** Minimum interval between two progress writes to the request annotation. @default 5 s */
   progressIntervalMs: number;
+  /**
+   * kured's --drain-delay and --reboot-delay: waits after the cordon before the drain, and after the
+   * drain before a reboot (not an upgrade). Absent or 0: no wait.
+   */
+  delays?: { beforeDrainMs: number; beforeRebootMs: number };
 }
 
 export const DEFAULT_SETTINGS: ExecutorSettings = {

@@ -254,6 +254,57 @@ describe('runExecutor', () => {
   });
 });
 
+describe("runExecutor with kured's drain and reboot delays", () => {
+  const delayed = { ...SETTINGS, delays: { beforeDrainMs: 40, beforeRebootMs: 40 } };
+
+  it('waits after the cordon and before the reboot, and says so on the node', async () => {
+    const c = setup();
+    const result = await runExecutor(ports(c), input({ settings: delayed }));
+    assert.equal(result.exitCode, EXIT.ok, result.message);
+    assert.deepEqual(steps(c), [
+      'lease kubemaint-slot-0 → n1/r-abc123',
+      'event KubemaintStarted',
+      'cordon n1',
+      'event KubemaintCordoned',
+      'event KubemaintWaiting',
+      'event KubemaintDraining',
+      'event KubemaintDrained',
+      'event KubemaintWaiting',
+      'event KubemaintRebooting',
+      'host nsenter -m/proc/1/ns/mnt -- systemctl reboot',
+    ]);
+    assert.deepEqual(
+      c.events.filter((e) => e.event.reason === 'KubemaintWaiting').map((e) => e.event.message),
+      [
+        'waiting 40ms before draining (drain.delay)',
+        'waiting 40ms before the reboot (reboot.delay)',
+      ],
+    );
+  });
+
+  it('an upgrade does not wait for reboot.delay', async () => {
+    const c = setup({ action: 'upgrade', targetVersion: 'v1.31.4' });
+    const result = await runExecutor(ports(c), input({ settings: delayed }));
+    assert.equal(result.exitCode, EXIT.ok, result.message);
+    assert.equal(c.events.filter((e) => e.event.reason === 'KubemaintWaiting').length, 1);
+  });
+
+  it('a cancel during the wait gives the node back before any eviction', async () => {
+    const c = setup();
+    const slow = { ...SETTINGS, delays: { beforeDrainMs: 300, beforeRebootMs: 0 } };
+    const running = runExecutor(ports(c), input({ settings: slow }));
+    await testClock.sleep(100);
+    const node = c.nodes.get('n1')!;
+    node.annotations[ANN_REQUEST] = JSON.stringify({ ...requestOn(c), state: 'cancelled' });
+    node.resourceVersion = c.nextRv();
+    const result = await running;
+    assert.equal(result.exitCode, EXIT.requestInvalid);
+    assert.equal(c.nodes.get('n1')!.unschedulable, false);
+    assert.ok(!c.log.some((l) => l.startsWith('evict')), 'nothing was evicted');
+    assert.equal(c.host.length, 0);
+  });
+});
+
 describe('runExecutor when the request ends under it', () => {
   it('gives the node back when the request is cancelled during the drain', async () => {
     const c = setup({}, { refuse: (pod) => (pod.name === 'web-1' ? 'nope' : undefined) });

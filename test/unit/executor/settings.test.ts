@@ -55,6 +55,16 @@ describe('executor settings from kubemaint.yaml', () => {
     assert.equal(settings.drain.podSelector, 'app!=db');
     assert.equal(settings.drain.stallAfterMs, 2 * 60_000);
     assert.deepEqual(settings.reboot, { method: 'signal', signal: 39 });
+    assert.equal(settings.delays, undefined, 'no delays asked for: none in the Job');
+  });
+
+  it("carries kured's drain and reboot delays to the Job, and back", () => {
+    const parsed = parseConfig('drain: { delay: 2m }\nreboot: { delay: 30s }', 'test.yaml', {});
+    assert.ok(parsed.ok, JSON.stringify(parsed));
+    const settings = settingsFromConfig(parsed.config);
+    assert.deepEqual(settings.delays, { beforeDrainMs: 120_000, beforeRebootMs: 30_000 });
+    const again = parseSettingsJson(JSON.stringify(settings), 'KUBEMAINT_EXECUTOR_SETTINGS');
+    assert.deepEqual(again.delays, settings.delays);
   });
 
   it("keeps each pod's own grace period for -1", () => {
