@@ -146,6 +146,10 @@ describe(
       const statuses: number[] = [];
       const cliResults: { code: number | null; stderr: string }[] = [];
       const ids: string[] = [];
+      const slotRaceRetries: string[] = [];
+      const people = testControlDeps(sim, {
+        settings: testControlSettings({ lock: { concurrency: CONCURRENCY, pools: {} } }),
+      });
       for (let round = 0; round < SIZE.rounds; round++) {
         const nodes = names.slice(round * SIZE.nodes, (round + 1) * SIZE.nodes);
         markForReboot(sim, nodes);
@@ -181,7 +185,22 @@ describe(
         await Promise.all(work);
         await waitFor(
           `round ${round}: every request done`,
-          () => nodes.every((n) => requestOf(sim, n)?.state === 'done'),
+          async () => {
+            // Two serves that list the fleet at different moments can still both start a request
+            // for the last slot; the executor's Lease lets one through and the other ends "no free
+            // lock slot", reported (RELIABILITY.md, known limits). Propose it again, as people would.
+            for (const node of nodes) {
+              const request = requestOf(sim, node);
+              if (request?.state !== 'failed' || !/no free lock slot/.test(request.failure ?? ''))
+                continue;
+              slotRaceRetries.push(`${node}: ${request.id}`);
+              const again = await requestMaintenance(people, { node, action: 'reboot', by: alice });
+              if (!again.request) continue;
+              ids.push(again.request.id);
+              await approveRequest(people, again.request.id, alice);
+            }
+            return nodes.every((n) => requestOf(sim, n)?.state === 'done');
+          },
           FULL ? 300_000 : 120_000,
         ).catch((error: unknown) => {
           throw new Error(
@@ -210,6 +229,7 @@ describe(
         cliApprovals: cliResults.length,
         cliLostRaces: cliResults.filter((r) => r.code !== 0).length,
         clicksToldToRetry: said.filter((t) => LOST_RACE.test(t)).length,
+        slotRaceRetries,
         jobs: invariants.jobs,
         reboots: reboots.length,
         maxDisrupted: invariants.maxDisrupted,
@@ -220,7 +240,16 @@ describe(
         wallMs: Date.now() - started,
       });
 
-      assert.equal(requests.length, ids.length, 'every request is still on its node');
+      assert.equal(
+        requests.length,
+        SIZE.rounds * SIZE.nodes,
+        'every node carries one of the requests (the last, when one was proposed again)',
+      );
+      // A request that ended "no free lock slot" started no executor work: its Job found no slot.
+      for (const retried of slotRaceRetries) {
+        const id = retried.split(': ')[1]!;
+        assert.ok((jobs.get(id)?.length ?? 0) <= 1, `${id} had at most one Job`);
+      }
       assert.deepEqual(
         statuses.filter((s) => s !== 200),
         [],
