@@ -4,7 +4,7 @@
  * values wherever a message would echo them, and reads the Slack secrets from the environment
  * into `Secret` wrappers that print as `[redacted]` in logs, JSON and `console.log`.
  */
-import { TOKEN_PATTERNS } from '../core/redact.js';
+import { maskToken, maskTokens, TOKEN_PATTERNS } from '../core/redact.js';
 import { formatPath, type Problem } from './problems.js';
 
 interface TokenKind {
@@ -13,6 +13,9 @@ interface TokenKind {
   /** Where this kind of secret belongs instead of the file. */
   instead: string;
 }
+
+/** Only a whole value this shape is a signing secret: inside text it is as likely a build id. */
+const SIGNING_SECRET = /^[0-9a-f]{32}$/;
 
 // Checked in order: the first kind that matches names the env var in the message.
 const TOKEN_KINDS: readonly TokenKind[] = [
@@ -32,7 +35,7 @@ const TOKEN_KINDS: readonly TokenKind[] = [
     instead: 'set SLACK_BOT_TOKEN in the environment',
   },
   {
-    pattern: /^[0-9a-f]{32}$/,
+    pattern: SIGNING_SECRET,
     what: 'a Slack signing secret',
     instead: 'set SLACK_SIGNING_SECRET in the environment',
   },
@@ -58,8 +61,6 @@ const TOKEN_KINDS: readonly TokenKind[] = [
   },
 ];
 
-const MASKABLE = new RegExp(TOKEN_KINDS.map((k) => k.pattern.source).join('|'), 'g');
-
 /** The kind of secret a string contains, if any. */
 export function secretKind(value: string): TokenKind | undefined {
   return TOKEN_KINDS.find((kind) => kind.pattern.test(value));
@@ -74,9 +75,10 @@ const URL_IN_TEXT = /[a-z][a-z0-9+.-]*:\/\/[^\s"'`]+/gi;
  * `urls: https://…` without the list) is quoted back by checks that know nothing of secrets.
  */
 export function maskSecrets(value: string): string {
-  return value
-    .replace(URL_IN_TEXT, (url) => redactUrl(url))
-    .replace(MASKABLE, (token) => `${token.slice(0, 4)}…(masked)`);
+  return maskTokens(value.replace(URL_IN_TEXT, (url) => redactUrl(url))).replace(
+    SIGNING_SECRET,
+    maskToken,
+  );
 }
 
 /**

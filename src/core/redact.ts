@@ -20,7 +20,10 @@ const IN_TEXT = new RegExp(
   'g',
 );
 
-/** Each token-shaped part kept to its first four characters, so people can still tell which. */
+/** A secret kept to its first four characters, so people can still tell which one it was. */
+export const maskToken = (token: string): string => `${token.slice(0, 4)}…(masked)`;
+
+/** Every token-shaped part of `text` masked. */
 export function maskTokens(text: string): string {
-  return text.replace(IN_TEXT, (token) => `${token.slice(0, 4)}…(masked)`);
+  return text.replace(IN_TEXT, maskToken);
 }

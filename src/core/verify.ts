@@ -58,7 +58,7 @@ export function verifyNode(
     const rebooted = node.bootId !== '' && node.bootId !== request.bootIdBefore;
     if (rebooted && node.ready === 'True') {
       const proof = `bootID ${short(request.bootIdBefore)} → ${short(node.bootId)}, Ready`;
-      if (!marksThisNeed(agentMark, request)) return { result: 'proven', proof };
+      if (!agentMark || !markPredates(agentMark.since, request)) return { result: 'proven', proof };
       // The agent clears its mark on its first check after the boot, if the file is gone.
       if (!timedOut)
         return {
@@ -94,12 +94,14 @@ export function verifyNode(
     : { result: 'waiting', message: why };
 }
 
-/** The agent's mark is the one that asked for this reboot if it was set before the host command. */
-function marksThisNeed(mark: AgentMark | undefined, request: MaintenanceRequest): boolean {
-  if (!mark) return false;
-  const since = Date.parse(mark.since ?? '');
+/**
+ * Whether a reboot mark set at `since` is the one this request answered: set before the host command
+ * (or either time unknown). A mark set after it is a new need, not this one.
+ */
+export function markPredates(since: string | undefined, request: MaintenanceRequest): boolean {
+  const set = Date.parse(since ?? '');
   const issued = Date.parse(request.hostCommandIssuedAt ?? '');
-  return Number.isNaN(since) || Number.isNaN(issued) || since < issued;
+  return Number.isNaN(set) || Number.isNaN(issued) || set < issued;
 }
 
 /** One line people can act on: "node is NotReady (Ready=Unknown), bootID 1a2b3c, kubelet v1.30.2". */

@@ -12,7 +12,7 @@ import {
   REPORTER_AGENT,
 } from '../../core/names.js';
 import type { MaintenanceRequest } from '../../core/request.js';
-import { describeNode } from '../../core/verify.js';
+import { describeNode, markPredates } from '../../core/verify.js';
 import { persist } from './persist.js';
 import type { NodeView } from './ports.js';
 import type { ReconcileDeps } from './reconcile.js';
@@ -42,7 +42,11 @@ export async function restoreNode(
   // The agent's own mark is left to the agent: it clears it when the host's file is gone, and a
   // mark it keeps after the reboot is a need that is still there.
   const agents = node.annotations[ANN_REBOOT_REQUIRED_REPORTER] === REPORTER_AGENT;
-  if (options.clearMark && !agents && markPredates(node, request)) {
+  if (
+    options.clearMark &&
+    !agents &&
+    markPredates(node.annotations[ANN_REBOOT_REQUIRED_SINCE], request)
+  ) {
     labels[deps.settings.detection.rebootLabel] = null;
     annotations[ANN_REBOOT_REQUIRED_SINCE] = null;
     annotations[ANN_REBOOT_REQUIRED_PACKAGES] = null;
@@ -53,15 +57,15 @@ export async function restoreNode(
     labels,
     annotations,
   });
-  if (request.slot && options.releaseSlot !== false)
-    await deps.cluster.releaseSlot(request.slot, `${request.node}/${request.id}`);
+  if (options.releaseSlot !== false) await releaseSlotOf(deps, request);
 }
 
-/** A mark set after the host command was issued is a new need, not this one: keep it. */
-function markPredates(node: NodeView, request: MaintenanceRequest): boolean {
-  const since = Date.parse(node.annotations[ANN_REBOOT_REQUIRED_SINCE] ?? '');
-  const issued = Date.parse(request.hostCommandIssuedAt ?? '');
-  return Number.isNaN(since) || Number.isNaN(issued) || since < issued;
+/** Free the request's lock slot, if it still holds one (a no-op when someone else holds it now). */
+export async function releaseSlotOf(
+  deps: Pick<ReconcileDeps, 'cluster'>,
+  request: MaintenanceRequest,
+): Promise<void> {
+  if (request.slot) await deps.cluster.releaseSlot(request.slot, `${request.node}/${request.id}`);
 }
 
 const lastMaintenance = (request: MaintenanceRequest, now: Date) => ({

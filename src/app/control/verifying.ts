@@ -16,7 +16,7 @@ import { verifyNode, type AgentMark } from '../../core/verify.js';
 import { announce, persist, tell } from './persist.js';
 import type { NodeView } from './ports.js';
 import type { ReconcileDeps } from './reconcile.js';
-import { restoreNode, SYSTEM } from './restore.js';
+import { releaseSlotOf, restoreNode, SYSTEM } from './restore.js';
 
 export async function reconcileVerifying(
   deps: ReconcileDeps,
@@ -66,17 +66,18 @@ export async function reconcileVerifying(
     done: true,
     releaseSlot: delayMs === 0,
   });
+  // The restore moved the node's resourceVersion: the next conditional write needs it as it is now.
+  const fresh = (await deps.cluster.getNode(node.name)) ?? node;
   if (delayMs > 0) {
     // Back in service now; the slot stays taken (the request stays active, so dispatch counts it)
     // until the delay has passed without trouble.
-    const fresh = (await deps.cluster.getNode(node.name)) ?? node;
     const at = now.toISOString();
     const warning = outcome.warning !== undefined;
     const soaking = { ...request, proven: { at, proof, ...(warning ? { warning } : {}) } };
     await persist(deps, fresh, { ok: true, changed: true, request: soaking });
     return `back; its slot is held ${formatDuration(delayMs)} (lock.releaseDelay)`;
   }
-  return finishDone(deps, node, request, proof, now, outcome.warning !== undefined);
+  return finishDone(deps, fresh, request, proof, now, outcome.warning !== undefined);
 }
 
 /** The end of `lock.releaseDelay`: hand the slot on and record the request done. */
@@ -89,10 +90,11 @@ async function releaseAfterDelay(
 ): Promise<string> {
   const until = Date.parse(proven.at) + (deps.settings.lock.releaseDelayMs ?? 0);
   if (now.getTime() < until) return `back; slot held until ${new Date(until).toISOString()}`;
-  if (request.slot) await deps.cluster.releaseSlot(request.slot, `${request.node}/${request.id}`);
+  await releaseSlotOf(deps, request);
   return finishDone(deps, node, request, proven.proof, now, proven.warning === true);
 }
 
+/** Record the request done, written against `node` as last read. */
 async function finishDone(
   deps: ReconcileDeps,
   node: NodeView,
@@ -103,9 +105,8 @@ async function finishDone(
 ): Promise<string> {
   const { proven: _soaked, ...finished } = request;
   const result = done(finished, { by: SYSTEM, proof }, now);
-  const fresh = await deps.cluster.getNode(node.name);
   const durationMs = now.getTime() - Date.parse(request.createdAt);
-  await persist(deps, fresh ?? node, result, {
+  await persist(deps, node, result, {
     kind: 'done',
     message: proof,
     durationMs,
