@@ -1,0 +1,123 @@
+/**
+ * The real control plane for tests in `test/real/`: `npm run test:real` starts one (scripts/real-cluster)
+ * and passes its admin kubeconfig in KUBEMAINT_REAL_KUBECONFIG; a single file run by hand without it
+ * starts (or reuses) the developer's cluster in `.kubemaint/real-cluster`.
+ *
+ * Besides the admin kubeconfig, tests get other identities the way a real cluster has them: a client
+ * certificate for any user and groups (signed by the cluster CA), and a service account's token from
+ * the TokenRequest API. Tests that prove what an identity may do must use those, never the admin.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { stringify } from 'yaml';
+import { up, readState, type ClusterState } from '../../scripts/real-cluster/control-plane.js';
+import { writeKubeconfig } from '../../scripts/real-cluster/kubeconfig.js';
+import { createPki } from '../../scripts/real-cluster/pki.js';
+import {
+  DEFAULT_KUBERNETES_VERSION,
+  parseKubernetesVersion,
+} from '../../scripts/real-cluster/versions.js';
+
+export interface RealCluster {
+  /** The admin (system:masters) kubeconfig: for setting up and reading back only. */
+  kubeconfig: string;
+  server: string;
+  version: string;
+  /** The folder of the cluster's state (pki/, logs/audit.log, …). */
+  dir: string;
+  admin: KubeConfig;
+  /** A kubeconfig for a user with a client certificate signed by the cluster CA. */
+  userKubeconfig(user: string, groups?: string[]): string;
+  /** A kubeconfig carrying a service account's token (TokenRequest, 1 h), as a pod would hold it. */
+  serviceAccountKubeconfig(namespace: string, name: string): string;
+  /** Runs kubectl (the machine picks the version by the server's) with a kubeconfig; returns stdout. */
+  kubectl(args: string[], options?: { kubeconfig?: string; input?: string }): string;
+}
+
+let cached: Promise<RealCluster> | undefined;
+
+export function realCluster(): Promise<RealCluster> {
+  cached ??= open();
+  return cached;
+}
+
+async function open(): Promise<RealCluster> {
+  const given = process.env['KUBEMAINT_REAL_KUBECONFIG'];
+  let state: ClusterState | undefined;
+  if (given) {
+    state = readState(dirname(given));
+    if (!state)
+      throw new Error(
+        `KUBEMAINT_REAL_KUBECONFIG=${given} is not a kubeconfig written by npm run real-cluster -- up`,
+      );
+  } else {
+    const version = parseKubernetesVersion(
+      process.env['KUBEMAINT_K8S_VERSION'] ?? DEFAULT_KUBERNETES_VERSION,
+    );
+    state = await up({ version, say: (line) => process.stderr.write(`# ${line}\n`) });
+  }
+  const { dir, server, kubeconfig } = state;
+  const pki = createPki(join(dir, 'pki'));
+  const scratch = mkdtempSync(join(tmpdir(), 'kubemaint-real-'));
+  const admin = new KubeConfig();
+  admin.loadFromFile(kubeconfig);
+  const kubectl: RealCluster['kubectl'] = (args, options = {}) =>
+    execFileSync('kubectl', args, {
+      encoding: 'utf8',
+      env: { ...process.env, KUBECONFIG: options.kubeconfig ?? kubeconfig },
+      input: options.input,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+  return {
+    kubeconfig,
+    server,
+    version: state.version,
+    dir,
+    admin,
+    kubectl,
+    userKubeconfig(user, groups = []) {
+      const safe = `user-${user.replace(/[^a-zA-Z0-9.-]/g, '_')}-${groups.join('_').replace(/[^a-zA-Z0-9.-]/g, '_')}`;
+      const cert = pki.client(safe, { user, groups });
+      const path = join(scratch, `${safe}.kubeconfig`);
+      writeKubeconfig(path, {
+        server,
+        caCert: pki.caCert,
+        clientCert: cert.cert,
+        clientKey: cert.key,
+        user,
+        context: 'kubemaint-real',
+      });
+      return path;
+    },
+    serviceAccountKubeconfig(namespace, name) {
+      const token = kubectl(['create', 'token', name, '-n', namespace, '--duration=1h']).trim();
+      const path = join(scratch, `sa-${namespace}-${name}.kubeconfig`);
+      const config = {
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [
+          {
+            name: 'kubemaint-real',
+            cluster: {
+              server,
+              'certificate-authority-data': readFileSync(pki.caCert).toString('base64'),
+            },
+          },
+        ],
+        users: [{ name: `${namespace}/${name}`, user: { token } }],
+        contexts: [
+          {
+            name: 'kubemaint-real',
+            context: { cluster: 'kubemaint-real', user: `${namespace}/${name}` },
+          },
+        ],
+        'current-context': 'kubemaint-real',
+      };
+      writeFileSync(path, stringify(config), { mode: 0o600 });
+      return path;
+    },
+  };
+}
