@@ -8,7 +8,7 @@
  * the TokenRequest API. Tests that prove what an identity may do must use those, never the admin.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -33,11 +33,31 @@ export interface RealCluster {
   userKubeconfig(user: string, groups?: string[]): string;
   /** A kubeconfig carrying a service account's token (TokenRequest, 1 h), as a pod would hold it. */
   serviceAccountKubeconfig(namespace: string, name: string): string;
-  /** Runs kubectl (the machine picks the version by the server's) with a kubeconfig; returns stdout. */
+  /** Runs kubectl (kubectlFor the server's minor) with a kubeconfig; returns stdout. */
   kubectl(args: string[], options?: { kubeconfig?: string; input?: string }): string;
 }
 
 let cached: Promise<RealCluster> | undefined;
+
+/**
+ * The kubectl to run against a server of `minor`: the machine's dispatcher picks its own default for a
+ * server newer than the kubectls it has (1.32 for 1.34, outside the skew), so take the newest
+ * `kubectl.1.XX` beside it that is within one minor, as a user would. KUBEMAINT_KUBECTL overrides.
+ */
+export function kubectlFor(minor: number): string {
+  const chosen = process.env['KUBEMAINT_KUBECTL'];
+  if (chosen) return chosen;
+  for (const dir of (process.env['PATH'] ?? '').split(':')) {
+    const found = join(dir, 'kubectl');
+    if (!existsSync(found)) continue;
+    const beside = dirname(realpathSync(found));
+    for (const m of [minor, minor - 1]) {
+      if (existsSync(join(beside, `kubectl.1.${m}`))) return join(beside, `kubectl.1.${m}`);
+    }
+    return found;
+  }
+  return 'kubectl';
+}
 
 export function realCluster(): Promise<RealCluster> {
   cached ??= open();
@@ -64,8 +84,9 @@ async function open(): Promise<RealCluster> {
   const scratch = mkdtempSync(join(tmpdir(), 'kubemaint-real-'));
   const admin = new KubeConfig();
   admin.loadFromFile(kubeconfig);
+  const kubectlBin = kubectlFor(Number(/^v1\.(\d+)\./.exec(state.version)?.[1] ?? 0));
   const kubectl: RealCluster['kubectl'] = (args, options = {}) =>
-    execFileSync('kubectl', args, {
+    execFileSync(kubectlBin, args, {
       encoding: 'utf8',
       env: { ...process.env, KUBECONFIG: options.kubeconfig ?? kubeconfig },
       input: options.input,
