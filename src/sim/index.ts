@@ -25,6 +25,7 @@ import {
 import { startControllers } from './controllers/index.js';
 import { createHost, type HostAction, type HostStatus } from './host.js';
 import { createJobsRunner, type ImageMap } from './jobs-runner.js';
+import { storeLaunch } from './jobs-runner-env.js';
 import { startKubelets, type Kubelets } from './kubelets.js';
 import { isScenarioName, SCENARIOS, type ScenarioName } from './scenarios/index.js';
 import { DEFAULT_KUBECONFIG } from './kubeconfig-path.js';
@@ -114,10 +115,9 @@ export async function createSim(options: SimOptions = {}): Promise<Sim> {
   let hostUrl = '';
   const runner = createJobsRunner({
     images: options.images ?? {},
-    store,
     clock,
     log,
-    kubeconfigPath: () => kubeconfigPath,
+    prepare: storeLaunch(store, () => kubeconfigPath),
     hostUrl: () => hostUrl,
   });
   const running = options.controllers ?? true;

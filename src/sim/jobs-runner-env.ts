@@ -1,12 +1,50 @@
 /**
  * The environment a container sees, resolved as the kubelet does: literal `value`s, the downward API
  * (`fieldRef`: metadata.name/namespace/uid, labels/annotations, spec.nodeName, serviceAccountName,
- * status.podIP/hostIP) and ConfigMap / Secret keys from the store. A missing non-optional reference is
- * an error naming the variable, as `CreateContainerConfigError` does.
+ * status.podIP/hostIP) and ConfigMap / Secret keys, read through a lookup (the embedded store, or what
+ * an attached kubelet fetched from the API beforehand: `envSources` names it). A missing non-optional
+ * reference is an error naming the variable, as `CreateContainerConfigError` does.
  */
 import type { KObject, Store } from './types.js';
 import { R } from './types.js';
 import { podSpec, podStatus, type Container } from './controllers/shapes.js';
+import type { PrepareLaunch } from './jobs-runner.js';
+
+export type EnvSourceKind = 'configmap' | 'secret';
+
+/** A ConfigMap's or Secret's `data` (Secret values base64, as stored), or undefined if there is none. */
+export type EnvLookup = (
+  kind: EnvSourceKind,
+  namespace: string | undefined,
+  name: string,
+) => Record<string, string> | undefined;
+
+/** The ConfigMaps and Secrets a container's env refers to, each once. */
+export function envSources(container: Container): { kind: EnvSourceKind; name: string }[] {
+  const seen = new Map<string, { kind: EnvSourceKind; name: string }>();
+  for (const env of container.env ?? []) {
+    const from = env.valueFrom;
+    const ref = from?.configMapKeyRef ?? from?.secretKeyRef;
+    if (!ref) continue;
+    const kind: EnvSourceKind = from?.secretKeyRef ? 'secret' : 'configmap';
+    seen.set(`${kind}/${ref.name}`, { kind, name: ref.name });
+  }
+  return [...seen.values()];
+}
+
+export const storeLookup =
+  (store: Store): EnvLookup =>
+  (kind, namespace, name) =>
+    store.get(kind === 'secret' ? R.secrets : R.configmaps, namespace, name)?.['data'] as
+      Record<string, string> | undefined;
+
+/** The embedded sim's launch: env from its store, and its own kubeconfig for every process. */
+export const storeLaunch =
+  (store: Store, kubeconfigPath: () => string): PrepareLaunch =>
+  (pod, container) => ({
+    env: resolveEnv(storeLookup(store), pod, container),
+    kubeconfigPath: kubeconfigPath(),
+  });
 
 function fieldValue(pod: KObject, path: string): string {
   const bracket = /^metadata\.(labels|annotations)\['(.+)'\]$/.exec(path);
@@ -27,7 +65,7 @@ function fieldValue(pod: KObject, path: string): string {
 }
 
 export function resolveEnv(
-  store: Store,
+  lookup: EnvLookup,
   pod: KObject,
   container: Container,
 ): Record<string, string> {
@@ -46,8 +84,7 @@ export function resolveEnv(
     const ref = from.configMapKeyRef ?? from.secretKeyRef;
     if (!ref) continue;
     const isSecret = from.secretKeyRef !== undefined;
-    const source = store.get(isSecret ? R.secrets : R.configmaps, namespace, ref.name);
-    const data = (source?.['data'] ?? {}) as Record<string, string>;
+    const data = lookup(isSecret ? 'secret' : 'configmap', namespace, ref.name) ?? {};
     const raw = data[ref.key];
     if (raw === undefined) {
       if (ref.optional) continue;

@@ -2,10 +2,10 @@
  * One node's containers: pods bound to the node start (Pending → Running after `podStartMs`, Ready
  * after `podReadyMs`), mapped images run as child processes through the jobs runner, unmapped Job pods
  * "run" for `jobPodRunMs`, deleted pods stop within their grace period and are then removed, and
- * restarts (reboot, kubelet upgrade) bump restartCount. Writes go through the store as the kubelet's.
+ * restarts (reboot, kubelet upgrade) bump restartCount. Reads and writes go through the kubelet's API.
  */
-import { R, type KObject } from './types.js';
-import type { ControllerContext } from './controllers/context.js';
+import type { KObject } from './types.js';
+import type { KubeletApi, KubeletContext } from './kubelet-api.js';
 import { isPodTerminal, podSpec, type Container } from './controllers/shapes.js';
 import type { ContainerExit, ContainerProcess, JobsRunner } from './jobs-runner.js';
 import { markReady, markRestarting, markStarted, markTerminated } from './kubelet-pod-status.js';
@@ -30,21 +30,16 @@ export interface NodePods {
 }
 
 export function createNodePods(
-  ctx: ControllerContext,
-  node: { name: string; actor: string; hostIP: () => string; nextPodIP: () => string },
+  ctx: KubeletContext,
+  api: KubeletApi,
+  node: { hostIP: () => string; nextPodIP: () => string },
   runner: JobsRunner,
 ): NodePods {
-  const { store, clock, delays } = ctx;
+  const { clock, delays } = ctx;
   const runs = new Map<string, PodRun>();
   const nowIso = (): string => clock.now().toISOString();
-  const write = (pod: KObject, fn: (p: KObject) => void): KObject | undefined => {
-    const current = store.get(R.pods, pod.metadata.namespace, pod.metadata.name ?? '');
-    if (!current || current.metadata.uid !== pod.metadata.uid) return undefined;
-    return store.mutate(R.pods, pod.metadata.namespace, pod.metadata.name ?? '', fn, {
-      actor: node.actor,
-      subresource: 'status',
-    });
-  };
+  const write = (pod: KObject, fn: (p: KObject) => void): KObject | undefined =>
+    api.writePodStatus(pod, fn);
   const runOf = (uid: string): PodRun => {
     let run = runs.get(uid);
     if (!run) runs.set(uid, (run = { timers: [], terminating: false }));
@@ -74,7 +69,7 @@ export function createNodePods(
   const runContainers = (pod: KObject, run: PodRun): void => {
     const container: Container | undefined = podSpec(pod).containers?.[0];
     if (container && runner.mappingFor(container.image)) {
-      const fresh = store.get(R.pods, pod.metadata.namespace, pod.metadata.name ?? '') ?? pod;
+      const fresh = api.pod(pod.metadata.namespace, pod.metadata.name ?? '') ?? pod;
       run.process = runner.start(fresh, container, (exit) => onExit(pod, exit));
     } else if ((podSpec(pod).restartPolicy ?? 'Always') !== 'Always') {
       const code = Number(pod.metadata.annotations?.[EXIT_CODE_ANNOTATION] ?? 0);
@@ -96,15 +91,7 @@ export function createNodePods(
     const run = runs.get(pod.metadata.uid ?? '');
     if (run) cancel(run);
     runs.delete(pod.metadata.uid ?? '');
-    try {
-      store.delete(R.pods, pod.metadata.namespace, pod.metadata.name ?? '', {
-        actor: node.actor,
-        gracePeriodSeconds: 0,
-        preconditions: { uid: pod.metadata.uid ?? '' },
-      });
-    } catch {
-      // Already gone, or a new pod took the name: nothing of ours left to remove.
-    }
+    api.deletePod(pod);
   };
 
   const terminate = (pod: KObject, run: PodRun): void => {

@@ -4,25 +4,24 @@
  * Ready=False ("node is shutting down"), kills every container and stops heartbeating for
  * `rebootDowntimeMs`; the node comes back with a new bootID and restarts its pods (restartCount+1,
  * pods that may not restart end Failed). A kubelet UPGRADE stops the kubelet for `upgradeDowntimeMs`
- * and comes back with the new kubeletVersion, restarting every container.
+ * and comes back with the new kubeletVersion, restarting every container. Everything it reads or
+ * writes goes through a `KubeletApi`, so the same kubelet runs on the embedded store or, attached, as
+ * `system:node:<name>` on a real apiserver.
  */
-import { R, type KObject } from './types.js';
-import type { ControllerContext, Stop } from './controllers/context.js';
+import type { KObject } from './types.js';
+import type { Stop } from './controllers/context.js';
 import { isPodTerminal, podSpec, setCondition, type PodStatus } from './controllers/shapes.js';
 import type { JobsRunner } from './jobs-runner.js';
+import type { KubeletApi, KubeletContext } from './kubelet-api.js';
 import {
   applyNodeStatus,
   initialNodeInfo,
   newBootId,
   type NodeInfo,
 } from './kubelet-node-status.js';
+import { microTime, rebootedEvent } from './kubelet-objects.js';
 import { markShutdown } from './kubelet-pod-status.js';
 import { createNodePods, type NodePods } from './kubelet-pods.js';
-
-export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
-
-/** MicroTime: the apiserver wants exactly six fractional digits. */
-export const microTime = (date: Date): string => date.toISOString().replace(/Z$/, '000Z');
 
 export interface Kubelet {
   readonly name: string;
@@ -40,7 +39,8 @@ export interface Kubelet {
 }
 
 export function createKubelet(
-  ctx: ControllerContext,
+  ctx: KubeletContext,
+  api: KubeletApi,
   node: KObject,
   options: {
     index: number;
@@ -50,9 +50,8 @@ export function createKubelet(
     initialPods?: readonly KObject[];
   },
 ): Kubelet {
-  const { store, clock, delays } = ctx;
+  const { clock, delays } = ctx;
   const name = node.metadata.name ?? '';
-  const actor = `kubelet/${name}`;
   const info = initialNodeInfo(node, options.version);
   const hostIP = `10.0.${Math.floor(options.index / 250)}.${(options.index % 250) + 2}`;
   let podCounter = 0;
@@ -60,9 +59,8 @@ export function createKubelet(
   let stopHeartbeat: Stop | undefined;
   const pods: NodePods = createNodePods(
     ctx,
+    api,
     {
-      name,
-      actor,
       hostIP: () => hostIP,
       nextPodIP: () =>
         `10.${64 + (options.index >> 8)}.${options.index & 255}.${(podCounter++ % 250) + 2}`,
@@ -70,85 +68,24 @@ export function createKubelet(
     options.runner,
   );
   let initial = options.initialPods;
-  const podsHere = (): KObject[] => store.list(R.pods, { fieldSelector: `spec.nodeName=${name}` });
 
   const postStatus = (ready: boolean, message?: string): void => {
     const nowIso = clock.now().toISOString();
-    store.mutate(
-      R.nodes,
-      undefined,
-      name,
-      (n) =>
-        applyNodeStatus(n, { info, ip: hostIP, ready, nowIso, ...(message ? { message } : {}) }),
-      { actor, subresource: 'status' },
-    );
-  };
-
-  const renewLease = (): void => {
-    const renewTime = microTime(clock.now());
-    const updated = store.mutate(
-      R.leases,
-      NODE_LEASE_NAMESPACE,
-      name,
-      (lease) => {
-        (lease.spec ??= {})['renewTime'] = renewTime;
-      },
-      { actor },
-    );
-    if (updated || !store.get(R.namespaces, undefined, NODE_LEASE_NAMESPACE)) return;
-    const owner = store.get(R.nodes, undefined, name);
-    store.create(
-      R.leases,
-      {
-        metadata: {
-          name,
-          namespace: NODE_LEASE_NAMESPACE,
-          ...(owner
-            ? {
-                ownerReferences: [
-                  { apiVersion: 'v1', kind: 'Node', name, uid: owner.metadata.uid ?? '' },
-                ],
-              }
-            : {}),
-        },
-        spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime },
-      },
-      { actor },
+    api.writeNodeStatus((n) =>
+      applyNodeStatus(n, { info, ip: hostIP, ready, nowIso, ...(message ? { message } : {}) }),
     );
   };
 
   const heartbeat = (): void => {
-    if (!up || !store.get(R.nodes, undefined, name)) return;
-    renewLease();
+    if (!up || !api.node()) return;
+    api.renewLease(microTime(clock.now()));
     postStatus(true);
   };
 
   /** What a real kubelet records when it finds a new boot id: a Warning `Rebooted` Event on the Node. */
   const recordRebooted = (): void => {
-    const nowIso = clock
-      .now()
-      .toISOString()
-      .replace(/\.\d{3}Z$/, 'Z');
-    const uid = store.get(R.nodes, undefined, name)?.metadata.uid ?? '';
-    try {
-      store.create(
-        R.events,
-        {
-          metadata: { generateName: `${name}.`, namespace: 'default' },
-          involvedObject: { apiVersion: 'v1', kind: 'Node', name, uid },
-          reason: 'Rebooted',
-          message: `Node ${name} has been rebooted, boot id: ${info.bootID}`,
-          type: 'Warning',
-          source: { component: 'kubelet', host: name },
-          firstTimestamp: nowIso,
-          lastTimestamp: nowIso,
-          count: 1,
-        },
-        { actor },
-      );
-    } catch {
-      // No default namespace (an odd scenario): the reboot still happens, only unrecorded.
-    }
+    const nodeUid = api.node()?.metadata.uid ?? '';
+    api.recordEvent(rebootedEvent({ node: name, nodeUid, bootID: info.bootID, now: clock.now() }));
   };
 
   /** The pending boot after a reboot or upgrade, and the delayed start of the heartbeat loop. */
@@ -174,7 +111,7 @@ export function createKubelet(
       heartbeat();
       stopHeartbeat = clock.every(delays.heartbeatMs, heartbeat);
     });
-    const current = initial ?? podsHere();
+    const current = initial ?? api.pods();
     initial = undefined;
     if (restartContainers) pods.restartAll(current);
     else for (const pod of current) pods.sync(pod);
@@ -199,21 +136,15 @@ export function createKubelet(
       if (up) postStatus(false, 'node is shutting down');
       const nowIso = clock.now().toISOString();
       // Graceful node shutdown: pods that may not restart fail; the rest lose readiness with their containers.
-      for (const pod of podsHere()) {
+      for (const pod of api.pods()) {
         if (isPodTerminal(pod) || pod.metadata.deletionTimestamp) continue;
-        store.mutate(
-          R.pods,
-          pod.metadata.namespace,
-          pod.metadata.name ?? '',
-          (p) => {
-            if ((podSpec(p).restartPolicy ?? 'Always') === 'Never') return markShutdown(p, nowIso);
-            const status: PodStatus = (p.status ??= {});
-            for (const type of ['Ready', 'ContainersReady']) {
-              setCondition(status, { type, status: 'False', reason: 'ContainersNotReady' }, nowIso);
-            }
-          },
-          { actor, subresource: 'status' },
-        );
+        api.writePodStatus(pod, (p) => {
+          if ((podSpec(p).restartPolicy ?? 'Always') === 'Never') return markShutdown(p, nowIso);
+          const status: PodStatus = (p.status ??= {});
+          for (const type of ['Ready', 'ContainersReady']) {
+            setCondition(status, { type, status: 'False', reason: 'ContainersNotReady' }, nowIso);
+          }
+        });
       }
       cycle(delays.rebootDowntimeMs, () => {
         info.bootID = newBootId();

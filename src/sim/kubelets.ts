@@ -1,6 +1,7 @@
 /**
  * The fleet of kubelets: one per Node object (a node created later, through the API or a scenario,
- * gets its kubelet at once; a deleted node loses it). Pod watch events go to the kubelet of the pod's
+ * gets its kubelet at once; a deleted node loses it), except nodes whose kubelet is attached from
+ * outside (ATTACHED_KUBELET_ANNOTATION). Pod watch events go to the kubelet of the pod's
  * node; the host endpoint reaches a node's kubelet through `get`.
  */
 import { R, type KObject } from './types.js';
@@ -8,6 +9,8 @@ import type { ControllerContext } from './controllers/context.js';
 import { podSpec } from './controllers/shapes.js';
 import type { JobsRunner } from './jobs-runner.js';
 import { createKubelet, type Kubelet } from './kubelet.js';
+import { ATTACHED_KUBELET_ANNOTATION } from './kubelet-objects.js';
+import { storeKubeletApi } from './kubelet-store-api.js';
 
 export interface Kubelets {
   get(node: string): Kubelet | undefined;
@@ -25,9 +28,10 @@ export function startKubelets(
   const add = (name: string, initialPods?: readonly KObject[]): void => {
     if (kubelets.has(name)) return;
     const node = store.get(R.nodes, undefined, name);
-    if (!node) return;
+    if (!node || node.metadata.annotations?.[ATTACHED_KUBELET_ANNOTATION]) return;
     const extra = initialPods ? { initialPods } : {};
-    kubelets.set(name, createKubelet(ctx, node, { index: index++, ...options, ...extra }));
+    const api = storeKubeletApi(store, name);
+    kubelets.set(name, createKubelet(ctx, api, node, { index: index++, ...options, ...extra }));
   };
   const stops = [
     store.watchFrom(

@@ -13,6 +13,7 @@ import {
 } from '../../../src/sim/controllers/shapes.js';
 import { createHost, type Host } from '../../../src/sim/host.js';
 import { createJobsRunner } from '../../../src/sim/jobs-runner.js';
+import { storeLaunch } from '../../../src/sim/jobs-runner-env.js';
 import { startKubelets, type Kubelets } from '../../../src/sim/kubelets.js';
 import { EXIT_CODE_ANNOTATION } from '../../../src/sim/kubelet-pods.js';
 import { seedDemo } from '../../../src/sim/scenarios/demo.js';
@@ -36,10 +37,9 @@ describe('controllers and kubelets on a manual clock', () => {
     const ctx: ControllerContext = { store, clock, delays: DEFAULT_DELAYS, log: silentLogger() };
     const runner = createJobsRunner({
       images: {},
-      store,
       clock,
       log: ctx.log,
-      kubeconfigPath: () => '',
+      prepare: storeLaunch(store, () => ''),
       hostUrl: () => '',
     });
     kubelets = startKubelets(ctx, { version: 'v1.31.4', runner });
