@@ -35,7 +35,7 @@ export interface ResourceDef {
   namespaced: boolean;
   shortNames: readonly string[];
   categories: readonly string[];
-  /** Subresources served under `<plural>/<name>/<sub>`: `status`, `eviction`, `binding`. */
+  /** Subresources served under `<plural>/<name>/<sub>`: `status`, `eviction`, `binding`, `token`. */
   subresources: readonly string[];
   /** Extra selectable fields beyond metadata.name/metadata.namespace. */
   fields: Readonly<Record<string, FieldGetter>>;
@@ -159,7 +159,13 @@ const DEFS: readonly ResourceDef[] = [
     defaults: secretDefaults,
     fields: { type: path('type') },
   }),
-  def({ group: '', plural: 'serviceaccounts', kind: 'ServiceAccount', shortNames: ['sa'] }),
+  def({
+    group: '',
+    plural: 'serviceaccounts',
+    kind: 'ServiceAccount',
+    shortNames: ['sa'],
+    subresources: ['token'],
+  }),
   def({
     group: 'policy',
     plural: 'poddisruptionbudgets',

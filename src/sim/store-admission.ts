@@ -1,8 +1,8 @@
 /**
  * Admission and update rules of the generic registry: a namespaced object needs an existing, live
  * namespace; names, labels and kind-specific fields must validate (422 with every cause listed);
- * an update must carry the current resourceVersion (or be allowed to go without one), keeps the
- * immutable metadata, bumps `generation` on spec changes, and through the `status` subresource
+ * an update must carry the current resourceVersion (or be allowed to go without one), names the
+ * uid of the object it means if it names one, keeps the other immutable metadata, bumps `generation` on spec changes, and through the `status` subresource
  * changes nothing but the status.
  */
 import { apiVersionOf, requireResource, type ResourceDef } from './resources.js';
@@ -65,6 +65,17 @@ export function prepareUpdate(
   subresource: string | undefined,
 ): KObject {
   const name = current.metadata.name ?? '';
+  // A uid in the body is a precondition: an update meant for an object deleted and created again
+  // under the same name fails (409 as etcd3's store answers it; a PATCH is refused earlier, 422).
+  const uid = object.metadata.uid;
+  if (uid !== undefined && uid !== '' && uid !== current.metadata.uid) {
+    const key = [def.plural, current.metadata.namespace, name].filter(Boolean).join('/');
+    throw conflict(
+      def,
+      name,
+      `StorageError: invalid object, Code: 4, Key: /registry/${key}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata.uid ?? ''}`,
+    );
+  }
   const wanted = object.metadata.resourceVersion;
   if (wanted !== undefined && wanted !== '') {
     if (wanted !== current.metadata.resourceVersion) throw conflict(def, name);

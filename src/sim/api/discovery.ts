@@ -69,6 +69,17 @@ function subresourceEntry(def: ResourceDef, sub: string) {
       verbs: ['create'],
     };
   }
+  if (sub === 'token') {
+    return {
+      name: `${def.plural}/token`,
+      singularName: '',
+      namespaced: true,
+      group: 'authentication.k8s.io',
+      version: 'v1',
+      kind: 'TokenRequest',
+      verbs: ['create'],
+    };
+  }
   if (sub === 'binding') {
     return {
       name: `${def.plural}/binding`,

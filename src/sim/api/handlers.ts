@@ -6,11 +6,12 @@
  * Success Status otherwise, and lists come back as `<Kind>List` (or a Table for kubectl get).
  */
 import { apiVersionOf, type ResourceDef } from '../resources.js';
-import { badRequest, conflict, notFound } from '../status-errors.js';
+import { badRequest, conflict, invalid, notFound } from '../status-errors.js';
 import { clone } from '../store-meta.js';
 import { R, StatusError, type DeleteOptions, type KObject, type Store } from '../types.js';
 import type { EvictionResult } from './eviction.js';
-import { handleBinding, handleEviction } from './subresources.js';
+import type { TokenIssuer } from './service-account-tokens.js';
+import { handleBinding, handleEviction, handleTokenRequest } from './subresources.js';
 import {
   dryRunOf,
   mediaType,
@@ -35,6 +36,8 @@ export interface Target {
 export interface HandlerDeps {
   store: Store;
   onEviction?: (result: EvictionResult) => void;
+  /** The TokenRequest API (`serviceaccounts/<name>/token`). */
+  tokens?: TokenIssuer;
 }
 
 function objectName(t: Target): string {
@@ -127,6 +130,7 @@ export async function handleCreate(
 ): Promise<void> {
   if (t.subresource === 'eviction') return handleEviction(ctx, t, deps);
   if (t.subresource === 'binding') return handleBinding(ctx, t, deps);
+  if (t.subresource === 'token') return handleTokenRequest(ctx, t, deps);
   if (t.name !== undefined)
     throw new StatusError(
       405,
@@ -185,6 +189,17 @@ export async function handlePatch(
       'Invalid',
       `${t.def.kind} "${name}" is invalid: the patch removed the object's metadata`,
     );
+  }
+  // A uid in the patch (the kubelet sends its pod's) may not differ from the object's: 422, as upstream.
+  const uid = patched.metadata.uid;
+  if (uid && uid !== current.metadata.uid) {
+    throw invalid(t.def, name, [
+      {
+        reason: 'FieldValueInvalid',
+        field: 'metadata.uid',
+        message: `Invalid value: ${JSON.stringify(uid)}: field is immutable`,
+      },
+    ]);
   }
   // The patch may carry its own resourceVersion (a conditional patch): it must still be current.
   const wanted = patched.metadata.resourceVersion;

@@ -7,13 +7,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StatusError } from '../types.js';
 import { toStatus } from '../status-errors.js';
 import { decodeDeleteOptionsProto } from './protobuf.js';
+import type { UserInfo } from './identity.js';
 
 export interface RequestContext {
   req: IncomingMessage;
   res: ServerResponse;
   query: URLSearchParams;
-  /** `http:<user-agent>` for the audit log. */
+  /** `http:<user-agent>` for the audit log (`… as <user>` when not the sim's administrator). */
   actor: string;
+  /** Who the request acts as, after impersonation. */
+  user: UserInfo;
   /** Sim time. */
   now: () => Date;
 }

@@ -1,7 +1,8 @@
 /**
- * The sim's Kubernetes API server: HTTPS with a generated CA, bearer-token authentication, routing
- * to discovery, the resource handlers and the `/_sim/` admin endpoint, with fault injection in
- * front of every resource request. Everything it serves comes from the in-process store, so
+ * The sim's Kubernetes API server: HTTPS with a generated CA, bearer-token authentication (its admin
+ * token, or a service-account token it minted) with impersonation (identity.ts), routing to
+ * discovery, the resource handlers and the `/_sim/` admin endpoint, with fault injection in front of
+ * every resource request. Everything it serves comes from the in-process store, so
  * kubectl, client-node and the sim's controllers all see one cluster.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
@@ -33,6 +34,8 @@ import {
   type Target,
 } from './handlers.js';
 import { sendError, sendJson, type RequestContext } from './http.js';
+import { actorOf, impersonate, SIM_ADMIN, type UserInfo } from './identity.js';
+import { createTokenIssuer } from './service-account-tokens.js';
 import { openApiV3Document, openApiV3Index } from './openapi.js';
 import { parseRoute } from './routes.js';
 import { serveWatch } from './watch.js';
@@ -75,6 +78,9 @@ export interface ApiServer {
 
 const UNAUTHENTICATED = new Set(['/version', '/healthz', '/readyz', '/livez']);
 
+/** Subresources that only take a POST (an Eviction, a Binding, a TokenRequest). */
+const POST_ONLY = new Set(['eviction', 'binding', 'token']);
+
 function verbOf(method: string, t: Target, watch: boolean): FaultVerb {
   switch (method) {
     case 'GET':
@@ -109,9 +115,14 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   );
   let address = `${host}:0`;
 
-  const authorized = (req: IncomingMessage) => {
-    const given = Buffer.from(req.headers.authorization ?? '');
-    return given.length === tokenBuf.length && timingSafeEqual(given, tokenBuf);
+  const tokens = createTokenIssuer(store, now);
+
+  /** The caller: the admin token, or a service-account token this server minted and still honours. */
+  const authenticate = (req: IncomingMessage): UserInfo | undefined => {
+    const header = req.headers.authorization ?? '';
+    const given = Buffer.from(header);
+    if (given.length === tokenBuf.length && timingSafeEqual(given, tokenBuf)) return SIM_ADMIN;
+    return header.startsWith('Bearer ') ? tokens.authenticate(header.slice(7)) : undefined;
   };
 
   async function route(ctx: RequestContext, pathname: string): Promise<void> {
@@ -155,6 +166,13 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     }
     const watch = ['true', '1'].includes(ctx.query.get('watch') ?? '');
     const verb = verbOf(method, r, watch);
+    if (POST_ONLY.has(r.subresource ?? '') && verb !== 'create') {
+      throw new StatusError(
+        405,
+        'MethodNotAllowed',
+        'the server does not allow this method on the requested resource',
+      );
+    }
     const fault = faults.decide({
       resource: r.def.key,
       subresource: r.subresource,
@@ -179,6 +197,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       case 'create':
         return handleCreate(ctx, r, {
           store,
+          tokens,
           ...(options.onEviction ? { onEviction: options.onEviction } : {}),
         });
       case 'update':
@@ -199,11 +218,15 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       res,
       query: url.searchParams,
       actor: `http:${req.headers['user-agent'] ?? 'unknown'}`,
+      user: SIM_ADMIN,
       now,
     };
     try {
-      if (!UNAUTHENTICATED.has(pathname) && !authorized(req)) {
-        throw new StatusError(401, 'Unauthorized', 'Unauthorized');
+      if (!UNAUTHENTICATED.has(pathname)) {
+        const caller = authenticate(req);
+        if (!caller) throw new StatusError(401, 'Unauthorized', 'Unauthorized');
+        ctx.user = impersonate(caller, req.headers);
+        ctx.actor = actorOf(req.headers['user-agent'] ?? 'unknown', ctx.user);
       }
       await route(ctx, pathname);
     } catch (error) {

@@ -1,6 +1,7 @@
 /**
- * The POST-only pod subresources: `eviction` (PDB-aware deletion, see eviction.ts) and `binding`
- * (what a scheduler posts to put a pod on a node; a pod is bound once).
+ * The POST-only subresources: `pods/eviction` (PDB-aware deletion, see eviction.ts), `pods/binding`
+ * (what a scheduler posts to put a pod on a node; a pod is bound once) and `serviceaccounts/token`
+ * (the TokenRequest API, see service-account-tokens.ts).
  */
 import { conflict, notFound } from '../status-errors.js';
 import { R, StatusError } from '../types.js';
@@ -65,4 +66,22 @@ export async function handleBinding(
     });
   }
   sendJson(ctx.res, 201, successStatus(201));
+}
+
+/** `serviceaccounts/<name>/token`: mint a token; nothing is stored, so nothing is audited. */
+export async function handleTokenRequest(
+  ctx: RequestContext,
+  t: Target,
+  deps: HandlerDeps,
+): Promise<void> {
+  const body = await readObject(ctx);
+  if (!deps.tokens)
+    throw new StatusError(404, 'NotFound', 'the server could not find the requested resource');
+  const answer = deps.tokens.issue({
+    namespace: t.namespace ?? '',
+    serviceAccount: podName(t),
+    body,
+    requester: ctx.user,
+  });
+  sendJson(ctx.res, 201, answer);
 }

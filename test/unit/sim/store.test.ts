@@ -227,20 +227,23 @@ describe('store: update and mutate', () => {
     assert.equal(store.audit().at(-1)?.subresource, 'status');
   });
 
-  it('uid and creationTimestamp cannot be changed by an update', () => {
+  it('creationTimestamp cannot be changed by an update, and a different uid is a precondition that fails', () => {
     const { store } = setup();
     const n = store.create(R.nodes, { metadata: { name: 'n1' } });
     const after = store.update(R.nodes, {
       ...n,
-      metadata: {
-        ...n.metadata,
-        uid: 'x',
-        creationTimestamp: '1999-01-01T00:00:00Z',
-        labels: { a: 'b' },
-      },
+      metadata: { ...n.metadata, creationTimestamp: '1999-01-01T00:00:00Z', labels: { a: 'b' } },
     });
     assert.equal(after.metadata.uid, n.metadata.uid);
     assert.equal(after.metadata.creationTimestamp, n.metadata.creationTimestamp);
+    assert.throws(
+      () => store.update(R.nodes, { ...after, metadata: { ...after.metadata, uid: 'x' } }),
+      (e: StatusError) =>
+        e.code === 409 &&
+        e.message.includes(
+          `Precondition failed: UID in precondition: x, UID in object meta: ${n.metadata.uid}`,
+        ),
+    );
   });
 
   it('mutate returns undefined for a missing object and get returns copies', () => {
