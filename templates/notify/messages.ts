@@ -9,6 +9,7 @@ import {
   type EventKind,
   type MaintenanceEvent,
 } from '../../src/core/events.js';
+import { escaperFor, type Markup } from '../../src/core/markup.js';
 import { KubemaintError } from '../../src/errors.js';
 import { DEFAULT_TEMPLATES, DEFAULT_TITLE } from './defaults.js';
 import { parseTemplate, renderTemplate, templateProblems, type Template } from './render.js';
@@ -65,12 +66,19 @@ export function compileMessageTemplates(config: MessageTemplateConfig = {}): Mes
   return { byKind, title: parseTemplate(config.title ?? DEFAULT_TITLE, 'notify.title') };
 }
 
+/** How the receiving service reads the text and the title: each value is escaped for it. */
+export interface MessageMarkup {
+  text: Markup;
+  title: Markup;
+}
+
 export function notificationMessage(
   templates: MessageTemplates,
   event: MaintenanceEvent,
+  markup: MessageMarkup = { text: 'plain', title: 'plain' },
 ): NotificationMessage {
   return {
-    title: renderTemplate(templates.title, event),
-    text: renderTemplate(templates.byKind[event.kind], event),
+    title: renderTemplate(templates.title, event, escaperFor(markup.title)),
+    text: renderTemplate(templates.byKind[event.kind], event, escaperFor(markup.text)),
   };
 }

@@ -2,7 +2,8 @@
  * Message templates for notifications: `{{node}}` style named placeholders, `{{#reason}}…{{/reason}}`
  * sections shown only when the value is set, and kured's `%s` (the node name, `%%` is a percent sign).
  * Templates are parsed once when the config loads, so a typo is a config error at start instead of
- * a broken message in the middle of a maintenance.
+ * a broken message in the middle of a maintenance. Rendering escapes each value for the service it
+ * goes to (the template's own text is the config author's, sent as written).
  */
 import { formatDuration } from '../../src/core/duration.js';
 import type { MaintenanceEvent } from '../../src/core/events.js';
@@ -65,16 +66,25 @@ export function parseTemplate(source: string, where = 'template'): Template {
   return template;
 }
 
-export function renderTemplate(template: Template, event: MaintenanceEvent): string {
-  return renderParts(template.parts, event);
+/** `escape` is applied to every value (core/markup.ts `escaperFor`); the default leaves them as is. */
+export function renderTemplate(
+  template: Template,
+  event: MaintenanceEvent,
+  escape: (value: string) => string = (value) => value,
+): string {
+  return renderParts(template.parts, event, escape);
 }
 
-function renderParts(parts: readonly Part[], event: MaintenanceEvent): string {
+function renderParts(
+  parts: readonly Part[],
+  event: MaintenanceEvent,
+  escape: (value: string) => string,
+): string {
   let out = '';
   for (const part of parts) {
     if (part.kind === 'text') out += part.text;
-    else if (part.kind === 'value') out += PLACEHOLDERS[part.name](event) ?? '';
-    else if (isSet(PLACEHOLDERS[part.name](event))) out += renderParts(part.parts, event);
+    else if (part.kind === 'value') out += escape(PLACEHOLDERS[part.name](event) ?? '');
+    else if (isSet(PLACEHOLDERS[part.name](event))) out += renderParts(part.parts, event, escape);
   }
   return out;
 }

@@ -55,7 +55,8 @@ export function campaignPrompt(requests: MaintenanceRequest[], ctx: PromptContex
   if (proposed.length > 0)
     blocks.push(...buttonBlocks(campaign, proposed, proposed.length === requests.length));
   return {
-    text: clip(`${head}: ${countStates(requests, false)}`, LIMITS.fallbackText),
+    // The header is plain_text (shown as typed); the fallback is mrkdwn, so it is escaped.
+    text: clip(`${esc(head)}: ${countStates(requests, false)}`, LIMITS.fallbackText),
     blocks: capBlocks(blocks),
   };
 }

@@ -43,7 +43,7 @@ export function drainQuestion(
     .join('\n');
   return {
     text: clip(
-      `Drain of ${request.node} is stalled: keep waiting, skip the node or force?`,
+      `Drain of ${esc(request.node)} is stalled: keep waiting, skip the node or force?`,
       LIMITS.fallbackText,
     ),
     blocks: [

@@ -1,10 +1,10 @@
 /**
- * Text helpers for Block Kit: mrkdwn escaping (`&`, `<`, `>` only — anything else would show as an
- * entity) and the clipping that keeps every field inside Slack's limits, so a long node list or a
- * huge failure message becomes "… and N more" instead of an `invalid_blocks` error that loses the
- * whole prompt.
+ * Text helpers for Block Kit: mrkdwn escaping (core/markup.ts, the one escape of Slack text) and the
+ * clipping that keeps every field inside Slack's limits, so a long node list or a huge failure
+ * message becomes "… and N more" instead of an `invalid_blocks` error that loses the whole prompt.
  */
 import { DateTime } from 'luxon';
+import { escapeMrkdwn } from '../../src/core/markup.js';
 
 export const LIMITS = {
   blocks: 50,
@@ -23,9 +23,8 @@ export const LIMITS = {
   messageText: 11000,
 } as const;
 
-/** Escape one interpolated value for mrkdwn (reference/slack-serverless-notify.md §3). */
-export const esc = (value: string): string =>
-  value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+/** Escape one interpolated value for mrkdwn: the short name the Slack templates use. */
+export const esc = escapeMrkdwn;
 
 /** Inline code for an identifier; backticks inside would end the span, so they become quotes. */
 export const code = (value: string): string => `\`${esc(value.replace(/`/g, "'"))}\``;

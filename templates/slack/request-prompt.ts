@@ -57,8 +57,9 @@ export function requestPrompt(request: MaintenanceRequest, ctx: PromptContext): 
   if (request.state === 'proposed') blocks.push(divider(), proposedButtons(request, ctx));
   else if (active) blocks.push(detailsOnly(request));
   return {
+    // The fallback is mrkdwn too (notifications, screen readers): escaped like the blocks.
     text: clip(
-      `${title(request)} (${ctx.cluster}): ${stateLabel(request.state)}. ${request.reason}`,
+      `${esc(title(request))} (${esc(ctx.cluster)}): ${stateLabel(request.state)}. ${esc(request.reason)}`,
       LIMITS.fallbackText,
     ),
     blocks: capBlocks(blocks),

@@ -53,6 +53,8 @@ export const discordService: NotifyService = {
     return {
       service: 'discord',
       config,
+      // Raw: the template is the JSON body, so a value lands inside a JSON string.
+      markup: config.raw ? 'markdown-json' : 'markdown',
       describe: () => masked,
       send: async (message, io) => {
         const query =

@@ -84,6 +84,8 @@ export const genericService: NotifyService = {
     return {
       service: 'generic',
       config,
+      // The body's format is the config author's (contentType); values go in as they are.
+      markup: 'plain',
       describe: () => masked,
       send: async (message, io) => {
         await sendHttp(

@@ -23,6 +23,7 @@ export const googleChatService: NotifyService = {
     return {
       service: 'googlechat',
       config,
+      markup: 'googlechat',
       describe: () => masked,
       send: async (message, io) => {
         await sendHttp(

@@ -42,6 +42,7 @@ export const gotifyService: NotifyService = {
     return {
       service: 'gotify',
       config,
+      markup: 'plain',
       describe: () => masked,
       send: async (message, io) => {
         const body = {

@@ -41,6 +41,7 @@ export const mattermostService: NotifyService = {
     return {
       service: 'mattermost',
       config,
+      markup: 'markdown',
       describe: () => masked,
       send: async (message, io) => {
         const payload: Record<string, unknown> = {

@@ -1,6 +1,6 @@
 /**
- * The notification fan-out: each event is rendered once and sent to every URL at the same time, in
- * the background. A failed send is retried (backoff, Retry-After) and logged; nothing here throws
+ * The notification fan-out: each event is rendered once per markup its services read (every value
+ * escaped for it) and sent to every URL at the same time, in the background. A failed send is retried (backoff, Retry-After) and logged; nothing here throws
  * into the caller or makes it wait, so a dead webhook never holds up a maintenance. `flush()` waits
  * for what is in flight: for tests, for shutdown, and before a Lambda invocation returns.
  */
@@ -36,6 +36,8 @@ export interface UrlNotifier {
   notify(event: MaintenanceEvent): Promise<void>;
   /** Queue a ready message (the `kubemaint notify` test message); returns the deliveries' outcome. */
   send(message: NotifyMessage, context?: Record<string, string>): Promise<DeliveryResult[]>;
+  /** Queue the event as `notify` does, and return the deliveries' outcome. */
+  sendEvent(event: MaintenanceEvent): Promise<DeliveryResult[]>;
   /** Wait until every delivery in flight ended, or `timeoutMs` passed. */
   flush(timeoutMs?: number): Promise<void>;
   pending(): number;
@@ -98,11 +100,13 @@ export function createNotifier(options: NotifierOptions): UrlNotifier {
   }
 
   function start(
-    message: NotifyMessage,
+    messageFor: (target: NotifyTarget) => NotifyMessage,
     context: Record<string, string>,
   ): Promise<DeliveryResult>[] {
+    // Rendered before anything is sent: a template that throws sends nothing rather than some.
+    const messages = options.targets.map((target) => [target, messageFor(target)] as const);
     const started: Promise<DeliveryResult>[] = [];
-    for (const target of options.targets) {
+    for (const [target, message] of messages) {
       for (const recipient of target.recipients?.() ?? [target]) {
         if (inFlight.size >= maxPending) {
           log.warn(
@@ -120,19 +124,33 @@ export function createNotifier(options: NotifierOptions): UrlNotifier {
     return started;
   }
 
+  function sendEvent(event: MaintenanceEvent): Promise<DeliveryResult[]> {
+    const rendered = new Map<string, NotifyMessage>();
+    const messageFor = (target: NotifyTarget): NotifyMessage => {
+      const markup = { text: target.markup, title: target.titleMarkup ?? 'plain' };
+      const key = `${markup.text} ${markup.title}`;
+      const message = rendered.get(key) ?? notificationMessage(templates, event, markup);
+      rendered.set(key, message);
+      return message;
+    };
+    try {
+      const context = { event: event.kind, node: event.node, requestId: event.requestId };
+      return Promise.all(start(messageFor, context));
+    } catch (error) {
+      // Rendering is pure and templates were checked at start; still, a report must never break the caller.
+      log.error({ event: event.kind, error: String(error) }, 'notification not rendered');
+      return Promise.resolve([]);
+    }
+  }
+
   return {
     notify(event) {
-      try {
-        const message = notificationMessage(templates, event);
-        void start(message, { event: event.kind, node: event.node, requestId: event.requestId });
-      } catch (error) {
-        // Rendering is pure and templates were checked at start; still, a report must never break the caller.
-        log.error({ event: event.kind, error: String(error) }, 'notification not rendered');
-      }
+      void sendEvent(event);
       return Promise.resolve();
     },
+    sendEvent,
     send(message, context = {}) {
-      return Promise.all(start(message, context));
+      return Promise.all(start(() => message, context));
     },
     async flush(timeoutMs) {
       const all = Promise.allSettled([...inFlight]);

@@ -77,6 +77,7 @@ export const ntfyService: NotifyService = {
     return {
       service: 'ntfy',
       config,
+      markup: 'plain',
       describe: () => masked,
       send: async (message, io) => {
         const title = config.title ?? message.title;

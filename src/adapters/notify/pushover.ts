@@ -48,6 +48,7 @@ function pushoverTarget(config: PushoverConfig, masked: string): NotifyTarget {
   return {
     service: 'pushover',
     config,
+    markup: 'plain',
     describe: () => masked,
     send: async (message, io) => {
       const devices = config.devices.length > 0 ? config.devices : [undefined];

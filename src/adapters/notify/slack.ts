@@ -71,6 +71,7 @@ export const slackService: NotifyService = {
     return {
       service: 'slack',
       config,
+      markup: 'mrkdwn',
       describe: () => masked,
       send: (message, io) => sendSlack(config, message, io, masked),
     };

@@ -75,6 +75,7 @@ export const smtpService: NotifyService = {
     return {
       service: 'smtp',
       config,
+      markup: config.useHtml ? 'html' : 'plain',
       describe: () => masked,
       send: (message, io) => sendMail(config, message, io, masked),
     };

@@ -46,6 +46,9 @@ export const teamsService: NotifyService = {
     return {
       service: 'teams',
       config,
+      markup: 'markdown',
+      // Adaptive Card TextBlocks read markdown, the title's included.
+      titleMarkup: 'markdown',
       describe: () => masked,
       send: async (message, io) => {
         const body = JSON.stringify(teamsPayload(config, message));

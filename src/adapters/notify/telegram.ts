@@ -3,6 +3,7 @@
  * sendMessage per chat. Without `parsemode` the text is HTML-escaped and sent as HTML, so a title can
  * be shown in bold, as shoutrrr does.
  */
+import { escapeHtml, type Markup } from '../../core/markup.js';
 import { jsonHeaders, sendHttp } from './http.js';
 import { optional } from './shape.js';
 import { urlError, type NotifyMessage, type NotifyService, type NotifyTarget } from './types.js';
@@ -23,6 +24,14 @@ export interface TelegramConfig {
 }
 
 const PARSE_MODES = ['None', 'HTML', 'Markdown', 'MarkdownV2'] as const;
+
+/** Values are escaped for the parse mode; `None` sends plain text, escaped whole as HTML below. */
+const TELEGRAM_MARKUP: Readonly<Record<TelegramConfig['parseMode'], Markup>> = {
+  None: 'plain',
+  HTML: 'html',
+  Markdown: 'telegram-markdown',
+  MarkdownV2: 'telegram-markdownv2',
+};
 const CHAT = /^(@[A-Za-z0-9_]{4,}|-?\d+)(?::(\d+))?$/;
 
 export const telegramService: NotifyService = {
@@ -68,6 +77,7 @@ function telegramTarget(config: TelegramConfig, masked: string): NotifyTarget {
   return {
     service: 'telegram',
     config,
+    markup: TELEGRAM_MARKUP[config.parseMode],
     describe: () => masked,
     send: async (message, io) => {
       for (const chat of config.chats) {
@@ -105,7 +115,3 @@ export function telegramPayload(
     ...(chat.threadId === undefined ? {} : { message_thread_id: chat.threadId }),
   };
 }
-
-// Telegram's HTML mode needs only these three escaped.
-const escapeHtml = (text: string): string =>
-  text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');

@@ -3,6 +3,7 @@
  * (at start, so a bad URL is a config error then), and send a message to it later. Targets mask their
  * secrets in `describe()`, the only form of a target that may reach a log or an error message.
  */
+import type { Markup } from '../../core/markup.js';
 import { KubemaintError } from '../../errors.js';
 
 export interface NotifyMessage {
@@ -28,6 +29,13 @@ export interface NotifyTarget {
   readonly service: string;
   /** The parsed settings, secrets included: for tests and the sender, never for logs. */
   readonly config: unknown;
+  /**
+   * How the service reads `text`, which decides the escape every placeholder value gets when a
+   * template is rendered for it (core/markup.ts); the template's own text is sent as written.
+   */
+  readonly markup: Markup;
+  /** The same for `title`. @default 'plain' */
+  readonly titleMarkup?: Markup;
   /** `scheme://host`, nothing secret: safe for logs and errors. */
   describe(): string;
   send(message: NotifyMessage, io?: SendIo): Promise<void>;

@@ -1,11 +1,9 @@
 /**
- * mrkdwn escaping and the size limits of Block Kit text (reference §3): `&`, `<` and `>` are Slack's
- * control characters, so any text that came from people or the cluster (node names, reasons) is
- * escaped before kubemaint adds its own `<@U…>` mentions; nothing else is entity-encoded.
+ * mrkdwn escaping and the size limits of Block Kit text (reference §3): any text that came from
+ * people or the cluster (node names, reasons) is escaped (core/markup.ts) before kubemaint adds its
+ * own `<@U…>` mentions.
  */
-
-export const escapeMrkdwn = (text: string): string =>
-  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+export { escapeMrkdwn } from '../../core/markup.js';
 
 /** A section's text may hold 3,000 characters; leave room for the "and N more" line. */
 export const SECTION_LIMIT = 3000;

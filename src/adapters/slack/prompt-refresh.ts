@@ -97,8 +97,8 @@ export async function renderCampaign(
 }
 
 export const goneMessage = (id: string, slash: string): SlackMessage => {
-  const text = `Request ${id} no longer exists: it ended and was replaced, or its node is gone. \`${slash} status\` shows what is open now.`;
-  return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: esc(text) } }] };
+  const text = `Request ${esc(id)} no longer exists: it ended and was replaced, or its node is gone. \`${esc(slash)} status\` shows what is open now.`;
+  return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] };
 };
 
 export const decidedMessage = (text: string): SlackMessage => ({

@@ -11,7 +11,6 @@ import { KubemaintError } from '../../errors.js';
 import { createLogger } from '../../log.js';
 import {
   compileMessageTemplates,
-  notificationMessage,
   type MessageTemplateConfig,
 } from '../../../templates/notify/messages.js';
 
@@ -90,14 +89,6 @@ export async function runNotify(
     },
   };
   const event = sampleEvent(options, options.cluster ?? fromConfig?.cluster.name ?? 'test');
-  const rendered = notificationMessage(compileMessageTemplates(templateConfig), event);
-  const message =
-    options.event === undefined
-      ? {
-          text: text ?? `kubemaint test notification from ${userInfo().username}`,
-          title: `[kubemaint] ${event.cluster}: test notification`,
-        }
-      : rendered;
 
   const log = createLogger({
     level: options.verbose ? 'debug' : 'silent',
@@ -107,9 +98,21 @@ export async function runNotify(
   const notifier = createNotifier({
     targets,
     log,
+    templates: compileMessageTemplates(templateConfig),
     retry: { attempts: 3, maxRetryAfterMs: 30_000, deadlineMs: 60_000 },
   });
-  const results = await notifier.send(message, { event: event.kind });
+  // An event is rendered per service as a real one is (values escaped for each); a bare text is
+  // the person's own, sent as typed.
+  const results =
+    options.event === undefined
+      ? await notifier.send(
+          {
+            text: text ?? `kubemaint test notification from ${userInfo().username}`,
+            title: `[kubemaint] ${event.cluster}: test notification`,
+          },
+          { event: event.kind },
+        )
+      : await notifier.sendEvent(event);
   for (const result of results) {
     if (result.ok) out.write(`sent: ${result.target}\n`);
     else err.write(`failed: ${result.error ?? result.target}\n`);

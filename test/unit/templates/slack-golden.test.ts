@@ -55,6 +55,20 @@ const cases: { name: string; render: () => unknown }[] = [
   { name: 'reject-modal', render: () => rejectModal({ requestId: 'r-7f3a9c' }) },
   { name: 'reject-modal-campaign', render: () => rejectModal({ campaign: 'c-abc123' }) },
   { name: 'details-modal', render: () => detailsModal(byState.running, preview) },
+  {
+    // Every value a person or an agent controls, hostile (chat-injection.test.ts checks all kinds).
+    name: 'prompt-hostile',
+    render: () =>
+      requestPrompt(
+        {
+          ...byState.proposed,
+          node: '<!channel> @here `n`',
+          reason: '<http://evil|click> @channel\n*Approved* by <@U0BOSS> & co',
+          requestedBy: '<!here>',
+        },
+        { ...ctx, preview: { ...preview, packages: ['<!everyone> `pkg`', '@here'] } },
+      ),
+  },
 ];
 
 describe('slack golden files', () => {
