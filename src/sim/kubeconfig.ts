@@ -9,7 +9,10 @@ import { stringify } from 'yaml';
 
 export interface KubeconfigInput {
   url: string;
-  caPem: string;
+  /** The server's CA; without one the client trusts the system's CAs. */
+  caPem?: string;
+  /** For a server the given kubeconfig already reached without verifying its certificate. */
+  insecureSkipTlsVerify?: boolean;
   token: string;
   /** @default 'kubemaint-sim' */
   contextName?: string;
@@ -27,7 +30,10 @@ export function kubeconfigYaml(input: KubeconfigInput): string {
         name,
         cluster: {
           server: input.url,
-          'certificate-authority-data': Buffer.from(input.caPem).toString('base64'),
+          ...(input.caPem
+            ? { 'certificate-authority-data': Buffer.from(input.caPem).toString('base64') }
+            : {}),
+          ...(input.insecureSkipTlsVerify ? { 'insecure-skip-tls-verify': true } : {}),
         },
       },
     ],

@@ -22,9 +22,16 @@ export interface NodeInfo {
 
 export const newBootId = (): string => randomUUID();
 
-/** The node's own nodeInfo if a scenario set one, filled up with defaults for what it left out. */
+/**
+ * The node's own nodeInfo if a scenario set one, filled up with defaults for what it left out. Empty
+ * strings count as left out: a Node just registered through a real apiserver reads back every
+ * nodeInfo field as "" until its kubelet posts them.
+ */
 export function initialNodeInfo(node: KObject, defaultVersion: string): NodeInfo {
-  const given = ((node.status ?? {})['nodeInfo'] ?? {}) as Partial<NodeInfo>;
+  const raw = ((node.status ?? {})['nodeInfo'] ?? {}) as Record<string, unknown>;
+  const given = Object.fromEntries(
+    Object.entries(raw).filter(([, value]) => value !== ''),
+  ) as Partial<NodeInfo>;
   const machine = randomUUID().replaceAll('-', '');
   return {
     machineID: machine,

@@ -1,7 +1,7 @@
 /**
  * The objects a kubelet creates besides status, pure: its Lease in `kube-node-lease` (the heartbeat
  * the node lifecycle controller reads), the Warning `Rebooted` Event it records when it finds a new
- * boot id, and the Node it registers. The embedded kubelets and the attached ones build them here.
+ * boot id, and the Node an attached kubelet registers. The embedded and attached kubelets share them.
  */
 import type { KObject } from './types.js';
 
@@ -55,5 +55,27 @@ export function rebootedEvent(input: {
     firstTimestamp: at,
     lastTimestamp: at,
     count: 1,
+  };
+}
+
+/**
+ * The Node an attached kubelet registers: the well-known labels a kubelet sets on itself (the ones
+ * NodeRestriction lets it set) and the annotation that keeps the embedded sim's own kubelets off it.
+ * Its status follows with the first heartbeat.
+ */
+export function registeredNode(name: string): KObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: {
+      name,
+      labels: {
+        'kubernetes.io/hostname': name,
+        'kubernetes.io/os': 'linux',
+        'kubernetes.io/arch': 'amd64',
+      },
+      annotations: { [ATTACHED_KUBELET_ANNOTATION]: 'attached' },
+    },
+    spec: {},
   };
 }

@@ -1,16 +1,18 @@
 /**
  * `kubemaint sim`: serve the embedded Kubernetes until SIGINT/SIGTERM. Prints exactly one line on
  * stdout, `kubemaint sim ready: kubeconfig=PATH`, once it serves (scripts and tests wait for it);
- * everything else is logged to stderr.
+ * everything else is logged to stderr. With `--attach KUBECONFIG` the sim's kubelets join another
+ * apiserver instead (sim-attach.ts).
  */
 import type { Command } from 'commander';
 import { KubemaintError } from '../../errors.js';
 import { createLogger } from '../../log.js';
 import { DEFAULT_KUBECONFIG } from '../../sim/kubeconfig-path.js';
-import type { ImageMap } from '../../sim/jobs-runner.js';
 import { isScenarioName, SCENARIOS } from '../../sim/scenarios/index.js';
+import { ATTACH_HELP, refuseAttachOptions, runAttach } from './sim-attach.js';
+import { number, parseImages } from './sim-options.js';
 
-interface Options {
+export interface SimOptions {
   scenario: string;
   nodes?: string;
   podsPerNode?: string;
@@ -19,34 +21,12 @@ interface Options {
   scale: string;
   apiVersion?: string;
   image: string[];
-}
-
-function number(flag: string, text: string, check: (n: number) => boolean, want: string): number {
-  const n = Number(text);
-  if (!Number.isFinite(n) || !check(n)) {
-    throw new KubemaintError('usage', `${flag} ${JSON.stringify(text)} is not ${want}`);
-  }
-  return n;
-}
-
-/** `--image 'ghcr.io/kubemaint/kubemaint:*=npx tsx src/cli/main.ts'` → an image mapping. */
-export function parseImages(specs: readonly string[]): ImageMap {
-  const images: ImageMap = {};
-  for (const spec of specs) {
-    const eq = spec.indexOf('=');
-    const command = spec
-      .slice(eq + 1)
-      .trim()
-      .split(/\s+/)
-      .filter(Boolean);
-    if (eq <= 0 || command.length === 0) {
-      throw new KubemaintError('usage', `--image ${JSON.stringify(spec)} is not PATTERN=COMMAND`, {
-        hint: "e.g. --image 'ghcr.io/kubemaint/kubemaint:*=npx tsx src/cli/main.ts'",
-      });
-    }
-    images[spec.slice(0, eq)] = { command };
-  }
-  return images;
+  attach?: string;
+  nodePrefix?: string;
+  kubeletVersion?: string;
+  hostPort?: string;
+  rebootDowntime?: string;
+  cleanup?: boolean;
 }
 
 const scenarioHelp = Object.entries(SCENARIOS)
@@ -66,7 +46,7 @@ export function registerSimCommand(program: Command): void {
       `what the cluster starts with (${Object.keys(SCENARIOS).join(', ')})`,
       'demo',
     )
-    .option('--nodes <n>', 'fleet: number of nodes (default 50)')
+    .option('--nodes <n>', 'fleet: number of nodes (default 50); attach: how many (default 3)')
     .option('--pods-per-node <n>', 'fleet: pods per node, at most 110 (default 20)')
     .option('--port <port>', 'API server port (0 picks a free one)', '0')
     .option('--kubeconfig <path>', 'where to write the kubeconfig for the sim', DEFAULT_KUBECONFIG)
@@ -78,12 +58,24 @@ export function registerSimCommand(program: Command): void {
       (value: string, previous: string[]) => [...previous, value],
       [] as string[],
     )
+    .option(
+      '--attach <kubeconfig>',
+      'instead: attach simulated nodes to the apiserver of this admin kubeconfig (see below)',
+    )
+    .option('--node-prefix <prefix>', `attach: node names are PREFIX0…PREFIX<N-1>`, 'sim-node-')
+    .option('--kubelet-version <v>', "attach: the kubelets' version (default: the apiserver's)")
+    .option('--host-port <port>', 'attach: host endpoint port on 127.0.0.1 (0 picks one)', '0')
+    .option('--reboot-downtime <seconds>', 'attach: how long a rebooted node is down', '60')
+    .option('--cleanup', 'attach: delete the nodes on exit (else they stay and go NotReady)')
     .addHelpText(
       'after',
       `\nScenarios:\n${scenarioHelp}\n\nThe sim writes its kubeconfig (TLS with its own CA, a bearer token) so that\n` +
-        '`kubectl --kubeconfig PATH get nodes` works without extra flags.',
+        '`kubectl --kubeconfig PATH get nodes` works without extra flags.\n\n' +
+        ATTACH_HELP,
     )
-    .action(async (options: Options) => {
+    .action(async (options: SimOptions, command: Command) => {
+      if (options.attach !== undefined) return runAttach(options, command);
+      refuseAttachOptions(command);
       if (!isScenarioName(options.scenario)) {
         throw new KubemaintError('usage', `unknown scenario ${JSON.stringify(options.scenario)}`, {
           hint: `choose one of: ${Object.keys(SCENARIOS).join(', ')}`,

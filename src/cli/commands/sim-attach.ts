@@ -1,0 +1,95 @@
+/**
+ * `kubemaint sim --attach KUBECONFIG`: the sim's kubelets, hosts and jobs runner join the apiserver of
+ * that kubeconfig as N simulated nodes, until SIGINT/SIGTERM. Prints exactly one line on stdout,
+ * `kubemaint sim attached: nodes=N kubeconfig=PATH host=URL`, once every node is registered and Ready.
+ * Stopping ends heartbeats and local processes and leaves the nodes behind (they go NotReady, as a lost
+ * machine's would) unless `--cleanup` deletes them.
+ */
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { KubemaintError } from '../../errors.js';
+import { createLogger } from '../../log.js';
+import { KUBELET_VERSION } from '../../sim/host.js';
+import type { SimOptions } from './sim.js';
+import { number, parseImages } from './sim-options.js';
+
+export const ATTACH_HELP =
+  'Attach mode (--attach KUBECONFIG): N simulated nodes join that apiserver, kwok-style, and its real\n' +
+  'controller-manager and scheduler do the rest. Each kubelet registers its Node, renews its Lease in\n' +
+  'kube-node-lease, posts node status and runs the pods bound to it (mapped --image pods as local\n' +
+  'processes, given a token the kubelet minted for the pod, never the admin credentials). It acts as\n' +
+  'system:node:<name> in group system:nodes through impersonation, so the Node authorizer and\n' +
+  'NodeRestriction judge what it writes: the kubeconfig needs the `impersonate` verb on users and\n' +
+  'groups (a cluster admin has it). Reboots and upgrades go through the host endpoint printed as\n' +
+  'host=URL (KUBEMAINT_SIM_HOST_URL of the pods, `kubemaint-sim-host`). Example:\n' +
+  '  kubemaint sim --attach .kubemaint/real-cluster/admin.kubeconfig --nodes 3 \\\n' +
+  "    --image 'ghcr.io/kubemaint/kubemaint:*=npx tsx src/cli/main.ts'";
+
+/** Options that only mean something for the embedded sim, and the ones only for attach mode. */
+const EMBEDDED_ONLY = ['scenario', 'podsPerNode', 'port', 'kubeconfig', 'apiVersion'];
+const ATTACH_ONLY = ['nodePrefix', 'kubeletVersion', 'hostPort', 'rebootDowntime', 'cleanup'];
+
+const flag = (name: string): string => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+
+const given = (command: Command, names: readonly string[]): string[] =>
+  names.filter((name) => command.getOptionValueSource(name) === 'cli').map(flag);
+
+export function refuseAttachOptions(command: Command): void {
+  const stray = given(command, ATTACH_ONLY);
+  if (stray.length > 0) {
+    throw new KubemaintError('usage', `${stray.join(', ')} only make sense with --attach`);
+  }
+}
+
+export async function runAttach(options: SimOptions, command: Command): Promise<void> {
+  const stray = given(command, EMBEDDED_ONLY);
+  if (stray.length > 0) {
+    throw new KubemaintError('usage', `${stray.join(', ')} do not apply with --attach`);
+  }
+  const whole = (n: number) => Number.isInteger(n) && n >= 1;
+  const nodes = number('--nodes', options.nodes ?? '3', whole, 'a positive whole number');
+  const prefix = options.nodePrefix ?? 'sim-node-';
+  if (!/^[a-z0-9]([-a-z0-9.]*[-a-z0-9.])?$/.test(prefix) || prefix.length > 200) {
+    throw new KubemaintError(
+      'usage',
+      `--node-prefix ${JSON.stringify(prefix)} does not make valid node names (lower-case letters, digits, '-', '.')`,
+    );
+  }
+  if (options.kubeletVersion !== undefined && !KUBELET_VERSION.test(options.kubeletVersion)) {
+    throw new KubemaintError(
+      'usage',
+      `--kubelet-version ${JSON.stringify(options.kubeletVersion)} is not a version like v1.34.4`,
+    );
+  }
+  const port = (n: number) => Number.isInteger(n) && n >= 0 && n < 65536;
+  const hostPort = number('--host-port', options.hostPort ?? '0', port, 'a port number');
+  const downtime = number(
+    '--reboot-downtime',
+    options.rebootDowntime ?? '60',
+    (n) => n > 0,
+    'a positive number of seconds',
+  );
+  const scale = number('--scale', options.scale, (n) => n > 0, 'a positive number');
+  const images = parseImages(options.image);
+  const kubeconfig = resolve(options.attach ?? '');
+  const { attachSim } = await import('../../sim/attach/index.js');
+  const attached = await attachSim({
+    kubeconfig,
+    nodes,
+    prefix,
+    ...(options.kubeletVersion ? { kubeletVersion: options.kubeletVersion } : {}),
+    images,
+    scale,
+    hostPort,
+    delays: { rebootDowntimeMs: downtime * 1_000 },
+    log: createLogger({ service: 'sim-attach' }),
+  });
+  process.stdout.write(
+    `kubemaint sim attached: nodes=${nodes} kubeconfig=${kubeconfig} host=${attached.hostUrl}\n`,
+  );
+  await new Promise<void>((done) => {
+    process.once('SIGINT', () => done());
+    process.once('SIGTERM', () => done());
+  });
+  await attached.stop({ cleanup: options.cleanup ?? false });
+}

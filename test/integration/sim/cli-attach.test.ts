@@ -1,0 +1,141 @@
+/**
+ * `kubemaint sim --attach` as a child process against an embedded sim served by the test: the one
+ * ready line, Ready nodes, a clean stop on SIGTERM that deletes the nodes with --cleanup; bad input is
+ * one line on stderr and exit 2; --help teaches the mode and what the kubeconfig needs.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { kubeconfigYaml } from '../../../src/sim/kubeconfig.js';
+import { findCondition, type Condition } from '../../../src/sim/controllers/shapes.js';
+import { R } from '../../../src/sim/types.js';
+import { startTestSim, waitFor, type TestSim } from './support.js';
+
+const MAIN = join(import.meta.dirname, '../../../src/cli/main.ts');
+
+function runCli(args: string[]) {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, exited, out: () => stdout, err: () => stderr };
+}
+
+describe('kubemaint sim --attach (child process)', { concurrency: true }, () => {
+  let sim: TestSim;
+  let dir: string;
+  before(async () => {
+    // Wall-clock time on both sides: the CLI's kubelets run on their own clock at scale 1.
+    sim = await startTestSim({ scenario: 'empty', scale: 1 });
+    dir = mkdtempSync(join(tmpdir(), 'kubemaint-attach-cli-'));
+  });
+  after(async () => {
+    await sim?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('prints the attached line once the nodes are Ready, and deletes them on SIGTERM with --cleanup', async () => {
+    const cli = runCli([
+      'sim',
+      '--attach',
+      sim.kubeconfigPath,
+      '--nodes',
+      '2',
+      '--node-prefix',
+      'cli-',
+      '--cleanup',
+    ]);
+    try {
+      await waitFor('the attached line', () => cli.out().includes('\n'), 60_000);
+      assert.match(
+        cli.out(),
+        new RegExp(
+          `^kubemaint sim attached: nodes=2 kubeconfig=${sim.kubeconfigPath} host=http://127\\.0\\.0\\.1:\\d+\\n$`,
+        ),
+      );
+      for (const name of ['cli-0', 'cli-1']) {
+        const node = sim.store.get(R.nodes, undefined, name);
+        const conditions = node?.status?.['conditions'] as Condition[] | undefined;
+        assert.equal(findCondition(conditions, 'Ready')?.status, 'True', `${name} Ready`);
+      }
+      cli.child.kill('SIGTERM');
+      assert.equal(await cli.exited, 0, cli.err());
+      assert.equal(sim.store.get(R.nodes, undefined, 'cli-0'), undefined, '--cleanup deleted it');
+      assert.equal(cli.out().split('\n').filter(Boolean).length, 1, 'one line on stdout');
+    } finally {
+      cli.child.kill('SIGKILL');
+    }
+  });
+
+  const unreachable = () => {
+    const path = join(dir, 'unreachable.kubeconfig');
+    writeFileSync(path, kubeconfigYaml({ url: 'https://127.0.0.1:1', token: 't' }));
+    return path;
+  };
+  const cases: [string, () => string[], RegExp][] = [
+    [
+      'N is not a positive integer',
+      () => ['--attach', sim.kubeconfigPath, '--nodes', '0'],
+      /--nodes "0" is not a positive whole number/,
+    ],
+    [
+      'N is not a number',
+      () => ['--attach', sim.kubeconfigPath, '--nodes', 'three'],
+      /--nodes "three"/,
+    ],
+    [
+      'the kubeconfig is unreadable',
+      () => ['--attach', join(dir, 'missing.kubeconfig')],
+      /cannot read kubeconfig .*missing\.kubeconfig/,
+    ],
+    [
+      'the server is unreachable',
+      () => ['--attach', unreachable()],
+      /cannot reach the API server at https:\/\/127\.0\.0\.1:1: .*ECONNREFUSED/,
+    ],
+    [
+      'an embedded-only option is given',
+      () => ['--attach', sim.kubeconfigPath, '--scenario', 'demo'],
+      /--scenario do not apply with --attach/,
+    ],
+    [
+      'an attach-only option is given alone',
+      () => ['--cleanup'],
+      /--cleanup only make sense with --attach/,
+    ],
+  ];
+  for (const [why, args, message] of cases) {
+    it(`exits 2 with one line when ${why}`, async () => {
+      const cli = runCli(['sim', ...args()]);
+      const code = await cli.exited;
+      assert.equal(code, 2, cli.err());
+      assert.equal(cli.out(), '');
+      const lines = cli.err().trim().split('\n');
+      assert.equal(lines.length, 1, `one line, no stack: ${cli.err()}`);
+      assert.match(lines[0]!, /^error: /);
+      assert.match(lines[0]!, message);
+    });
+  }
+
+  it('teaches attach mode in --help, with what the kubeconfig needs', async () => {
+    const cli = runCli(['sim', '--help']);
+    assert.equal(await cli.exited, 0);
+    for (const text of [
+      '--attach',
+      '--node-prefix',
+      '--kubelet-version',
+      '--cleanup',
+      'impersonate',
+      'system:node:',
+    ]) {
+      assert.ok(cli.out().includes(text), `--help mentions ${text}`);
+    }
+  });
+});
