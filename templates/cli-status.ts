@@ -1,10 +1,13 @@
 /**
  * `kubemaint status` as a person reads it (a table, newest first, blocked reasons under their row)
- * and as a script reads it (`--json`: one document, every request with its timestamps).
+ * and as a script reads it (`--json`: one document, every request with its timestamps). Every value
+ * in the table is shown one line each, control characters visible (core/printable.ts): a node name
+ * or reason cannot forge a row or drive the terminal.
  */
 import type { SlotView } from '../src/app/control/ports.js';
 import type { MaintenanceRequest } from '../src/core/request.js';
 import { formatDuration } from '../src/core/duration.js';
+import { printable } from '../src/core/printable.js';
 
 export interface StatusView {
   requests: readonly MaintenanceRequest[];
@@ -44,7 +47,7 @@ export function statusTable(view: StatusView, now: Date): string {
   const lines: string[] = [];
   if (view.pause.paused) {
     lines.push(
-      `PAUSED by ${view.pause.by ?? '?'}${view.pause.reason ? `: ${view.pause.reason}` : ''} (resume with \`kubemaint resume\`)`,
+      `PAUSED by ${printable(view.pause.by ?? '?')}${view.pause.reason ? `: ${printable(view.pause.reason)}` : ''} (resume with \`kubemaint resume\`)`,
       '',
     );
   }
@@ -53,23 +56,26 @@ export function statusTable(view: StatusView, now: Date): string {
       'no maintenance requests (the tick proposes them; `kubemaint scan` shows what it would find)',
     );
   } else {
-    const rows = view.requests.map((r) => [
-      r.id,
-      r.node,
-      r.action === 'upgrade' ? `upgrade ${r.targetVersion ?? ''}`.trim() : 'reboot',
-      r.state,
-      formatDuration(Math.max(0, now.getTime() - Date.parse(r.updatedAt))),
-      detail(r),
-    ]);
+    const rows = view.requests.map((r) =>
+      [
+        r.id,
+        r.node,
+        r.action === 'upgrade' ? `upgrade ${r.targetVersion ?? ''}`.trim() : 'reboot',
+        r.state,
+        formatDuration(Math.max(0, now.getTime() - Date.parse(r.updatedAt))),
+        detail(r),
+      ].map((cell) => printable(cell)),
+    );
     lines.push(...table([['REQUEST', 'NODE', 'ACTION', 'STATE', 'SINCE', 'DETAIL'], ...rows]));
     for (const r of view.requests) {
-      for (const reason of r.blockedReasons ?? []) lines.push(`  ${r.id} waits: ${reason}`);
+      for (const reason of r.blockedReasons ?? [])
+        lines.push(`  ${printable(r.id)} waits: ${printable(reason)}`);
     }
   }
   const held = view.slots.filter((s) => s.holder);
   lines.push(
     '',
-    `slots: ${held.length} of ${view.slots.length} held${held.length ? ` (${held.map((s) => `${s.name} → ${s.holder}`).join(', ')})` : ''}`,
+    `slots: ${held.length} of ${view.slots.length} held${held.length ? ` (${held.map((s) => printable(`${s.name} → ${s.holder}`)).join(', ')})` : ''}`,
   );
   return `${lines.join('\n')}\n`;
 }

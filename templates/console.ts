@@ -1,9 +1,13 @@
 /**
  * What `serve` prints on the console for each event: one line a person can read at a glance, and for
- * a proposal the commands that answer it. The demo's "prompts on the console" are these lines.
+ * a proposal the commands that answer it. The demo's "prompts on the console" are these lines. Node
+ * names, reasons and people come from the cluster and from people: each is shown on one line with
+ * its control characters visible (core/printable.ts), so none can break the line or drive the
+ * terminal.
  */
 import type { MaintenanceEvent } from '../src/core/events.js';
 import { formatDuration } from '../src/core/duration.js';
+import { printable } from '../src/core/printable.js';
 
 const MARK: Record<MaintenanceEvent['kind'], string> = {
   proposed: '?',
@@ -19,29 +23,22 @@ const MARK: Record<MaintenanceEvent['kind'], string> = {
 };
 
 export function consoleLines(event: MaintenanceEvent, command = 'npx kubemaint'): string[] {
-  const what = event.action === 'upgrade' ? `upgrade to ${event.targetVersion ?? '?'}` : 'reboot';
-  const time = (event.at ?? new Date().toISOString()).slice(11, 19);
-  const who = event.approver ? ` by ${event.approver}` : '';
+  const what =
+    event.action === 'upgrade' ? `upgrade to ${printable(event.targetVersion ?? '?')}` : 'reboot';
+  const time = printable((event.at ?? new Date().toISOString()).slice(11, 19));
+  const who = event.approver ? ` by ${printable(event.approver)}` : '';
   const took = event.durationMs !== undefined ? ` (${formatDuration(event.durationMs)})` : '';
-  const why = event.reason ? `: ${oneLine(event.reason)}` : '';
+  // Long reasons are cut: the console line is a summary, the request keeps the whole text.
+  const why = event.reason ? `: ${printable(event.reason.slice(0, 300))}` : '';
+  const id = printable(event.requestId);
   const head =
-    `${time} ${MARK[event.kind]} ${event.kind.padEnd(9)} ${event.node} ${what} ` +
-    `[${event.requestId}]${who}${took}${why}`;
+    `${time} ${MARK[event.kind]} ${event.kind.padEnd(9)} ${printable(event.node)} ${what} ` +
+    `[${id}]${who}${took}${why}`;
   if (event.kind === 'proposed') {
-    return [
-      head,
-      `         approve: ${command} approve ${event.requestId}    reject: ${command} reject ${event.requestId}`,
-    ];
+    return [head, `         approve: ${command} approve ${id}    reject: ${command} reject ${id}`];
   }
   if (event.ask === 'drain-decision') {
-    return [head, `         decide:  ${command} decide ${event.requestId} wait|skip|force`];
+    return [head, `         decide:  ${command} decide ${id} wait|skip|force`];
   }
   return [head];
 }
-
-/** Reasons come from the cluster and from people: never let one break the console's lines. */
-const oneLine = (text: string): string =>
-  [...text]
-    .map((c) => (c.charCodeAt(0) < 32 || c.charCodeAt(0) === 127 ? ' ' : c))
-    .join('')
-    .slice(0, 300);

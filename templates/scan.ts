@@ -3,6 +3,7 @@
  * marked nodes that are not proposed, with the reason they are kept quiet.
  */
 import type { Need } from '../src/core/detect.js';
+import { printable } from '../src/core/printable.js';
 
 export interface ScanResult {
   nodes: number;
@@ -11,10 +12,11 @@ export interface ScanResult {
 }
 
 export function scanLines(result: ScanResult): string[] {
-  const needs = result.needs.map(
-    (n) => `${n.node}  ${n.action}${n.targetVersion ? ` ${n.targetVersion}` : ''}  ${n.reason}`,
+  // Node names and reasons come from the cluster: one line each, control characters visible.
+  const needs = result.needs.map((n) =>
+    printable(`${n.node}  ${n.action}${n.targetVersion ? ` ${n.targetVersion}` : ''}  ${n.reason}`),
   );
-  const quiet = result.skipped.map((s) => `${s.node}  (not proposed: ${s.why})`);
+  const quiet = result.skipped.map((s) => printable(`${s.node}  (not proposed: ${s.why})`));
   return [
     `${result.nodes} nodes scanned, ${result.needs.length} need maintenance`,
     ...[...needs, ...quiet].map((line) => `  ${line}`),

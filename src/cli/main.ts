@@ -7,6 +7,7 @@ import { KubemaintError, exitCodeOf } from '../errors.js';
 import { EXIT } from '../core/exit-codes.js';
 import { VERSION } from '../version.js';
 import { registerCommands } from './commands/index.js';
+import { err } from './output.js';
 
 export function buildProgram(): Command {
   const program = new Command('kubemaint')
@@ -36,12 +37,12 @@ export function reportError(error: unknown): number {
     return error.exitCode === 0 ? EXIT.ok : EXIT.config;
   }
   if (error instanceof KubemaintError) {
-    process.stderr.write(`error: ${error.message}\n`);
-    if (error.hint) process.stderr.write(`hint: ${error.hint}\n`);
+    err(`error: ${error.message}\n`);
+    if (error.hint) err(`hint: ${error.hint}\n`);
     return exitCodeOf(error);
   }
   const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  process.stderr.write(`unexpected error: ${message}\n`);
+  err(`unexpected error: ${message}\n`);
   return EXIT.unexpected;
 }
 

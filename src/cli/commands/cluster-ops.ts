@@ -6,6 +6,8 @@ import type { Command } from 'commander';
 import { listLocks, releaseLock, setPause } from '../../app/control/commands.js';
 import { cliPerson, controlCommand, globals, withControl } from '../control-context.js';
 import { printResult, REFUSED_HELP } from './requests.js';
+import { printable } from '../../core/printable.js';
+import { out } from '../output.js';
 
 export function registerClusterCommands(program: Command): void {
   controlCommand(program, 'pause')
@@ -41,16 +43,14 @@ export function registerClusterCommands(program: Command): void {
       withControl(command, async ({ deps }) => {
         const slots = await listLocks(deps);
         if (options.json) {
-          process.stdout.write(`${JSON.stringify(slots, null, 2)}\n`);
+          out(`${JSON.stringify(slots, null, 2)}\n`);
           return;
         }
-        if (slots.length === 0)
-          process.stdout.write('no slots yet (the first executor creates them)\n');
+        if (slots.length === 0) out('no slots yet (the first executor creates them)\n');
         for (const slot of slots) {
           const renewed = slot.renewedAt ? `, renewed ${slot.renewedAt.toISOString()}` : '';
-          process.stdout.write(
-            `${slot.name}  ${slot.holder ? `held by ${slot.holder}${renewed}` : 'free'}\n`,
-          );
+          const holder = slot.holder ? `held by ${printable(slot.holder)}${renewed}` : 'free';
+          out(`${printable(slot.name)}  ${holder}\n`);
         }
       }),
     );

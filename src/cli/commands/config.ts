@@ -8,6 +8,7 @@ import { DEMO_CONFIG_SOURCE, defaultsAsYaml } from '../../config/defaults.js';
 import { configPath, loadConfig } from '../../config/load.js';
 import { summarizeConfig } from '../../config/summary.js';
 import { configWarnings } from '../../config/warnings.js';
+import { out, err } from '../output.js';
 
 const CONVENTIONAL = 'kubemaint.yaml';
 
@@ -28,14 +29,14 @@ export function registerConfigCommand(program: Command): void {
         configPath({ path: file, env }) ?? (existsSync(CONVENTIONAL) ? CONVENTIONAL : undefined);
       const loaded = loadConfig({ path, env });
       const what = path ?? `no config file given, so ${DEMO_CONFIG_SOURCE}`;
-      process.stdout.write(`ok: ${what} is valid (${summarizeConfig(loaded)})\n`);
-      for (const warning of configWarnings(loaded)) process.stderr.write(`warning: ${warning}\n`);
+      out(`ok: ${what} is valid (${summarizeConfig(loaded)})\n`);
+      for (const warning of configWarnings(loaded)) err(`warning: ${warning}\n`);
     });
 
   config
     .command('print-defaults')
     .description('print every setting with its default, as YAML that kubemaint accepts')
     .action(() => {
-      process.stdout.write(defaultsAsYaml());
+      out(defaultsAsYaml());
     });
 }

@@ -15,6 +15,7 @@ import { EXIT } from '../../core/exit-codes.js';
 import { KubemaintError } from '../../errors.js';
 import { silentLogger } from '../../log.js';
 import { settingsFromConfig } from './executor.js';
+import { out, err } from '../output.js';
 
 interface Options {
   timeout?: string;
@@ -120,9 +121,7 @@ export function registerDrainCommand(program: Command): void {
       if (!info) throw new KubemaintError('usage', `node ${node} does not exist`);
       if (!options.dryRun) {
         await cordon(ports.nodes, info);
-        process.stderr.write(
-          info.unschedulable ? `node/${node} already cordoned\n` : `node/${node} cordoned\n`,
-        );
+        err(info.unschedulable ? `node/${node} already cordoned\n` : `node/${node} cordoned\n`);
       }
       let last = '';
       const report = await drainNode(
@@ -130,11 +129,11 @@ export function registerDrainCommand(program: Command): void {
         { node, settings, dryRun: options.dryRun ?? false },
         {
           onProgress: (p) => {
-            if (p.message !== last) process.stderr.write(`${(last = p.message)}\n`);
+            if (p.message !== last) err(`${(last = p.message)}\n`);
           },
         },
       );
-      process.stdout.write(options.json ? `${JSON.stringify(report)}\n` : formatReport(report));
+      out(options.json ? `${JSON.stringify(report)}\n` : formatReport(report));
       process.exitCode =
         report.outcome === 'blocked' || report.outcome === 'skipped' ? EXIT.drainBlocked : EXIT.ok;
     });

@@ -12,6 +12,7 @@ import { settingsFromConfig } from '../../compose/executor-settings.js';
 import { EXIT } from '../../core/exit-codes.js';
 import { createLogger } from '../../log.js';
 import { SETTINGS_ENV } from '../../../templates/executor-job.js';
+import { out } from '../output.js';
 
 export { settingsFromConfig };
 
@@ -80,7 +81,7 @@ export function registerExecutorCommand(program: Command): void {
         },
       );
       log.info({ exitCode: outcome.exitCode, message: outcome.message }, 'executor finished');
-      process.stdout.write(`${outcome.message}\n`);
+      out(`${outcome.message}\n`);
       process.exitCode = outcome.exitCode;
     });
 }

@@ -7,6 +7,7 @@ import { userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/load.js';
 import { EVENT_KINDS, isEventKind, type MaintenanceEvent } from '../../core/events.js';
+import { printable } from '../../core/printable.js';
 import { KubemaintError } from '../../errors.js';
 import { createLogger } from '../../log.js';
 import {
@@ -113,9 +114,10 @@ export async function runNotify(
           { event: event.kind },
         )
       : await notifier.sendEvent(event);
+  // A service's answer is quoted in the error: shown, never run by the terminal.
   for (const result of results) {
-    if (result.ok) out.write(`sent: ${result.target}\n`);
-    else err.write(`failed: ${result.error ?? result.target}\n`);
+    if (result.ok) out.write(`sent: ${printable(result.target)}\n`);
+    else err.write(`failed: ${printable(result.error ?? result.target)}\n`);
   }
   return results.every((r) => r.ok) ? 0 : 1;
 }

@@ -16,9 +16,11 @@ import {
 } from '../../app/control/commands.js';
 import type { DrainDecision } from '../../core/request.js';
 import { isRequestId } from '../../core/request-id.js';
+import { printable } from '../../core/printable.js';
 import { KubemaintError } from '../../errors.js';
 import { statusJson, statusTable } from '../../../templates/cli-status.js';
 import { cliPerson, controlCommand, globals, withControl } from '../control-context.js';
+import { out } from '../output.js';
 
 export const REFUSED_HELP = `
 Exit codes: 0 done; 2 bad flags or config; 5 refused (not an approver, the request has ended, …).`;
@@ -26,7 +28,8 @@ Exit codes: 0 done; 2 bad flags or config; 5 refused (not an approver, the reque
 /** Print what happened; a refusal is an error with exit code 5, so scripts can tell. */
 export function printResult(result: CommandResult): void {
   if (!result.ok) throw new KubemaintError('request_invalid', result.message);
-  process.stdout.write(`${result.message}\n`);
+  // One line: a reason inside the message cannot forge a second one.
+  out(`${printable(result.message)}\n`);
 }
 
 export function registerRequestCommands(program: Command): void {
@@ -45,7 +48,7 @@ export function registerRequestCommands(program: Command): void {
           listLocks(deps),
         ]);
         const view = { requests: requests.filter((r) => !node || r.node === node), pause, slots };
-        process.stdout.write(options.json ? statusJson(view) : statusTable(view, deps.clock.now()));
+        out(options.json ? statusJson(view) : statusTable(view, deps.clock.now()));
       }),
     );
 

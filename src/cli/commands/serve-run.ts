@@ -23,6 +23,7 @@ import { lateSlackNotifier, slackNotifierFor, slackSettingsFor } from '../../com
 import type { Config } from '../../config/schema.js';
 import { configWarnings } from '../../config/warnings.js';
 import { scanLines } from '../../../templates/scan.js';
+import { out } from '../output.js';
 
 export async function runServe(options: {
   port: number;
@@ -95,18 +96,18 @@ export async function runServe(options: {
     onChange: () => loop.kick(),
   });
   const kubeconfig = runtime.connection.kubeconfigPath;
-  process.stdout.write(
+  out(
     `kubemaint serve ready: cluster=${deps.settings.cluster}` +
       `${kubeconfig ? ` kubeconfig=${kubeconfig}` : ''} ops=${ops.url}` +
       `${slack.description ? ` slack=${slack.description}` : ''}\n`,
   );
-  if (runtime.connection.sim) process.stdout.write(demoHelp(kubeconfig ?? ''));
+  if (runtime.connection.sim) out(demoHelp(kubeconfig ?? ''));
   loop.kick({ skewScan: true });
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
-  process.stdout.write('kubemaint serve: stopping (the tick in flight finishes first)\n');
+  out('kubemaint serve: stopping (the tick in flight finishes first)\n');
   for (const task of tasks) await task.stop();
   watch.stop();
   await slack.app?.stop();

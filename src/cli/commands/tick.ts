@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { findNeeds, runTick } from '../../app/control/tick.js';
 import { controlCommand, withControl } from '../control-context.js';
 import { scanLines } from '../../../templates/scan.js';
+import { out } from '../output.js';
 
 export function registerTickCommands(program: Command): void {
   controlCommand(program, 'tick')
@@ -16,17 +17,17 @@ export function registerTickCommands(program: Command): void {
       withControl(command, async ({ deps }) => {
         const report = await runTick(deps, { skewScan: options.skewScan === true });
         if (options.json) {
-          process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+          out(`${JSON.stringify(report, null, 2)}\n`);
           return;
         }
         const section = (title: string, lines: string[]) =>
           lines.length ? `${title}:\n${lines.map((l) => `  ${l}`).join('\n')}\n` : '';
-        const out =
+        const text =
           section('reconciled', report.reconciled) +
           section('dispatched', report.dispatched) +
           section('proposed', report.proposed) +
           section('skipped', report.skipped);
-        process.stdout.write(out || 'nothing to do\n');
+        out(text || 'nothing to do\n');
       }),
     );
 
@@ -39,12 +40,10 @@ export function registerTickCommands(program: Command): void {
       withControl(command, async ({ deps }) => {
         const { nodes, needs, skipped } = await findNeeds(deps, true);
         if (options.json) {
-          process.stdout.write(
-            `${JSON.stringify({ nodes: nodes.length, needs, skipped }, null, 2)}\n`,
-          );
+          out(`${JSON.stringify({ nodes: nodes.length, needs, skipped }, null, 2)}\n`);
           return;
         }
-        process.stdout.write(`${scanLines({ nodes: nodes.length, needs, skipped }).join('\n')}\n`);
+        out(`${scanLines({ nodes: nodes.length, needs, skipped }).join('\n')}\n`);
       }),
     );
 }

@@ -9,6 +9,7 @@ import { windowStatusLine } from '../../core/window-status.js';
 import { describeSchedule } from '../../core/windows.js';
 import { KubemaintError } from '../../errors.js';
 import { loadCliConfig } from '../control-context.js';
+import { out } from '../output.js';
 
 export function registerWindowsCommand(program: Command): void {
   program
@@ -25,7 +26,7 @@ export function registerWindowsCommand(program: Command): void {
     .action((options: { config?: string; at?: string }) => {
       const settings = controlSettingsFromConfig(loadCliConfig({ config: options.config }));
       const now = options.at === undefined ? new Date() : parseMoment(options.at);
-      process.stdout.write(
+      out(
         `${windowStatusLine(settings.schedule, now, settings.timeZone)}\n` +
           describeSchedule(settings.schedule)
             .map((line) => `  ${line}\n`)

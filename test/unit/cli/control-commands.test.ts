@@ -152,7 +152,10 @@ describe('status and console texts', () => {
       at: '2026-11-22T10:00:00.000Z',
     });
     assert.equal(lines.length, 2);
-    assert.equal(lines[0], '10:00:00 ? proposed  node-2 reboot [r-abcdef]: evil [2J reason');
+    assert.equal(
+      lines[0],
+      '10:00:00 ? proposed  node-2 reboot [r-abcdef]: evil\\u001b[2J\\nreason',
+    );
     assert.match(
       lines[1]!,
       /approve: npx kubemaint approve r-abcdef\s+reject: npx kubemaint reject r-abcdef/,
