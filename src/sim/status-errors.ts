@@ -53,12 +53,48 @@ export function conflict(r: ResourceName, name: string, why?: string): StatusErr
   );
 }
 
+/**
+ * A delete precondition (uid or resourceVersion) that does not hold: `rest.BeforeDelete` names the
+ * object by its kind (`Pod "x"`, `Lease.coordination.k8s.io "x"`), not by its resource.
+ */
+export function preconditionFailed(r: ResourceName, name: string, why: string): StatusError {
+  return new StatusError(
+    409,
+    'Conflict',
+    `Operation cannot be fulfilled on ${qualifiedKind(r)} "${name}": ${why}`,
+    {
+      details: { name, ...(r.group === '' ? {} : { group: r.group }), kind: r.kind },
+    },
+  );
+}
+
+/** 422 from the storage layer (a Lease update without a resourceVersion): named by resource. */
+export function invalidInStorage(r: ResourceName, name: string, cause: StatusCause): StatusError {
+  const text = cause.field ? `${cause.field}: ${cause.message}` : cause.message;
+  return new StatusError(422, 'Invalid', `${qualifiedResource(r)} "${name}" is invalid: ${text}`, {
+    details: details(r, name, { causes: [cause] }),
+  });
+}
+
 export function invalid(r: ResourceName, name: string, causes: StatusCause[]): StatusError {
   const text = causes.map((c) => (c.field ? `${c.field}: ${c.message}` : c.message));
   const joined = text.length === 1 ? (text[0] ?? '') : `[${text.join(', ')}]`;
   return new StatusError(422, 'Invalid', `${qualifiedKind(r)} "${name}" is invalid: ${joined}`, {
     details: { name, ...(r.group === '' ? {} : { group: r.group }), kind: r.kind, causes },
   });
+}
+
+/** 422 for a request option (`CreateOptions`, `DeleteOptions`, … of meta.k8s.io) that is not valid. */
+export function invalidOptions(
+  kind: string,
+  cause: { reason: string; message: string; field: string },
+): StatusError {
+  return new StatusError(
+    422,
+    'Invalid',
+    `${kind}.meta.k8s.io "" is invalid: ${cause.field}: ${cause.message}`,
+    { details: { group: 'meta.k8s.io', kind, causes: [cause] } },
+  );
 }
 
 export function badRequest(message: string): StatusError {
@@ -89,7 +125,7 @@ export function tooManyRequests(
   if (options.causes) d['causes'] = options.causes;
   if (options.retryAfterSeconds !== undefined) d['retryAfterSeconds'] = options.retryAfterSeconds;
   return new StatusError(429, 'TooManyRequests', message, {
-    details: d,
+    ...(Object.keys(d).length > 0 ? { details: d } : {}),
     ...(options.retryAfterSeconds === undefined
       ? {}
       : { retryAfterSeconds: options.retryAfterSeconds }),
@@ -115,7 +151,7 @@ export function toStatus(error: unknown): { code: number; body: Record<string, u
   };
   // The multi-PDB eviction failure is a 500 without a reason, exactly as kube-apiserver sends it.
   if (e.reason !== '') body['reason'] = e.reason;
-  if (e.details !== undefined && Object.keys(e.details).length > 0) body['details'] = e.details;
+  if (e.details !== undefined) body['details'] = e.details;
   body['code'] = e.code;
   return { code: e.code, body };
 }

@@ -6,8 +6,8 @@
  * changes nothing but the status.
  */
 import { apiVersionOf, requireResource, type ResourceDef } from './resources.js';
-import { conflict, forbidden, invalid, notFound } from './status-errors.js';
-import { clone, specChanged, validateLabels, validateName } from './store-meta.js';
+import { conflict, forbidden, invalid, invalidInStorage, notFound } from './status-errors.js';
+import { clone, dropEmptyMaps, specChanged, validateLabels, validateName } from './store-meta.js';
 import type { KObject } from './types.js';
 
 const NAMESPACES = 'namespaces';
@@ -80,18 +80,24 @@ export function prepareUpdate(
   if (wanted !== undefined && wanted !== '') {
     if (wanted !== current.metadata.resourceVersion) throw conflict(def, name);
   } else if (!def.unconditionalUpdate) {
-    throw invalid(def, name, [
-      {
-        reason: 'FieldValueInvalid',
-        field: 'metadata.resourceVersion',
-        message: 'Invalid value: 0x0: must be specified for an update',
-      },
-    ]);
+    throw invalidInStorage(def, name, {
+      reason: 'FieldValueInvalid',
+      message: 'Invalid value: 0: must be specified for an update',
+      field: 'metadata.resourceVersion',
+    });
   }
   if (subresource === 'status') {
+    // The status strategies keep the spec; metadata changes go through (labels too, except for the
+    // apps/v1 workloads, whose status strategies keep their labels).
     const next = clone(current);
     if (object.status === undefined) delete next.status;
     else next.status = object.status;
+    for (const key of def.group === 'apps' ? ['annotations'] : ['labels', 'annotations']) {
+      const value = object.metadata[key];
+      if (value === undefined) delete next.metadata[key];
+      else next.metadata[key] = value;
+    }
+    dropEmptyMaps(next.metadata);
     return next;
   }
   const next = object;
@@ -104,6 +110,7 @@ export function prepareUpdate(
   else next.metadata.namespace = current.metadata.namespace;
   next.apiVersion = apiVersionOf(def);
   next.kind = def.kind;
+  dropEmptyMaps(next.metadata);
   if (specChanged(current, next)) next.metadata.generation = (current.metadata.generation ?? 0) + 1;
   return next;
 }

@@ -42,19 +42,25 @@ export function listObjects(
   const limit = o.limit && o.limit > 0 ? o.limit : Infinity;
   const items: KObject[] = [];
   let lastKey = '';
-  let more = false;
+  // Without selectors the apiserver also tells how many items follow (remainingItemCount).
+  const countRest = labels.length === 0 && fields.length === 0;
+  let rest = 0;
   for (const [key, object] of candidates(b, fields, prefix, afterKey)) {
     if (!matchesLabels(labels, object.metadata.labels)) continue;
     if (!matchesFields(fields, (f) => getters.get(f)?.(object))) continue;
     if (items.length >= limit) {
-      more = true;
-      break;
+      rest++;
+      if (!countRest) break;
+      continue;
     }
     items.push(state.shared ? object : clone(object));
     lastKey = key;
   }
   const page: ListPage = { items, resourceVersion: String(state.rv) };
-  if (more) page.continue = encodeContinue(snapshot, lastKey);
+  if (rest > 0) {
+    page.continue = encodeContinue(snapshot, lastKey);
+    if (countRest) page.remainingItemCount = rest;
+  }
   return page;
 }
 

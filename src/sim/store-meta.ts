@@ -42,6 +42,16 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   return keys.every((k) => deepEqual(ao[k], bo[k]));
 }
 
+/** Empty labels/annotations are not kept (Go's `omitempty` drops an empty map on the way out). */
+export function dropEmptyMaps(meta: Record<string, unknown>): void {
+  for (const key of ['labels', 'annotations']) {
+    const value = meta[key];
+    if (value !== null && typeof value === 'object' && Object.keys(value).length === 0) {
+      delete meta[key];
+    }
+  }
+}
+
 /** Everything but metadata/status/type info: what a `generation` bump tracks. */
 export function specChanged(before: KObject, after: KObject): boolean {
   const strip = (o: KObject) => {

@@ -9,6 +9,12 @@ import { clone } from './store-meta.js';
 import type { EventHistory } from './store-history.js';
 import type { ResourceKey, WatchEvent } from './types.js';
 
+/** A private copy for an in-process subscriber (controllers do not need the previous object). */
+function copyEvent(event: WatchEvent): WatchEvent {
+  const { previous: _previous, ...rest } = event;
+  return clone(rest);
+}
+
 type Handler = (event: WatchEvent, rv: number) => void;
 
 export class WatchHub {
@@ -64,7 +70,7 @@ export class WatchHub {
     const wrapped: Handler = (event, eventRv) => {
       if (eventRv <= last) return;
       last = eventRv;
-      handler(shared ? event : clone(event));
+      handler(shared ? event : copyEvent(event));
     };
     for (const entry of this.#history.since(resource, last)) wrapped(entry.event, entry.rv);
     let set = this.#handlers.get(resource);

@@ -20,14 +20,14 @@ import type {
 } from './types.js';
 import { apiVersionOf, fieldGetter, requireResource, type ResourceDef } from './resources.js';
 import { admitNamespace, prepareUpdate, validateObject } from './store-admission.js';
-import { alreadyExists, conflict, invalid } from './status-errors.js';
+import { alreadyExists, invalid, preconditionFailed } from './status-errors.js';
 import { notFound } from './status-errors.js';
 import { fromSelectorObject, matchesLabels } from './selectors.js';
 import { objectKey, SortedObjects } from './store-index.js';
 import { EventHistory } from './store-history.js';
 import { listObjects } from './store-list.js';
 import { WatchHub } from './store-watch.js';
-import { clone, deepEqual, formatTime, generateName } from './store-meta.js';
+import { clone, deepEqual, dropEmptyMaps, formatTime, generateName } from './store-meta.js';
 
 export { fromSelectorObject, matchesLabels };
 
@@ -41,6 +41,29 @@ export interface StoreOptions {
 }
 
 const NAMESPACES = 'namespaces';
+
+/** `rest.BeforeDelete`: the delete's uid and resourceVersion preconditions must hold (409 otherwise). */
+export function checkPreconditions(
+  def: ResourceDef,
+  current: KObject,
+  pre: DeleteOptions['preconditions'],
+): void {
+  const name = current.metadata.name ?? '';
+  if (pre?.uid && pre.uid !== current.metadata.uid) {
+    throw preconditionFailed(
+      def,
+      name,
+      `the UID in the precondition (${pre.uid}) does not match the UID in record (${current.metadata.uid ?? ''}). The object might have been deleted and then recreated`,
+    );
+  }
+  if (pre?.resourceVersion && pre.resourceVersion !== current.metadata.resourceVersion) {
+    throw preconditionFailed(
+      def,
+      name,
+      `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${current.metadata.resourceVersion ?? ''}). The object might have been modified`,
+    );
+  }
+}
 
 export function createStore(options: StoreOptions): Store {
   const now = options.now;
@@ -71,6 +94,7 @@ export function createStore(options: StoreOptions): Store {
     object: KObject,
     verb: AuditEntry['verb'],
     opts: WriteOptions & { propagationPolicy?: DeleteOptions['propagationPolicy'] },
+    previous?: KObject,
   ): KObject {
     rv++;
     object.metadata.resourceVersion = String(rv);
@@ -81,7 +105,7 @@ export function createStore(options: StoreOptions): Store {
       type === 'DELETED'
         ? { propagationPolicy: opts.propagationPolicy ?? def.defaultPropagation }
         : {};
-    const event: WatchEvent = { type, object, ...policy };
+    const event: WatchEvent = { type, object, ...policy, ...(previous ? { previous } : {}) };
     history.push({ rv, resource: def.key, event });
     auditLog.push({
       rv,
@@ -129,6 +153,7 @@ export function createStore(options: StoreOptions): Store {
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
     def.defaults?.(object);
+    dropEmptyMaps(meta);
     validateObject(def, object);
     if (opts.dryRun) return clone(object);
     return commit(def, 'ADDED', object, 'create', opts);
@@ -161,7 +186,7 @@ export function createStore(options: StoreOptions): Store {
     ) {
       return commit(def, 'DELETED', next, 'update', opts);
     }
-    return commit(def, 'MODIFIED', next, 'update', opts);
+    return commit(def, 'MODIFIED', next, 'update', opts, current);
   }
 
   function remove(
@@ -173,21 +198,7 @@ export function createStore(options: StoreOptions): Store {
     const def = defOf(resource);
     const current = bucket(def).get(objectKey(def.namespaced ? namespace : undefined, name));
     if (!current) throw notFound(def, name);
-    const pre = opts.preconditions;
-    if (pre?.uid && pre.uid !== current.metadata.uid) {
-      throw conflict(
-        def,
-        name,
-        `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid}`,
-      );
-    }
-    if (pre?.resourceVersion && pre.resourceVersion !== current.metadata.resourceVersion) {
-      throw conflict(
-        def,
-        name,
-        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`,
-      );
-    }
+    checkPreconditions(def, current, opts.preconditions);
     const grace = def.gracePeriod?.(current, opts.gracePeriodSeconds) ?? 0;
     const finalizers = current.metadata.finalizers ?? [];
     const deleteNow = (): KObject => {
@@ -206,7 +217,7 @@ export function createStore(options: StoreOptions): Store {
     next.metadata.deletionGracePeriodSeconds = grace;
     if (!already) next.metadata.generation = (current.metadata.generation ?? 0) + 1;
     if (opts.dryRun) return next;
-    return commit(def, 'MODIFIED', next, 'delete', opts);
+    return commit(def, 'MODIFIED', next, 'delete', opts, current);
   }
 
   /** A deleted namespace takes its contents with it (at once: the sim has no namespace controller). */

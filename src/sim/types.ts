@@ -84,6 +84,8 @@ export interface ListPage {
   resourceVersion: string;
   /** Set when more items follow: pass it back as `continue`. */
   continue?: string;
+  /** How many items follow, when the list had no selector (as the apiserver counts them). */
+  remainingItemCount?: number;
 }
 
 export interface WriteOptions {
@@ -119,6 +121,11 @@ export interface WatchEvent {
   object: KObject;
   /** DELETED only: the effective propagation policy of the delete that removed the object. */
   propagationPolicy?: PropagationPolicy;
+  /**
+   * MODIFIED only, and only on shared views (the API's watch): the object before the change, so a
+   * selecting watch can tell an object that stopped matching (DELETED) from one it never saw.
+   */
+  previous?: KObject;
 }
 
 /**

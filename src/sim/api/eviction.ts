@@ -11,6 +11,7 @@ import { forbidden, tooManyRequests } from '../status-errors.js';
 import { formatTime } from '../store-meta.js';
 import { R, StatusError, type DeleteOptions, type KObject, type Store } from '../types.js';
 import { resourceDef } from '../resources.js';
+import { checkPreconditions } from '../store.js';
 
 type Obj = Record<string, unknown>;
 const o = (v: unknown): Obj =>
@@ -104,13 +105,29 @@ export function evict(input: EvictInput): EvictionResult {
     ...(deleteOptions['preconditions'] ? { preconditions: o(deleteOptions['preconditions']) } : {}),
   };
   const remove = (extra: Partial<DeleteOptions> = {}, pdb?: KObject): EvictionResult => {
+    const deleteOptions = { ...options, ...extra };
     if (!dryRun) {
-      store.mutate(R.pods, namespace, name, (p) => addDisruptionTarget(p, input.now()), {
-        actor,
-        subresource: 'status',
-      });
+      // `addConditionAndDeletePod`: the preconditions hold for the pod as it is now; the delete that
+      // follows the DisruptionTarget update then expects the version that update wrote.
+      checkPreconditions(resourceDef(R.pods)!, pod, deleteOptions.preconditions);
+      const marked = store.mutate(
+        R.pods,
+        namespace,
+        name,
+        (p) => addDisruptionTarget(p, input.now()),
+        {
+          actor,
+          subresource: 'status',
+        },
+      );
+      if (deleteOptions.preconditions?.resourceVersion && marked) {
+        deleteOptions.preconditions = {
+          ...deleteOptions.preconditions,
+          resourceVersion: marked.metadata.resourceVersion!,
+        };
+      }
     }
-    store.delete(R.pods, namespace, name, { ...options, ...extra });
+    store.delete(R.pods, namespace, name, deleteOptions);
     return { pod, pdb, dryRun };
   };
   const phase = o(pod.status)['phase'];

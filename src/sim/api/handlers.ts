@@ -6,7 +6,7 @@
  * Success Status otherwise, and lists come back as `<Kind>List` (or a Table for kubectl get).
  */
 import { apiVersionOf, type ResourceDef } from '../resources.js';
-import { badRequest, conflict, invalid, notFound } from '../status-errors.js';
+import { badRequest, conflict, invalid, invalidOptions, notFound } from '../status-errors.js';
 import { clone } from '../store-meta.js';
 import { R, StatusError, type DeleteOptions, type KObject, type Store } from '../types.js';
 import type { EvictionResult } from './eviction.js';
@@ -81,6 +81,9 @@ export function handleList(ctx: RequestContext, t: Target, deps: HandlerDeps): v
   const metadata = {
     resourceVersion: page.resourceVersion,
     ...(page.continue ? { continue: page.continue } : {}),
+    ...(page.remainingItemCount === undefined
+      ? {}
+      : { remainingItemCount: page.remainingItemCount }),
   };
   if (wantsTable(ctx.req)) {
     sendJson(ctx.res, 200, toTable(t.def, page.items, ctx.now(), metadata));
@@ -164,7 +167,7 @@ export async function handleUpdate(
   const current = deps.store.get(t.def.key, t.namespace, name);
   const options = {
     actor: ctx.actor,
-    dryRun: dryRunOf(ctx.query),
+    dryRun: dryRunOf(ctx.query, undefined, 'UpdateOptions'),
     ...(t.subresource ? { subresource: t.subresource } : {}),
   };
   const written = deps.store.update(t.def.key, scopeWrite(t, current, object), options);
@@ -208,7 +211,7 @@ export async function handlePatch(
   const options = {
     actor: ctx.actor,
     verb: 'patch' as const,
-    dryRun: dryRunOf(ctx.query),
+    dryRun: dryRunOf(ctx.query, undefined, 'PatchOptions'),
     ...(t.subresource ? { subresource: t.subresource } : {}),
   };
   sendJson(
@@ -226,14 +229,16 @@ function deleteOptionsOf(ctx: RequestContext, body: Record<string, unknown>): De
     body['propagationPolicy'] ??
     (body['orphanDependents'] === true ? 'Orphan' : undefined);
   if (policy !== undefined && !['Foreground', 'Background', 'Orphan'].includes(policy as string)) {
-    throw badRequest(
-      `propagationPolicy ${JSON.stringify(policy)} must be one of Foreground, Background, Orphan`,
-    );
+    throw invalidOptions('DeleteOptions', {
+      reason: 'FieldValueNotSupported',
+      message: `Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan", "nil"`,
+      field: 'propagationPolicy',
+    });
   }
   const pre = body['preconditions'] as DeleteOptions['preconditions'] | undefined;
   return {
     actor: ctx.actor,
-    dryRun: dryRunOf(q, body['dryRun']),
+    dryRun: dryRunOf(q, body['dryRun'], 'DeleteOptions'),
     ...(grace !== undefined && grace !== null ? { gracePeriodSeconds: Number(grace) } : {}),
     ...(policy !== undefined
       ? { propagationPolicy: policy as DeleteOptions['propagationPolicy'] }
@@ -271,14 +276,12 @@ export async function handleDelete(
     sendJson(ctx.res, 200, result);
     return;
   }
-  sendJson(
-    ctx.res,
-    200,
-    successStatus(200, {
-      name: t.name,
-      ...(t.def.group ? { group: t.def.group } : {}),
-      kind: t.def.plural,
-      uid: result?.metadata.uid,
-    }),
-  );
+  // kube-apiserver's delete Status carries no code (only failures do).
+  const { code: _code, ...status } = successStatus(200, {
+    name: t.name,
+    ...(t.def.group ? { group: t.def.group } : {}),
+    kind: t.def.plural,
+    uid: result?.metadata.uid,
+  });
+  sendJson(ctx.res, 200, status);
 }

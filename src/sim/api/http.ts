@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StatusError } from '../types.js';
-import { toStatus } from '../status-errors.js';
+import { invalidOptions, toStatus } from '../status-errors.js';
 import { decodeDeleteOptionsProto } from './protobuf.js';
 import type { UserInfo } from './identity.js';
 
@@ -114,20 +114,25 @@ export const successStatus = (code: number, details?: Record<string, unknown>) =
   code,
 });
 
-/** `dryRun=All` (query) — anything else is refused as the apiserver does. */
-export function dryRunOf(query: URLSearchParams, bodyDryRun?: unknown): boolean {
+/** Which options object a verb's query parameters are validated as (it names them in a 422). */
+export type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteOptions';
+
+/** `dryRun=All` (query or DeleteOptions body); anything else is the apiserver's 422. */
+export function dryRunOf(
+  query: URLSearchParams,
+  bodyDryRun?: unknown,
+  kind: OptionsKind = 'CreateOptions',
+): boolean {
   const values = [
     ...query.getAll('dryRun'),
     ...(Array.isArray(bodyDryRun) ? (bodyDryRun as unknown[]) : []),
   ];
-  for (const v of values) {
-    if (v !== 'All') {
-      throw new StatusError(
-        400,
-        'BadRequest',
-        `Invalid dry run value: ${JSON.stringify(v)}: the only supported value is "All"`,
-      );
-    }
+  if (values.some((v) => v !== 'All')) {
+    throw invalidOptions(kind, {
+      reason: 'FieldValueNotSupported',
+      message: `Unsupported value: ${JSON.stringify(values)}: supported values: "All"`,
+      field: 'dryRun',
+    });
   }
   return values.length > 0;
 }

@@ -114,15 +114,18 @@ function stripDirectives(value: Json): Json {
   );
 }
 
+/** kube-apiserver says only the first part; the sim adds what did not apply, for whoever reads it. */
 function unprocessable(message: string): StatusError {
-  return new StatusError(422, 'Invalid', message);
+  return new StatusError(
+    422,
+    'Invalid',
+    `the server rejected our request due to an error in our request: ${message}`,
+  );
 }
 
 function parsePointer(path: unknown): string[] {
   if (typeof path !== 'string' || (path !== '' && !path.startsWith('/'))) {
-    throw unprocessable(
-      `the server rejected our request due to an error in our request: invalid JSON pointer ${JSON.stringify(path)}`,
-    );
+    throw unprocessable(`invalid JSON pointer ${JSON.stringify(path)}`);
   }
   return path === ''
     ? []
@@ -226,9 +229,7 @@ export function jsonPatch(target: Json, ops: Json): Json {
         break;
       case 'test':
         if (JSON.stringify(getAt(doc, path)) !== JSON.stringify(op['value'])) {
-          throw unprocessable(
-            `the server rejected our request due to an error in our request: testing value /${path.join('/')} failed`,
-          );
+          throw unprocessable(`testing value /${path.join('/')} failed`);
         }
         break;
       default:
@@ -246,11 +247,10 @@ export function jsonPatch(target: Json, ops: Json): Json {
 export function assertPatchType(contentType: string): void {
   const known: string[] = [PATCH_TYPES.json, PATCH_TYPES.merge, PATCH_TYPES.strategic];
   if (!known.includes(contentType)) {
-    throw new StatusError(
-      415,
-      'UnsupportedMediaType',
-      `the body of the request was in an unknown format - accepted media types include: ${known.join(', ')}`,
-    );
+    // kube-apiserver names no accepted types here, only the code (details: {} included).
+    throw new StatusError(415, 'UnsupportedMediaType', '415: Unsupported Media Type', {
+      details: {},
+    });
   }
 }
 

@@ -6,7 +6,7 @@
  * bookmarks carry the current resourceVersion, and `timeoutSeconds` ends the stream.
  */
 import type { ResourceDef } from '../resources.js';
-import { fieldGetter } from '../resources.js';
+import { apiVersionOf, fieldGetter } from '../resources.js';
 import {
   matchesFields,
   matchesLabels,
@@ -14,7 +14,7 @@ import {
   parseLabelSelector,
 } from '../selectors.js';
 import { StatusError, type KObject, type Store, type WatchEvent } from '../types.js';
-import { toStatus } from '../status-errors.js';
+import { invalidOptions, toStatus } from '../status-errors.js';
 import type { RequestContext } from './http.js';
 import { toTable, wantsTable } from './table.js';
 
@@ -35,6 +35,11 @@ export interface WatchSettings {
   open: Set<() => void>;
 }
 
+const atVersionOf = (previous: KObject, object: KObject): KObject => ({
+  ...previous,
+  metadata: { ...previous.metadata, resourceVersion: object.metadata.resourceVersion },
+});
+
 export function serveWatch(ctx: RequestContext, w: WatchRequest, settings: WatchSettings): void {
   const { store } = settings;
   const { def } = w;
@@ -50,7 +55,17 @@ export function serveWatch(ctx: RequestContext, w: WatchRequest, settings: Watch
     matchesFields(fields, (f) => fieldGetter(def, f)?.(o));
   const table = wantsTable(ctx.req);
   const rv = q.get('resourceVersion') ?? '';
-  const fromNow = rv === '' || rv === '0';
+  const initialEvents = q.get('sendInitialEvents') === 'true';
+  if (initialEvents && q.get('resourceVersionMatch') !== 'NotOlderThan') {
+    throw invalidOptions('ListOptions', {
+      reason: 'FieldValueForbidden',
+      message: 'Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+      field: 'resourceVersionMatch',
+    });
+  }
+  // The sim always serves its latest state, which is never older than a NotOlderThan version.
+  const fromNow = rv === '' || rv === '0' || initialEvents;
+  const bookmarks = ['true', '1'].includes(q.get('allowWatchBookmarks') ?? '');
 
   const res = ctx.res;
   res.writeHead(200, {
@@ -76,10 +91,13 @@ export function serveWatch(ctx: RequestContext, w: WatchRequest, settings: Watch
       return;
     }
     const now = matches(object);
-    const before = inView.has(key) || (!fromNow && event.type === 'MODIFIED' && now);
+    const previous = event.previous;
+    const before = previous ? matches(previous) : inView.has(key);
     if (now) inView.add(key);
     else inView.delete(key);
     if (now) write(before ? 'MODIFIED' : 'ADDED', render(object));
+    // Leaving the selection: the cacher sends the last state that matched, at the change's version.
+    else if (before && previous) write('DELETED', render(atVersionOf(previous, object)));
     else if (before) write('DELETED', render(object));
   };
 
@@ -102,6 +120,16 @@ export function serveWatch(ctx: RequestContext, w: WatchRequest, settings: Watch
         shared: true,
       });
       for (const object of page.items) onEvent({ type: 'ADDED', object });
+      if (initialEvents && bookmarks) {
+        write('BOOKMARK', {
+          kind: def.kind,
+          apiVersion: apiVersionOf(def),
+          metadata: {
+            resourceVersion: page.resourceVersion,
+            annotations: { 'k8s.io/initial-events-end': 'true' },
+          },
+        });
+      }
       unsubscribe = store.watchFrom(def.key, page.resourceVersion, onEvent, { shared: true });
     } else {
       unsubscribe = store.watchFrom(def.key, rv, onEvent, { shared: true });
@@ -115,11 +143,11 @@ export function serveWatch(ctx: RequestContext, w: WatchRequest, settings: Watch
     throw error;
   }
 
-  if (q.get('allowWatchBookmarks') === 'true' || q.get('allowWatchBookmarks') === '1') {
+  if (bookmarks) {
     const interval = setInterval(() => {
       write('BOOKMARK', {
         kind: def.kind,
-        apiVersion: def.group ? `${def.group}/${def.version}` : def.version,
+        apiVersion: apiVersionOf(def),
         metadata: { resourceVersion: store.resourceVersion() },
       });
     }, settings.bookmarkIntervalMs);

@@ -48,8 +48,7 @@ export function desiredTaints(node: KObject, nowIso: string): Taint[] {
   const kept = current.filter((taint) => !MANAGED.has(taint.key));
   const managed = wanted.map((taint) => {
     const same = current.find((t) => t.key === taint.key && t.effect === taint.effect);
-    if (same) return same;
-    return taint.effect === 'NoExecute' ? { ...taint, timeAdded: nowIso } : taint;
+    return same ?? { ...taint, timeAdded: nowIso };
   });
   return [...kept, ...managed];
 }

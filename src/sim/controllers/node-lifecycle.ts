@@ -23,6 +23,23 @@ const CONDITION_TYPES = ['Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure
 export function startNodeLifecycle(ctx: ControllerContext): Stop {
   const { store, clock, delays } = ctx;
   const tainted = new Set<string>();
+  /** When a NoExecute taint without `timeAdded` (put there by a user) was first seen, per node. */
+  const firstSeen = new Map<string, Map<string, string>>();
+
+  /** The taint manager counts tolerationSeconds from when it saw the taint appear. */
+  const stamped = (name: string, taints: readonly Taint[], nowIso: string): Taint[] => {
+    const seen = firstSeen.get(name) ?? new Map<string, string>();
+    const next = new Map<string, string>();
+    const out = taints.map((taint) => {
+      if (taint.effect !== 'NoExecute' || taint.timeAdded) return taint;
+      const key = `${taint.key}=${taint.value ?? ''}`;
+      const at = seen.get(key) ?? nowIso;
+      next.set(key, at);
+      return { ...taint, timeAdded: at };
+    });
+    firstSeen.set(name, next);
+    return out;
+  };
 
   const markUnknown = (node: KObject, nowIso: string): void => {
     store.mutate(
@@ -114,7 +131,10 @@ export function startNodeLifecycle(ctx: ControllerContext): Stop {
 
   const reconcile = (name: string): void => {
     let node = store.get(R.nodes, undefined, name);
-    if (!node) return void tainted.delete(name);
+    if (!node) {
+      firstSeen.delete(name);
+      return void tainted.delete(name);
+    }
     const now = clock.now().getTime();
     const nowIso = new Date(now).toISOString();
     const beat = lastHeartbeat(node, store.get(R.leases, NODE_LEASE_NAMESPACE, name));
@@ -140,7 +160,7 @@ export function startNodeLifecycle(ctx: ControllerContext): Stop {
     }
     if (taints.some((t) => t.effect === 'NoExecute')) {
       tainted.add(name);
-      evictPods(name, taints, now);
+      evictPods(name, stamped(name, taints, nowIso), now);
     } else {
       tainted.delete(name);
     }

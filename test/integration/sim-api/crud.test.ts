@@ -261,7 +261,7 @@ describe('sim API over HTTPS: discovery, CRUD, errors', () => {
     assert.equal(wrongUid.code, 409);
     assert.match(
       wrongUid.status.message ?? '',
-      /Precondition failed: UID in precondition: not-the-uid/,
+      /the UID in the precondition \(not-the-uid\) does not match the UID in record/,
     );
     const deleted = await core.deleteNamespacedPod({
       namespace: 'default',

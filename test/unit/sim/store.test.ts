@@ -185,7 +185,7 @@ describe('store: update and mutate', () => {
     assert.equal(status.code, 422);
     assert.ok(
       status.message.includes(
-        'metadata.resourceVersion: Invalid value: 0x0: must be specified for an update',
+        'leases.coordination.k8s.io "l" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update',
       ),
     );
   });
@@ -298,7 +298,7 @@ describe('store: delete', () => {
     assert.equal(byUid.code, 409);
     assert.ok(
       byUid.message.includes(
-        `Precondition failed: UID in precondition: other, UID in object meta: ${p.metadata.uid}`,
+        `Operation cannot be fulfilled on Pod "p1": the UID in the precondition (other) does not match the UID in record (${p.metadata.uid})`,
       ),
     );
     const byRv = statusOf(() =>

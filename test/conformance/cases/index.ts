@@ -1,0 +1,27 @@
+/**
+ * Every conformance case, by behaviour family, in the order the suite runs them.
+ */
+import type { CaseGroup } from '../case.js';
+import { deletionCases } from './deletion.js';
+import { errorCases } from './errors.js';
+import { evictionCases } from './eviction.js';
+import { jobCases } from './jobs.js';
+import { leaseCases } from './leases.js';
+import { listCases } from './lists.js';
+import { patchCases } from './patches.js';
+import { subresourceCases } from './subresources.js';
+import { taintCases } from './taints.js';
+import { watchCases } from './watch.js';
+
+export const GROUPS: readonly CaseGroup[] = [
+  errorCases,
+  leaseCases,
+  patchCases,
+  listCases,
+  watchCases,
+  evictionCases,
+  deletionCases,
+  subresourceCases,
+  jobCases,
+  taintCases,
+];
