@@ -59,11 +59,12 @@ export function rebootedEvent(input: {
 }
 
 /**
- * The Node an attached kubelet registers: the well-known labels a kubelet sets on itself (the ones
- * NodeRestriction lets it set) and the annotation that keeps the embedded sim's own kubelets off it.
- * Its status follows with the first heartbeat.
+ * The Node an attached kubelet registers: the well-known labels a kubelet sets on itself, the caller's
+ * (NodeRestriction lets a node set only some `kubernetes.io/` labels, e.g. `topology.kubernetes.io/zone`),
+ * and the annotation that keeps the embedded sim's own kubelets off it. Its status follows with the
+ * first heartbeat.
  */
-export function registeredNode(name: string): KObject {
+export function registeredNode(name: string, labels: Record<string, string> = {}): KObject {
   return {
     apiVersion: 'v1',
     kind: 'Node',
@@ -73,6 +74,7 @@ export function registeredNode(name: string): KObject {
         'kubernetes.io/hostname': name,
         'kubernetes.io/os': 'linux',
         'kubernetes.io/arch': 'amd64',
+        ...labels,
       },
       annotations: { [ATTACHED_KUBELET_ANNOTATION]: 'attached' },
     },

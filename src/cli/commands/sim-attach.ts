@@ -11,7 +11,7 @@ import { KubemaintError } from '../../errors.js';
 import { createLogger } from '../../log.js';
 import { KUBELET_VERSION } from '../../sim/host.js';
 import type { SimOptions } from './sim.js';
-import { number, parseImages } from './sim-options.js';
+import { number, parseImages, parseLabels } from './sim-options.js';
 
 export const ATTACH_HELP =
   'Attach mode (--attach KUBECONFIG): N simulated nodes join that apiserver, kwok-style, and its real\n' +
@@ -27,7 +27,14 @@ export const ATTACH_HELP =
 
 /** Options that only mean something for the embedded sim, and the ones only for attach mode. */
 const EMBEDDED_ONLY = ['scenario', 'podsPerNode', 'port', 'kubeconfig', 'apiVersion'];
-const ATTACH_ONLY = ['nodePrefix', 'kubeletVersion', 'hostPort', 'rebootDowntime', 'cleanup'];
+const ATTACH_ONLY = [
+  'namePrefix',
+  'label',
+  'kubeletVersion',
+  'hostPort',
+  'rebootDowntime',
+  'cleanup',
+];
 
 const flag = (name: string): string => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 
@@ -48,11 +55,11 @@ export async function runAttach(options: SimOptions, command: Command): Promise<
   }
   const whole = (n: number) => Number.isInteger(n) && n >= 1;
   const nodes = number('--nodes', options.nodes ?? '3', whole, 'a positive whole number');
-  const prefix = options.nodePrefix ?? 'sim-node-';
+  const prefix = options.namePrefix ?? 'sim-node-';
   if (!/^[a-z0-9]([-a-z0-9.]*[-a-z0-9.])?$/.test(prefix) || prefix.length > 200) {
     throw new KubemaintError(
       'usage',
-      `--node-prefix ${JSON.stringify(prefix)} does not make valid node names (lower-case letters, digits, '-', '.')`,
+      `--name-prefix ${JSON.stringify(prefix)} does not make valid node names (lower-case letters, digits, '-', '.')`,
     );
   }
   if (options.kubeletVersion !== undefined && !KUBELET_VERSION.test(options.kubeletVersion)) {
@@ -71,12 +78,14 @@ export async function runAttach(options: SimOptions, command: Command): Promise<
   );
   const scale = number('--scale', options.scale, (n) => n > 0, 'a positive number');
   const images = parseImages(options.image);
+  const labels = parseLabels(options.label);
   const kubeconfig = resolve(options.attach ?? '');
   const { attachSim } = await import('../../sim/attach/index.js');
   const attached = await attachSim({
     kubeconfig,
     nodes,
     prefix,
+    labels,
     ...(options.kubeletVersion ? { kubeletVersion: options.kubeletVersion } : {}),
     images,
     scale,

@@ -1,6 +1,6 @@
 /**
  * Option parsing shared by `kubemaint sim` and `kubemaint sim --attach`: numbers with the flag named in
- * the error, and `--image PATTERN=COMMAND` mappings.
+ * the error, `--image PATTERN=COMMAND` mappings and `--label KEY=VALUE` node labels.
  */
 import { KubemaintError } from '../../errors.js';
 import type { ImageMap } from '../../sim/jobs-runner.js';
@@ -36,4 +36,16 @@ export function parseImages(specs: readonly string[]): ImageMap {
     images[spec.slice(0, eq)] = { command };
   }
   return images;
+}
+
+/** `--label topology.kubernetes.io/zone=z1` → labels; the apiserver judges the key and value. */
+export function parseLabels(specs: readonly string[]): Record<string, string> {
+  const labels: Record<string, string> = {};
+  for (const spec of specs) {
+    const eq = spec.indexOf('=');
+    if (eq <= 0)
+      throw new KubemaintError('usage', `--label ${JSON.stringify(spec)} is not KEY=VALUE`);
+    labels[spec.slice(0, eq)] = spec.slice(eq + 1);
+  }
+  return labels;
 }

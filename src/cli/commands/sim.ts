@@ -22,7 +22,8 @@ export interface SimOptions {
   apiVersion?: string;
   image: string[];
   attach?: string;
-  nodePrefix?: string;
+  namePrefix?: string;
+  label: string[];
   kubeletVersion?: string;
   hostPort?: string;
   rebootDowntime?: string;
@@ -62,7 +63,13 @@ export function registerSimCommand(program: Command): void {
       '--attach <kubeconfig>',
       'instead: attach simulated nodes to the apiserver of this admin kubeconfig (see below)',
     )
-    .option('--node-prefix <prefix>', `attach: node names are PREFIX0…PREFIX<N-1>`, 'sim-node-')
+    .option('--name-prefix <prefix>', `attach: node names are PREFIX0…PREFIX<N-1>`, 'sim-node-')
+    .option(
+      '--label <key=value>',
+      'attach: a label every node registers with, e.g. topology.kubernetes.io/zone=z1 (repeatable)',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
     .option('--kubelet-version <v>', "attach: the kubelets' version (default: the apiserver's)")
     .option('--host-port <port>', 'attach: host endpoint port on 127.0.0.1 (0 picks one)', '0')
     .option('--reboot-downtime <seconds>', 'attach: how long a rebooted node is down', '60')

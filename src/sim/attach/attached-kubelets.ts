@@ -35,10 +35,14 @@ interface Attached {
 }
 
 /** Create the Node as the node itself; an existing one of that name is taken over. */
-async function register(client: KubeJson, name: string): Promise<KObject> {
+async function register(
+  client: KubeJson,
+  name: string,
+  labels: Record<string, string>,
+): Promise<KObject> {
   try {
     return await once(`register node ${name}`, () =>
-      client.request<KObject>('POST', '/api/v1/nodes', { body: registeredNode(name) }),
+      client.request<KObject>('POST', '/api/v1/nodes', { body: registeredNode(name, labels) }),
     );
   } catch (error) {
     if (isKubeError(error, 'forbidden')) {
@@ -58,6 +62,8 @@ async function register(client: KubeJson, name: string): Promise<KObject> {
 export async function startAttachedKubelets(input: {
   base: KubeConfig;
   names: readonly string[];
+  /** Labels every node registers with. */
+  labels: Record<string, string>;
   version: string;
   ctx: KubeletContext;
   runner: JobsRunner;
@@ -68,7 +74,7 @@ export async function startAttachedKubelets(input: {
 
   const attach = async (name: string, index: number): Promise<void> => {
     const client = kubeJson(kubeConfigAs(input.base, nodeIdentity(name)));
-    const node = await register(client, name);
+    const node = await register(client, name, input.labels);
     const api = httpKubeletApi(client, node, log);
     // Watch events update the view from the start; they reach the kubelet once it runs.
     const running: { kubelet?: Kubelet } = {};

@@ -30,6 +30,11 @@ export interface AttachOptions {
   nodes: number;
   /** Node names are `<prefix>0 … <prefix>N-1`. @default 'sim-node-' */
   prefix?: string;
+  /**
+   * Labels every node registers with, e.g. a `topology.kubernetes.io/zone` of its own: the node
+   * lifecycle controller stops NoExecute tainting in a zone where most nodes are down. @default {}
+   */
+  labels?: Record<string, string>;
   /** What the kubelets report. @default the apiserver's version */
   kubeletVersion?: string;
   /** Images that run as local commands (see jobs-runner.ts). @default {} */
@@ -67,7 +72,7 @@ export interface AttachedSim {
   stop(options?: { cleanup?: boolean }): Promise<void>;
 }
 
-/** `/version` as the given identity: the server answers, and says which kubelet version fits it. */
+/** `/version` (public): the server answers, and says which kubelet version fits it. */
 async function serverVersion(admin: KubeJson): Promise<string> {
   try {
     const version = await admin.request<{ gitVersion?: string }>('GET', '/version', {
@@ -87,18 +92,16 @@ async function serverVersion(admin: KubeJson): Promise<string> {
 const isReady = (node: KObject): boolean =>
   findCondition(node.status?.['conditions'] as Condition[] | undefined, 'Ready')?.status === 'True';
 
-/** Wait until the server shows every node Ready with the boot id its kubelet has. */
-async function waitReady(
-  admin: KubeJson,
-  kubelets: AttachedKubelets,
-  timeoutMs: number,
-): Promise<void> {
+/** Wait until the server shows every node Ready with the boot id its kubelet has (read as the node). */
+async function waitReady(kubelets: AttachedKubelets, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   const waiting = new Set(kubelets.names());
   while (waiting.size > 0) {
     for (const name of [...waiting]) {
+      const client = kubelets.clientFor(name);
+      if (!client) continue;
       const node = await withRetry(`get node ${name}`, () =>
-        admin.request<KObject>('GET', `/api/v1/nodes/${encodeURIComponent(name)}`),
+        client.request<KObject>('GET', `/api/v1/nodes/${encodeURIComponent(name)}`),
       );
       const bootID = (node.status?.['nodeInfo'] as { bootID?: string } | undefined)?.bootID;
       if (isReady(node) && bootID && bootID === kubelets.get(name)?.info().bootID) {
@@ -163,6 +166,7 @@ export async function attachSim(options: AttachOptions): Promise<AttachedSim> {
     kubelets = await startAttachedKubelets({
       base,
       names,
+      labels: options.labels ?? {},
       version,
       ctx: { clock, delays },
       runner,
@@ -176,7 +180,7 @@ export async function attachSim(options: AttachOptions): Promise<AttachedSim> {
   try {
     hostAdmin = await startHostAdmin(host, options.hostPort ?? 0);
     hostUrl = hostAdmin.url;
-    await waitReady(admin, kubelets, options.readyTimeoutMs ?? 60_000);
+    await waitReady(kubelets, options.readyTimeoutMs ?? 60_000);
   } catch (error) {
     host.stop();
     release();
@@ -208,13 +212,16 @@ export async function attachSim(options: AttachOptions): Promise<AttachedSim> {
       release();
       await hostAdmin?.close();
       if (!stopOptions.cleanup) return;
+      // As the given identity: a node may not delete its own Node (NodeRestriction).
       for (const name of names) {
         try {
           await once(`delete node ${name}`, () =>
             admin.request('DELETE', `/api/v1/nodes/${encodeURIComponent(name)}`),
           );
         } catch (error) {
-          if (!isKubeError(error, 'not-found')) throw error;
+          if (isKubeError(error, 'not-found')) continue;
+          if (!isKubeError(error, 'forbidden')) throw error;
+          log.warn({ node: name, err: error.message }, 'cannot delete the node; it stays');
         }
       }
     },

@@ -48,7 +48,7 @@ describe('kubemaint sim --attach (child process)', { concurrency: true }, () => 
       sim.kubeconfigPath,
       '--nodes',
       '2',
-      '--node-prefix',
+      '--name-prefix',
       'cli-',
       '--cleanup',
     ]);
@@ -129,7 +129,7 @@ describe('kubemaint sim --attach (child process)', { concurrency: true }, () => 
     assert.equal(await cli.exited, 0);
     for (const text of [
       '--attach',
-      '--node-prefix',
+      '--name-prefix',
       '--kubelet-version',
       '--cleanup',
       'impersonate',
