@@ -48,7 +48,7 @@ async function register(
     if (isKubeError(error, 'forbidden')) {
       throw new KubemaintError(
         'config_invalid',
-        `cannot act as system:node:${name} (the kubeconfig needs the impersonate verb on users and groups): ${error.message}`,
+        `cannot register as system:node:${name} (the kubeconfig needs the impersonate verb on users and groups, the apiserver the Node authorizer): ${error.message}`,
         { cause: error },
       );
     }
