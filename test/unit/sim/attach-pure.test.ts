@@ -10,7 +10,7 @@ import { impersonate, nodeNameOf, SIM_ADMIN } from '../../../src/sim/api/identit
 import { envSources } from '../../../src/sim/jobs-runner-env.js';
 import { initialNodeInfo } from '../../../src/sim/kubelet-node-status.js';
 import { ATTACHED_KUBELET_ANNOTATION, registeredNode } from '../../../src/sim/kubelet-objects.js';
-import { StatusError } from '../../../src/sim/types.js';
+import type { StatusError } from '../../../src/sim/types.js';
 
 describe('statusPatch', () => {
   it('sends only what changed, and null for what the kubelet dropped', () => {
