@@ -20,6 +20,24 @@ const q = (s: string) => encodeURIComponent(s);
 
 const leasePath = (ns: string) => `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases`;
 
+/** Leases l1–l3, a first page of two, then l4 created and l3 changed: the second page. */
+async function nextPageAfterWrites(b: Backend): Promise<Obj[]> {
+  const ns = await b.namespace();
+  for (const name of ['l1', 'l2', 'l3']) {
+    await b.request('POST', leasePath(ns), { body: { metadata: { name }, spec: {} } });
+  }
+  const first = await b.request('GET', `${leasePath(ns)}?limit=2`);
+  const token = String(field(first.json, 'metadata', 'continue'));
+  await b.request('POST', leasePath(ns), { body: { metadata: { name: 'l4' }, spec: {} } });
+  await b.request('PATCH', `${leasePath(ns)}/l3`, {
+    contentType: MERGE,
+    body: { spec: { holderIdentity: 'changed' } },
+  });
+  const next = await b.request('GET', `${leasePath(ns)}?limit=2&continue=${q(token)}`);
+  assert.equal(next.code, 200, next.text);
+  return next.json['items'] as Obj[];
+}
+
 export const listCases: CaseGroup = {
   name: 'Field and label selectors, pagination',
   cases: [
@@ -142,20 +160,7 @@ export const listCases: CaseGroup = {
     {
       id: 'a continue token keeps its snapshot: later writes do not show on the next page',
       async run(b) {
-        const ns = await b.namespace();
-        for (const name of ['l1', 'l2', 'l3']) {
-          await b.request('POST', leasePath(ns), { body: { metadata: { name }, spec: {} } });
-        }
-        const first = await b.request('GET', `${leasePath(ns)}?limit=2`);
-        const token = String(field(first.json, 'metadata', 'continue'));
-        await b.request('POST', leasePath(ns), { body: { metadata: { name: 'l4' }, spec: {} } });
-        await b.request('PATCH', `${leasePath(ns)}/l3`, {
-          contentType: MERGE,
-          body: { spec: { holderIdentity: 'changed' } },
-        });
-        const next = await b.request('GET', `${leasePath(ns)}?limit=2&continue=${q(token)}`);
-        assert.equal(next.code, 200, next.text);
-        const items = next.json['items'] as Obj[];
+        const items = await nextPageAfterWrites(b);
         assert.deepEqual(
           items.map((o) => field(o, 'metadata', 'name')),
           ['l3'],
@@ -166,17 +171,13 @@ export const listCases: CaseGroup = {
         reason:
           'the sim pages over the live store: a continue token keeps its position, not a snapshot of the objects',
         async run(b) {
-          const ns = await b.namespace();
-          for (const name of ['l1', 'l2', 'l3']) {
-            await b.request('POST', leasePath(ns), { body: { metadata: { name }, spec: {} } });
-          }
-          const first = await b.request('GET', `${leasePath(ns)}?limit=2`);
-          const token = String(field(first.json, 'metadata', 'continue'));
-          await b.request('POST', leasePath(ns), { body: { metadata: { name: 'l4' }, spec: {} } });
-          const next = await b.request('GET', `${leasePath(ns)}?limit=2&continue=${q(token)}`);
+          const items = await nextPageAfterWrites(b);
           assert.deepEqual(
-            (next.json['items'] as Obj[]).map((o) => field(o, 'metadata', 'name')),
-            ['l3', 'l4'],
+            items.map((o) => [field(o, 'metadata', 'name'), field(o, 'spec', 'holderIdentity')]),
+            [
+              ['l3', 'changed'],
+              ['l4', undefined],
+            ],
           );
         },
       },
