@@ -118,3 +118,24 @@ export function createHost(options: {
     },
   };
 }
+
+/** What tests and the demo do to the simulated machines, for the embedded sim and an attached fleet. */
+export interface HostControls {
+  reboot(node: string): HostAction;
+  upgrade(node: string, version: string): HostAction;
+  host(node: string): HostStatus;
+  hostLog(): readonly HostAction[];
+  /** Output of a pod that ran as a local process. */
+  logs(namespace: string, pod: string): string;
+}
+
+export const hostControls = (
+  host: Host,
+  runner: { logs(podKey: string): string },
+): HostControls => ({
+  reboot: (node) => host.reboot(node),
+  upgrade: (node, version) => host.upgrade(node, version),
+  host: (node) => host.status(node),
+  hostLog: () => host.log(),
+  logs: (namespace, pod) => runner.logs(`${namespace}/${pod}`),
+});

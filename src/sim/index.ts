@@ -23,7 +23,7 @@ import {
   type Stop,
 } from './controllers/context.js';
 import { startControllers } from './controllers/index.js';
-import { createHost, type HostAction, type HostStatus } from './host.js';
+import { createHost, hostControls, type HostControls } from './host.js';
 import { createJobsRunner, type ImageMap } from './jobs-runner.js';
 import { storeLaunch } from './jobs-runner-env.js';
 import { startKubelets, type Kubelets } from './kubelets.js';
@@ -67,18 +67,12 @@ export interface Sim {
   kubeconfigPath: string;
   /** The host endpoint (`KUBEMAINT_SIM_HOST_URL` of the pods the sim runs). */
   hostUrl: string;
-  admin: {
-    reboot(node: string): HostAction;
-    upgrade(node: string, version: string): HostAction;
-    host(node: string): HostStatus;
+  admin: HostControls & {
     /** The kubelet process dies (containers keep running), or comes back. */
     stopKubelet(node: string): void;
     startKubelet(node: string): void;
     setFaults(rules: FaultRule[]): void;
     audit(): readonly AuditEntry[];
-    hostLog(): readonly HostAction[];
-    /** Output of a pod that ran as a local process. */
-    logs(namespace: string, pod: string): string;
   };
   stop(): Promise<void>;
 }
@@ -183,15 +177,11 @@ export async function createSim(options: SimOptions = {}): Promise<Sim> {
     kubeconfigPath,
     hostUrl,
     admin: {
-      reboot: (node) => host.reboot(node),
-      upgrade: (node, v) => host.upgrade(node, v),
-      host: (node) => host.status(node),
+      ...hostControls(host, runner),
       stopKubelet: (node) => kubeletOf(node).stopKubelet(),
       startKubelet: (node) => kubeletOf(node).startKubelet(),
       setFaults: (rules) => api.setFaults(rules),
       audit: () => store.audit(),
-      hostLog: () => host.log(),
-      logs: (namespace, pod) => runner.logs(`${namespace}/${pod}`),
     },
     async stop() {
       if (stopped) return;

@@ -57,35 +57,23 @@ export function apiGroup(group: string) {
   return { kind: 'APIGroup', apiVersion: 'v1', ...groupDocument(group) };
 }
 
+/** Subresources that only take a POST, and the kind (and group/version when not the parent's) they take. */
+export const POST_ONLY_SUBRESOURCES: Readonly<
+  Record<string, { kind: string; group?: string; version?: string }>
+> = {
+  eviction: { kind: 'Eviction', group: 'policy', version: 'v1' },
+  binding: { kind: 'Binding' },
+  token: { kind: 'TokenRequest', group: 'authentication.k8s.io', version: 'v1' },
+};
+
 function subresourceEntry(def: ResourceDef, sub: string) {
-  if (sub === 'eviction') {
+  const postOnly = POST_ONLY_SUBRESOURCES[sub];
+  if (postOnly) {
     return {
-      name: 'pods/eviction',
+      name: `${def.plural}/${sub}`,
       singularName: '',
       namespaced: true,
-      group: 'policy',
-      version: 'v1',
-      kind: 'Eviction',
-      verbs: ['create'],
-    };
-  }
-  if (sub === 'token') {
-    return {
-      name: `${def.plural}/token`,
-      singularName: '',
-      namespaced: true,
-      group: 'authentication.k8s.io',
-      version: 'v1',
-      kind: 'TokenRequest',
-      verbs: ['create'],
-    };
-  }
-  if (sub === 'binding') {
-    return {
-      name: `${def.plural}/binding`,
-      singularName: '',
-      namespaced: true,
-      kind: 'Binding',
+      ...postOnly,
       verbs: ['create'],
     };
   }

@@ -19,6 +19,7 @@ import {
   apiResourceList,
   apiVersions,
   DEFAULT_VERSION,
+  POST_ONLY_SUBRESOURCES,
   versionDocument,
   type ServerVersion,
 } from './discovery.js';
@@ -77,9 +78,6 @@ export interface ApiServer {
 }
 
 const UNAUTHENTICATED = new Set(['/version', '/healthz', '/readyz', '/livez']);
-
-/** Subresources that only take a POST (an Eviction, a Binding, a TokenRequest). */
-const POST_ONLY = new Set(['eviction', 'binding', 'token']);
 
 function verbOf(method: string, t: Target, watch: boolean): FaultVerb {
   switch (method) {
@@ -166,7 +164,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     }
     const watch = ['true', '1'].includes(ctx.query.get('watch') ?? '');
     const verb = verbOf(method, r, watch);
-    if (POST_ONLY.has(r.subresource ?? '') && verb !== 'create') {
+    if (r.subresource && POST_ONLY_SUBRESOURCES[r.subresource] && verb !== 'create') {
       throw new StatusError(
         405,
         'MethodNotAllowed',

@@ -15,7 +15,7 @@ import { startHostAdmin, type HostAdmin } from '../admin-host.js';
 import { createScaledClock, type OwnedClock } from '../clock.js';
 import { DEFAULT_DELAYS, type SimDelays } from '../controllers/context.js';
 import { findCondition, type Condition } from '../controllers/shapes.js';
-import { createHost, type HostAction, type HostStatus } from '../host.js';
+import { createHost, hostControls, type HostControls } from '../host.js';
 import { createJobsRunner, type ImageMap } from '../jobs-runner.js';
 import type { KObject } from '../types.js';
 import { startAttachedKubelets, type AttachedKubelets } from './attached-kubelets.js';
@@ -58,13 +58,7 @@ export interface AttachedSim {
   /** The host endpoint (`KUBEMAINT_SIM_HOST_URL` of the pods these kubelets run). */
   hostUrl: string;
   clock: OwnedClock;
-  admin: {
-    reboot(node: string): HostAction;
-    upgrade(node: string, version: string): HostAction;
-    host(node: string): HostStatus;
-    hostLog(): readonly HostAction[];
-    /** Output of a pod that ran as a local process. */
-    logs(namespace: string, pod: string): string;
+  admin: HostControls & {
     /** Resolves once every write the kubelets asked for so far has been answered. */
     flushed(): Promise<void>;
   };
@@ -197,14 +191,7 @@ export async function attachSim(options: AttachOptions): Promise<AttachedSim> {
     kubeconfigPath: options.kubeconfig,
     hostUrl,
     clock,
-    admin: {
-      reboot: (node) => host.reboot(node),
-      upgrade: (node, v) => host.upgrade(node, v),
-      host: (node) => host.status(node),
-      hostLog: () => host.log(),
-      logs: (namespace, pod) => runner.logs(`${namespace}/${pod}`),
-      flushed: () => fleet.flushed(),
-    },
+    admin: { ...hostControls(host, runner), flushed: () => fleet.flushed() },
     async stop(stopOptions = {}) {
       if (stopped) return;
       stopped = true;

@@ -4,7 +4,6 @@
  * one line on stderr and exit 2; --help teaches the mode and what the kubeconfig needs.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,21 +11,8 @@ import { after, before, describe, it } from 'node:test';
 import { kubeconfigYaml } from '../../../src/sim/kubeconfig.js';
 import { findCondition, type Condition } from '../../../src/sim/controllers/shapes.js';
 import { R } from '../../../src/sim/types.js';
-import { startTestSim, waitFor, type TestSim } from './support.js';
-
-const MAIN = join(import.meta.dirname, '../../../src/cli/main.ts');
-
-function runCli(args: string[]) {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, exited, out: () => stdout, err: () => stderr };
-}
+import { runCli, startCli } from '../../support/cli-process.js';
+import { startTestSim, type TestSim } from './support.js';
 
 describe('kubemaint sim --attach (child process)', { concurrency: true }, () => {
   let sim: TestSim;
@@ -42,20 +28,14 @@ describe('kubemaint sim --attach (child process)', { concurrency: true }, () => 
   });
 
   it('prints the attached line once the nodes are Ready, and deletes them on SIGTERM with --cleanup', async () => {
-    const cli = runCli([
-      'sim',
-      '--attach',
-      sim.kubeconfigPath,
-      '--nodes',
-      '2',
-      '--name-prefix',
-      'cli-',
-      '--cleanup',
-    ]);
+    const cli = startCli(
+      ['sim', '--attach', sim.kubeconfigPath, '--nodes', '2', '--name-prefix', 'cli-', '--cleanup'],
+      { cwd: dir },
+    );
     try {
-      await waitFor('the attached line', () => cli.out().includes('\n'), 60_000);
+      await cli.waitFor(/\n/, 60_000);
       assert.match(
-        cli.out(),
+        cli.stdout(),
         new RegExp(
           `^kubemaint sim attached: nodes=2 kubeconfig=${sim.kubeconfigPath} host=http://127\\.0\\.0\\.1:\\d+\\n$`,
         ),
@@ -65,10 +45,9 @@ describe('kubemaint sim --attach (child process)', { concurrency: true }, () => 
         const conditions = node?.status?.['conditions'] as Condition[] | undefined;
         assert.equal(findCondition(conditions, 'Ready')?.status, 'True', `${name} Ready`);
       }
-      cli.child.kill('SIGTERM');
-      assert.equal(await cli.exited, 0, cli.err());
+      assert.equal(await cli.stop(), 0, cli.stderr());
       assert.equal(sim.store.get(R.nodes, undefined, 'cli-0'), undefined, '--cleanup deleted it');
-      assert.equal(cli.out().split('\n').filter(Boolean).length, 1, 'one line on stdout');
+      assert.equal(cli.stdout().split('\n').filter(Boolean).length, 1, 'one line on stdout');
     } finally {
       cli.child.kill('SIGKILL');
     }
@@ -113,20 +92,19 @@ describe('kubemaint sim --attach (child process)', { concurrency: true }, () => 
   ];
   for (const [why, args, message] of cases) {
     it(`exits 2 with one line when ${why}`, async () => {
-      const cli = runCli(['sim', ...args()]);
-      const code = await cli.exited;
-      assert.equal(code, 2, cli.err());
-      assert.equal(cli.out(), '');
-      const lines = cli.err().trim().split('\n');
-      assert.equal(lines.length, 1, `one line, no stack: ${cli.err()}`);
+      const cli = await runCli(['sim', ...args()], { cwd: dir });
+      assert.equal(cli.code, 2, cli.stderr);
+      assert.equal(cli.stdout, '');
+      const lines = cli.stderr.trim().split('\n');
+      assert.equal(lines.length, 1, `one line, no stack: ${cli.stderr}`);
       assert.match(lines[0]!, /^error: /);
       assert.match(lines[0]!, message);
     });
   }
 
   it('teaches attach mode in --help, with what the kubeconfig needs', async () => {
-    const cli = runCli(['sim', '--help']);
-    assert.equal(await cli.exited, 0);
+    const cli = await runCli(['sim', '--help'], { cwd: dir });
+    assert.equal(cli.code, 0);
     for (const text of [
       '--attach',
       '--name-prefix',
@@ -135,7 +113,7 @@ describe('kubemaint sim --attach (child process)', { concurrency: true }, () => 
       'impersonate',
       'system:node:',
     ]) {
-      assert.ok(cli.out().includes(text), `--help mentions ${text}`);
+      assert.ok(cli.stdout.includes(text), `--help mentions ${text}`);
     }
   });
 });
