@@ -52,7 +52,7 @@ export const subresourceCases: CaseGroup = {
   name: 'Status subresources and dry-run',
   cases: [
     {
-      id: 'nodes: main-resource writes ignore status, /status writes ignore the rest',
+      id: 'nodes: main-resource writes ignore status, /status writes ignore the spec',
       async run(b) {
         const node = await fakeNode(b);
         await scoped(b, `/api/v1/nodes/${node}`, { unschedulable: true }, (o) =>
@@ -61,7 +61,7 @@ export const subresourceCases: CaseGroup = {
       },
     },
     {
-      id: 'pods: main-resource writes ignore status, /status writes ignore the rest',
+      id: 'pods: main-resource writes ignore status, /status writes ignore the spec',
       async run(b) {
         const ns = await b.namespace();
         // Bound to a node that does not exist: no scheduler writes the pod meanwhile.
@@ -72,7 +72,7 @@ export const subresourceCases: CaseGroup = {
       },
     },
     {
-      id: 'jobs: main-resource writes ignore status, /status writes ignore the rest',
+      id: 'jobs: main-resource writes ignore status, /status writes ignore the spec',
       async run(b) {
         const ns = await b.namespace();
         const jobs = `/apis/batch/v1/namespaces/${ns}/jobs`;
