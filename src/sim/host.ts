@@ -43,6 +43,8 @@ export function createHost(options: {
   clock: SimClock;
   delays: SimDelays;
   kubelets: Kubelets;
+  /** Called when a reboot takes effect (the machine goes down), e.g. to empty its tmpfs. */
+  onReboot?: (node: string) => void;
 }): Host {
   const { clock, delays, kubelets } = options;
   const pending = new Map<string, HostAction>();
@@ -91,7 +93,10 @@ export function createHost(options: {
 
   return {
     reboot: (node) =>
-      issue(node, 'reboot', delays.rebootIssueDelayMs, () => kubelets.get(node)?.reboot()),
+      issue(node, 'reboot', delays.rebootIssueDelayMs, () => {
+        options.onReboot?.(node);
+        kubelets.get(node)?.reboot();
+      }),
     upgrade(node, version) {
       if (!KUBELET_VERSION.test(version)) {
         throw new KubemaintError('usage', `invalid kubelet version ${JSON.stringify(version)}`, {

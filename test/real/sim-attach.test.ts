@@ -50,45 +50,7 @@ describe('simulated nodes attached to the real control plane', { timeout: 600_00
   before(async () => {
     cluster = await realCluster();
     // The fleet's kubeconfig may impersonate exactly its nodes and their group, nothing else.
-    cluster.kubectl(['apply', '-f', '-'], {
-      input: JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'List',
-        items: [
-          {
-            apiVersion: 'rbac.authorization.k8s.io/v1',
-            kind: 'ClusterRole',
-            metadata: { name: FLEET_USER },
-            rules: [
-              {
-                apiGroups: [''],
-                resources: ['users'],
-                verbs: ['impersonate'],
-                resourceNames: NODES.map((n) => `system:node:${n}`),
-              },
-              {
-                apiGroups: [''],
-                resources: ['groups'],
-                verbs: ['impersonate'],
-                resourceNames: ['system:nodes'],
-              },
-            ],
-          },
-          {
-            apiVersion: 'rbac.authorization.k8s.io/v1',
-            kind: 'ClusterRoleBinding',
-            metadata: { name: FLEET_USER },
-            roleRef: {
-              apiGroup: 'rbac.authorization.k8s.io',
-              kind: 'ClusterRole',
-              name: FLEET_USER,
-            },
-            subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: FLEET_USER }],
-          },
-        ],
-      }),
-    });
-    fleetKubeconfig = cluster.userKubeconfig(FLEET_USER);
+    fleetKubeconfig = cluster.fleetKubeconfig(FLEET_USER, NODES);
     cluster.kubectl(['create', 'namespace', NS]);
     attached = await attachSim({
       kubeconfig: fleetKubeconfig,

@@ -31,6 +31,11 @@ export interface RealCluster {
   admin: KubeConfig;
   /** A kubeconfig for a user with a client certificate signed by the cluster CA. */
   userKubeconfig(user: string, groups?: string[]): string;
+  /**
+   * A kubeconfig for a simulated fleet (`kubemaint sim --attach`) that may do nothing but impersonate
+   * exactly these nodes (`system:node:<name>`) and their group: a ClusterRole and binding named `user`.
+   */
+  fleetKubeconfig(user: string, nodes: readonly string[]): string;
   /** A kubeconfig carrying a service account's token (TokenRequest, 1 h), as a pod would hold it. */
   serviceAccountKubeconfig(namespace: string, name: string): string;
   /** Runs kubectl (kubectlFor the server's minor) with a kubeconfig; returns stdout. */
@@ -92,6 +97,20 @@ async function open(): Promise<RealCluster> {
       input: options.input,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
+  const userKubeconfig: RealCluster['userKubeconfig'] = (user, groups = []) => {
+    const safe = `user-${user.replace(/[^a-zA-Z0-9.-]/g, '_')}-${groups.join('_').replace(/[^a-zA-Z0-9.-]/g, '_')}`;
+    const cert = pki.client(safe, { user, groups });
+    const path = join(scratch, `${safe}.kubeconfig`);
+    writeKubeconfig(path, {
+      server,
+      caCert: pki.caCert,
+      clientCert: cert.cert,
+      clientKey: cert.key,
+      user,
+      context: 'kubemaint-real',
+    });
+    return path;
+  };
   return {
     kubeconfig,
     server,
@@ -99,19 +118,43 @@ async function open(): Promise<RealCluster> {
     dir,
     admin,
     kubectl,
-    userKubeconfig(user, groups = []) {
-      const safe = `user-${user.replace(/[^a-zA-Z0-9.-]/g, '_')}-${groups.join('_').replace(/[^a-zA-Z0-9.-]/g, '_')}`;
-      const cert = pki.client(safe, { user, groups });
-      const path = join(scratch, `${safe}.kubeconfig`);
-      writeKubeconfig(path, {
-        server,
-        caCert: pki.caCert,
-        clientCert: cert.cert,
-        clientKey: cert.key,
-        user,
-        context: 'kubemaint-real',
+    userKubeconfig,
+    fleetKubeconfig(user, nodes) {
+      const rbac = 'rbac.authorization.k8s.io';
+      const impersonate = (resource: string, resourceNames: string[]) => ({
+        apiGroups: [''],
+        resources: [resource],
+        verbs: ['impersonate'],
+        resourceNames,
       });
-      return path;
+      kubectl(['apply', '-f', '-'], {
+        input: JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'List',
+          items: [
+            {
+              apiVersion: `${rbac}/v1`,
+              kind: 'ClusterRole',
+              metadata: { name: user },
+              rules: [
+                impersonate(
+                  'users',
+                  nodes.map((n) => `system:node:${n}`),
+                ),
+                impersonate('groups', ['system:nodes']),
+              ],
+            },
+            {
+              apiVersion: `${rbac}/v1`,
+              kind: 'ClusterRoleBinding',
+              metadata: { name: user },
+              roleRef: { apiGroup: rbac, kind: 'ClusterRole', name: user },
+              subjects: [{ apiGroup: rbac, kind: 'User', name: user }],
+            },
+          ],
+        }),
+      });
+      return userKubeconfig(user);
     },
     serviceAccountKubeconfig(namespace, name) {
       const token = kubectl(['create', 'token', name, '-n', namespace, '--duration=1h']).trim();

@@ -21,7 +21,9 @@ export const ATTACH_HELP =
   'system:node:<name> in group system:nodes through impersonation, so the Node authorizer and\n' +
   'NodeRestriction judge what it writes: the kubeconfig needs the `impersonate` verb on users and\n' +
   'groups (a cluster admin has it). Reboots and upgrades go through the host endpoint printed as\n' +
-  'host=URL (KUBEMAINT_SIM_HOST_URL of the pods, `kubemaint-sim-host`). Example:\n' +
+  "host=URL (KUBEMAINT_SIM_HOST_URL of the pods, `kubemaint-sim-host`). A pod's process finds its\n" +
+  'service-account token, ca.crt and namespace in $KUBEMAINT_SIM_SERVICEACCOUNT_DIR and, with\n' +
+  "--hosts-dir, its node's file system in $KUBEMAINT_SIM_HOST_ROOT (e.g. var/run/reboot-required). Example:\n" +
   '  kubemaint sim --attach .kubemaint/real-cluster/admin.kubeconfig --nodes 3 \\\n' +
   "    --image 'ghcr.io/kubemaint/kubemaint:*=npx tsx src/cli/main.ts'";
 
@@ -33,6 +35,7 @@ const ATTACH_ONLY = [
   'kubeletVersion',
   'hostPort',
   'rebootDowntime',
+  'hostsDir',
   'cleanup',
 ];
 
@@ -90,6 +93,7 @@ export async function runAttach(options: SimOptions, command: Command): Promise<
     images,
     scale,
     hostPort,
+    ...(options.hostsDir ? { hostsDir: resolve(options.hostsDir) } : {}),
     delays: { rebootDowntimeMs: downtime * 1_000 },
     log: createLogger({ service: 'sim-attach' }),
   });

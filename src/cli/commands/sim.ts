@@ -27,6 +27,7 @@ export interface SimOptions {
   kubeletVersion?: string;
   hostPort?: string;
   rebootDowntime?: string;
+  hostsDir?: string;
   cleanup?: boolean;
 }
 
@@ -73,6 +74,10 @@ export function registerSimCommand(program: Command): void {
     .option('--kubelet-version <v>', "attach: the kubelets' version (default: the apiserver's)")
     .option('--host-port <port>', 'attach: host endpoint port on 127.0.0.1 (0 picks one)', '0')
     .option('--reboot-downtime <seconds>', 'attach: how long a rebooted node is down', '60')
+    .option(
+      '--hosts-dir <dir>',
+      "attach: the hosts' file systems, DIR/<node>/ each (pods get KUBEMAINT_SIM_HOST_ROOT; a reboot empties var/run)",
+    )
     .option('--cleanup', 'attach: delete the nodes on exit (else they stay and go NotReady)')
     .addHelpText(
       'after',

@@ -16,6 +16,7 @@ import { createScaledClock, type OwnedClock } from '../clock.js';
 import { DEFAULT_DELAYS, type SimDelays } from '../controllers/context.js';
 import { findCondition, type Condition } from '../controllers/shapes.js';
 import { createHost, hostControls, type HostControls } from '../host.js';
+import { hostRoots } from '../host-root.js';
 import { createJobsRunner, type ImageMap } from '../jobs-runner.js';
 import type { KObject } from '../types.js';
 import { startAttachedKubelets, type AttachedKubelets } from './attached-kubelets.js';
@@ -44,6 +45,8 @@ export interface AttachOptions {
   /** Bring the clock of the sim attached to (tests attaching to an embedded sim in process). */
   clock?: OwnedClock;
   delays?: Partial<SimDelays>;
+  /** A folder for the hosts' file systems, `<dir>/<node>/` each (see host-root.ts). @default none */
+  hostsDir?: string;
   /** Host endpoint port on 127.0.0.1; 0 picks a free one. @default 0 */
   hostPort?: number;
   /** Wall-clock wait for every node to be Ready. @default 60_000 */
@@ -141,7 +144,8 @@ export async function attachSim(options: AttachOptions): Promise<AttachedSim> {
   const delays: SimDelays = { ...DEFAULT_DELAYS, ...options.delays };
   let hostUrl = '';
   let kubelets: AttachedKubelets | undefined;
-  const launches = podLaunches((node) => kubelets?.clientFor(node), base);
+  const hosts = options.hostsDir === undefined ? undefined : hostRoots(options.hostsDir);
+  const launches = podLaunches((node) => kubelets?.clientFor(node), base, hosts);
   const runner = createJobsRunner({
     images: options.images ?? {},
     clock,
@@ -170,7 +174,12 @@ export async function attachSim(options: AttachOptions): Promise<AttachedSim> {
     release();
     throw error;
   }
-  const host = createHost({ clock, delays, kubelets });
+  const host = createHost({
+    clock,
+    delays,
+    kubelets,
+    ...(hosts ? { onReboot: (node: string) => hosts.booted(node) } : {}),
+  });
   try {
     hostAdmin = await startHostAdmin(host, options.hostPort ?? 0);
     hostUrl = hostAdmin.url;

@@ -6,8 +6,14 @@
  * uid), asked as the node, which the apiserver grants only for a pod bound to that node. The server
  * URL and CA come from the given kubeconfig; its credentials never reach the process. A real kubelet
  * rotates the token before it expires; these processes live minutes, so one hour is enough.
+ *
+ * What a container finds at fixed paths (the projected service-account volume, a hostPath mount of the
+ * host's `/`) cannot be at those paths for a local process, so it is written to a folder of the pod's
+ * and named in the env: `KUBEMAINT_SIM_SERVICEACCOUNT_DIR` (token, ca.crt, namespace) and, with a hosts
+ * folder, `KUBEMAINT_SIM_HOST_ROOT`. `KUBERNETES_SERVICE_HOST`/`_PORT` are set as a kubelet sets them,
+ * pointing at the apiserver the fleet is attached to.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -17,6 +23,7 @@ import { podSpec } from '../controllers/shapes.js';
 import type { PodLaunch, PrepareLaunch } from '../jobs-runner.js';
 import { envSources, resolveEnv, type EnvSourceKind } from '../jobs-runner-env.js';
 import { kubeconfigYaml } from '../kubeconfig.js';
+import type { HostRoots } from '../host-root.js';
 import type { KObject } from '../types.js';
 import type { KubeJson } from './kube-json.js';
 
@@ -40,6 +47,7 @@ export function clusterCa(config: KubeConfig): string | undefined {
 export function podLaunches(
   clientFor: (node: string) => KubeJson | undefined,
   base: KubeConfig,
+  hosts?: HostRoots,
 ): PodLaunches {
   const dir = mkdtempSync(join(tmpdir(), 'kubemaint-sim-attach-'));
   const caPem = clusterCa(base);
@@ -83,7 +91,14 @@ export function podLaunches(
         },
       ),
     );
-    const path = join(dir, `${namespace}.${name}.${next++}.kubeconfig`);
+    const stem = join(dir, `${namespace}.${name}.${next++}`);
+    const path = `${stem}.kubeconfig`;
+    const accountDir = `${stem}.serviceaccount`;
+    mkdirSync(accountDir, { mode: 0o700 });
+    writeFileSync(join(accountDir, 'token'), answer.status.token, { mode: 0o600 });
+    writeFileSync(join(accountDir, 'namespace'), namespace);
+    if (caPem) writeFileSync(join(accountDir, 'ca.crt'), caPem);
+    const server = new URL(client.server);
     writeFileSync(
       path,
       kubeconfigYaml({
@@ -96,7 +111,18 @@ export function podLaunches(
       }),
       { mode: 0o600 },
     );
-    return { env: {}, kubeconfigPath: path, release: () => rmSync(path, { force: true }) };
+    return {
+      env: {
+        KUBEMAINT_SIM_SERVICEACCOUNT_DIR: accountDir,
+        KUBERNETES_SERVICE_HOST: server.hostname,
+        KUBERNETES_SERVICE_PORT: server.port || '443',
+      },
+      kubeconfigPath: path,
+      release: () => {
+        rmSync(path, { force: true });
+        rmSync(accountDir, { recursive: true, force: true });
+      },
+    };
   };
 
   return {
@@ -112,10 +138,14 @@ export function podLaunches(
           await read(client, source.kind, namespace, source.name),
         );
       }
-      const env = resolveEnv((kind, _ns, name) => data.get(`${kind}/${name}`), pod, container);
+      const env = {
+        ...resolveEnv((kind, _ns, name) => data.get(`${kind}/${name}`), pod, container),
+        ...(hosts ? { KUBEMAINT_SIM_HOST_ROOT: hosts.of(node) } : {}),
+      };
       const automount = (pod.spec?.['automountServiceAccountToken'] as boolean | undefined) ?? true;
       if (!automount) return { env };
-      return { ...(await podKubeconfig(client, pod)), env };
+      const launch = await podKubeconfig(client, pod);
+      return { ...launch, env: { ...launch.env, ...env } };
     },
     close: () => rmSync(dir, { recursive: true, force: true }),
   };
