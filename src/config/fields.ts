@@ -3,6 +3,7 @@
  * selector, version, cron, URL, Slack ID, …) and reports a problem that says what is wrong and
  * how to write it instead, echoing the value only through `describeValue` (which masks secrets).
  */
+import { isIP } from 'node:net';
 import cron from 'node-cron';
 import { z } from 'zod';
 import { formatDuration, parseDuration } from '../core/duration.js';
@@ -66,6 +67,23 @@ export function duration() {
 }
 
 export const int = (min: number, max: number) => z.number().int().min(min).max(max);
+
+/** An address to listen on: an IP literal (`127.0.0.1`, `0.0.0.0`, `::1`, `::`) or `localhost`. */
+export const isListenHost = (text: string): boolean => text === 'localhost' || isIP(text) !== 0;
+
+export const LISTEN_HOST_HINT =
+  '127.0.0.1 (this machine only), 0.0.0.0 (every interface) or an address of this machine; ' +
+  'IPv6 without brackets, e.g. ::1';
+
+export const listenHost = () =>
+  checkedText((text) =>
+    isListenHost(text)
+      ? undefined
+      : {
+          message: `${describeValue(text)} is not an address to listen on`,
+          hint: LISTEN_HOST_HINT,
+        },
+  );
 
 export const labelSelector = () =>
   checkedText((text) => {

@@ -24,6 +24,7 @@ import {
   UpgradeSchema,
 } from './schema-rollout.js';
 import { FreezeSchema, WindowSchema } from './schema-schedule.js';
+import { ServeSchema } from './schema-serve.js';
 
 export const ConfigSchema = z
   .strictObject({
@@ -45,6 +46,7 @@ export const ConfigSchema = z
     slack: SlackSchema.prefault({}),
     notify: NotifySchema.prefault({}),
     schedules: SchedulesSchema.prefault({}),
+    serve: ServeSchema.prefault({}),
   })
   .superRefine(
     (config, ctx) => {
@@ -108,3 +110,4 @@ export type BlockersConfig = Config['blockers'];
 export type ApprovalConfig = Config['approval'];
 export type SlackConfig = Config['slack'];
 export type NotifyConfig = Config['notify'];
+export type ServeConfig = Config['serve'];

@@ -19,7 +19,10 @@ export interface Readiness {
 export interface OpsServerOptions {
   /** 0 picks a free port (tests). */
   port: number;
-  /** @default '0.0.0.0' (all interfaces: the kubelet probes the pod IP) */
+  /**
+   * Where to listen; `serve` decides it (config/listen.ts: 0.0.0.0 in a cluster, where the kubelet
+   * probes the pod IP). @default '127.0.0.1' (this machine only: /metrics is not for everyone)
+   */
   host?: string;
   metrics: Metrics;
   ready: () => Readiness | Promise<Readiness>;
@@ -28,14 +31,16 @@ export interface OpsServerOptions {
 }
 
 export interface OpsServer {
-  /** `http://host:port`, with the port actually bound. */
+  /** `http://host:port`, with the port actually bound (127.0.0.1 when listening everywhere). */
   url: string;
+  /** The address listened on, as bound. */
+  host: string;
   port: number;
   close(): Promise<void>;
 }
 
 export async function startOpsServer(options: OpsServerOptions): Promise<OpsServer> {
-  const host = options.host ?? '0.0.0.0';
+  const host = options.host ?? '127.0.0.1';
   let closing = false;
   const server = createServer((req, res) => {
     route(req, options)
@@ -58,7 +63,10 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
           'config_invalid',
           `ops server cannot listen on ${host}:${options.port}: ${error.code ?? error.message}`,
           {
-            hint: 'choose another ops port, or stop whatever holds this one',
+            hint:
+              error.code === 'EADDRNOTAVAIL'
+                ? 'the address is not one of this machine: use 127.0.0.1, 0.0.0.0 or one of its own'
+                : 'choose another ops port, or stop whatever holds this one',
             cause: error,
           },
         ),
@@ -66,11 +74,13 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
     );
     server.listen(options.port, host, () => resolve());
   });
-  const port = (server.address() as AddressInfo).port;
+  const bound = server.address() as AddressInfo;
+  const port = bound.port;
   const shown =
     host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${shown}:${port}`,
+    host: bound.address,
     port,
     close: () =>
       new Promise<void>((resolve) => {

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { App, AwsLambdaReceiver, HTTPReceiver, type AppOptions } from '@slack/bolt';
 import type { CommandDeps } from '../../app/control/commands.js';
+import { KubemaintError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { boltLogger } from './bolt-logger.js';
 import { registerCampaignActions } from './campaign-actions.js';
@@ -28,6 +29,7 @@ type BoltApp = App;
 export type LambdaHandler = ReturnType<AwsLambdaReceiver['toHandler']>;
 
 export type SlackReceiver =
+  /** `host` defaults to 127.0.0.1; `serve` decides it (config/listen.ts). */
   | { kind: 'http'; port: number; host?: string }
   | { kind: 'socket'; appToken: string }
   | { kind: 'lambda' };
@@ -156,10 +158,19 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     app,
     async start() {
       if (receiver.kind === 'http') {
-        const server = (await app.start({
-          port: receiver.port,
-          host: receiver.host ?? '0.0.0.0',
-        })) as Server;
+        const host = receiver.host ?? '127.0.0.1';
+        const server = (await app
+          .start({ port: receiver.port, host })
+          .catch((error: NodeJS.ErrnoException) => {
+            throw new KubemaintError(
+              'config_invalid',
+              `the Slack receiver cannot listen on ${host}:${receiver.port}: ${error.code ?? error.message}`,
+              {
+                hint: 'set serve.slack.host and serve.slack.port (or --slack-host, --slack-port)',
+                cause: error,
+              },
+            );
+          })) as Server;
         return { port: (server.address() as AddressInfo).port };
       }
       if (receiver.kind === 'socket') await app.start();

@@ -14,26 +14,25 @@ import { observeCluster, timeTick } from '../../adapters/metrics/observe.js';
 import { createMetrics, type Metrics } from '../../adapters/metrics/registry.js';
 import type { ControlSettings } from '../../app/control/settings.js';
 import { openControl, type ControlRuntime } from '../../compose.js';
-import { KubemaintError } from '../../errors.js';
 import { createLogger, type Logger } from '../../log.js';
 import { loadCliConfig, type GlobalOptions } from '../control-context.js';
 import { watchForChanges } from '../../adapters/kube/watch-trigger.js';
 import { createSlackApp, type SlackApp } from '../../adapters/slack/app.js';
 import { lateSlackNotifier, slackNotifierFor, slackSettingsFor } from '../../compose/slack.js';
 import type { Config } from '../../config/schema.js';
+import { ALL_INTERFACES, serveListen, type Listen, type ListenFlags } from '../../config/listen.js';
 import { configWarnings } from '../../config/warnings.js';
 import { scanLines } from '../../../templates/scan.js';
 import { out } from '../output.js';
 
 export async function runServe(options: {
-  port: number;
-  host: string;
+  listen: ListenFlags;
   global: GlobalOptions;
 }): Promise<void> {
-  const { port, global } = options;
+  const { global } = options;
   // Everything that can be refused is checked before anything starts.
-  const slackPort = httpPort(process.env['PORT']);
   const config = loadCliConfig(global);
+  const listen = serveListen(config, process.env, options.listen);
   const level = process.env['KUBEMAINT_LOG_LEVEL'] ?? 'info';
   const log = createLogger({ service: 'serve', level });
   for (const warning of configWarnings(config)) log.warn(warning);
@@ -41,8 +40,7 @@ export async function runServe(options: {
   const readiness = tickReadiness({ clock: { now: () => new Date() } });
   // The ops port first: if it is taken, nothing else has started yet.
   const ops = await startOpsServer({
-    port,
-    host: options.host,
+    ...listen.ops,
     metrics,
     ready: () => readiness.ready(),
   });
@@ -62,10 +60,12 @@ export async function runServe(options: {
     slackApiUrl: process.env['SLACK_API_URL'],
   });
   if (slackNotifier) slackOut.attach(slackNotifier);
-  const slack = await startSlack(config, runtime, log, slackPort).catch(async (error: unknown) => {
-    await Promise.all([ops.close(), runtime.close()]);
-    throw error;
-  });
+  const slack = await startSlack(config, runtime, log, listen.slack).catch(
+    async (error: unknown) => {
+      await Promise.all([ops.close(), runtime.close()]);
+      throw error;
+    },
+  );
   const observe = observer(metrics, deps.settings);
   const loop = createTickLoop({
     tick: (o) => timeTick(metrics, deps.clock, () => runTick({ ...deps, observe }, o)),
@@ -98,7 +98,7 @@ export async function runServe(options: {
   const kubeconfig = runtime.connection.kubeconfigPath;
   out(
     `kubemaint serve ready: cluster=${deps.settings.cluster}` +
-      `${kubeconfig ? ` kubeconfig=${kubeconfig}` : ''} ops=${ops.url}` +
+      `${kubeconfig ? ` kubeconfig=${kubeconfig}` : ''} ops=${ops.url}${everywhere(ops.host)}` +
       `${slack.description ? ` slack=${slack.description}` : ''}\n`,
   );
   if (runtime.connection.sim) out(demoHelp(kubeconfig ?? ''));
@@ -140,15 +140,19 @@ const demoHelp = (kubeconfig: string): string =>
   `  kubectl --kubeconfig ${kubeconfig} get nodes -L kubemaint.io/state\n` +
   'Stop with Ctrl-C.\n\n';
 
+/** Said on the ready line when a port is open to other machines: nobody should be surprised. */
+const everywhere = (host: string): string =>
+  host === ALL_INTERFACES || host === '::' ? ' (all interfaces)' : '';
+
 /**
  * The Bolt app when Slack credentials are in the environment: Socket Mode with SLACK_APP_TOKEN (no
- * public endpoint needed), else the HTTP receiver on $PORT (default 3000) at /slack/events.
+ * public endpoint needed), else the HTTP receiver at /slack/events on `listen` (config/listen.ts).
  */
 async function startSlack(
   config: Config,
   runtime: ControlRuntime,
   log: Logger,
-  port: number,
+  listen: Listen,
 ): Promise<{ app?: SlackApp; description?: string }> {
   const botToken = config.secrets.botToken?.reveal();
   const signingSecret = config.secrets.signingSecret?.reveal();
@@ -170,7 +174,7 @@ async function startSlack(
     // Socket Mode needs no signing secret: Slack's events arrive over the app's own connection.
     signingSecret: signingSecret ?? '',
     ...(process.env['SLACK_API_URL'] ? { slackApiUrl: process.env['SLACK_API_URL'] } : {}),
-    receiver: appToken ? { kind: 'socket', appToken } : { kind: 'http', port },
+    receiver: appToken ? { kind: 'socket', appToken } : { kind: 'http', ...listen },
     log: log.child({ component: 'slack' }),
     scan: async () => {
       const { nodes, needs, skipped } = await findNeeds(deps, true);
@@ -178,18 +182,11 @@ async function startSlack(
     },
   });
   const started = await app.start();
+  const host = listen.host.includes(':') ? `[${listen.host}]` : listen.host;
   return {
     app,
-    description: appToken ? 'socket-mode' : `http://0.0.0.0:${started.port ?? port}/slack/events`,
+    description: appToken
+      ? 'socket-mode'
+      : `http://${host}:${started.port ?? listen.port}/slack/events${everywhere(listen.host)}`,
   };
-}
-
-function httpPort(text: string | undefined): number {
-  const port = Number(text ?? 3000);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new KubemaintError('config_invalid', `PORT=${JSON.stringify(text)} is not a port`, {
-      hint: 'the port of the Slack HTTP receiver, e.g. PORT=3000 (or unset it for 3000)',
-    });
-  }
-  return port;
 }

@@ -5,8 +5,17 @@
  * /metrics on the ops port, and on SIGTERM it lets the tick in flight finish before it exits.
  */
 import type { Command } from 'commander';
+import { LISTEN_HOST_HINT, isListenHost } from '../../config/fields.js';
+import type { ListenFlags } from '../../config/listen.js';
 import { KubemaintError } from '../../errors.js';
 import { controlCommand, globals } from '../control-context.js';
+
+interface ServeFlags {
+  opsHost?: string;
+  opsPort?: string;
+  slackHost?: string;
+  slackPort?: string;
+}
 
 export function registerServeCommand(program: Command): void {
   controlCommand(program, 'serve')
@@ -17,10 +26,17 @@ export function registerServeCommand(program: Command): void {
     )
     .option(
       '--ops-port <port>',
-      'port of /healthz, /readyz and /metrics (0: any free port)',
-      '9090',
+      '/healthz, /readyz and /metrics (default: serve.ops.port, 9090; 0: any free port)',
     )
-    .option('--ops-host <host>', 'interface of the ops port', '0.0.0.0')
+    .option(
+      '--ops-host <address>',
+      'address of the ops port (default: serve.ops.host, else 127.0.0.1, or 0.0.0.0 in a cluster)',
+    )
+    .option('--slack-port <port>', 'Slack HTTP receiver (default: $PORT, serve.slack.port, 3000)')
+    .option(
+      '--slack-host <address>',
+      'address of the Slack receiver (default: serve.slack.host, else as --ops-host)',
+    )
     .addHelpText(
       'after',
       '\nWith the demo (no config), open another terminal in this folder and run\n' +
@@ -28,20 +44,45 @@ export function registerServeCommand(program: Command): void {
         '  npx kubemaint approve r-…        approve one request\n' +
         '  kubectl --kubeconfig .kubemaint/sim.kubeconfig get nodes -L kubemaint.io/state',
     )
-    .action(async (options: { opsPort: string; opsHost: string }, command: Command) => {
-      const port = opsPort(options.opsPort);
+    .action(async (options: ServeFlags, command: Command) => {
+      const listen = listenFlags(options);
       // Loaded only for serve: the Slack app, metrics and watches are the heavy part of the CLI.
       const { runServe } = await import('./serve-run.js');
-      await runServe({ port, host: options.opsHost, global: globals(command) });
+      await runServe({ listen, global: globals(command) });
     });
 }
 
-function opsPort(text: string): number {
-  const port = Number(text);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new KubemaintError('usage', `--ops-port ${JSON.stringify(text)} is not a port`, {
+/** Checked before anything starts: a bad flag is a usage error (exit 2), not a failed listen. */
+function listenFlags(options: ServeFlags): ListenFlags {
+  return {
+    ...(options.opsHost !== undefined ? { opsHost: host('--ops-host', options.opsHost) } : {}),
+    ...(options.opsPort !== undefined ? { opsPort: port('--ops-port', options.opsPort) } : {}),
+    ...(options.slackHost !== undefined
+      ? { slackHost: host('--slack-host', options.slackHost) }
+      : {}),
+    ...(options.slackPort !== undefined
+      ? { slackPort: port('--slack-port', options.slackPort) }
+      : {}),
+  };
+}
+
+function host(flag: string, text: string): string {
+  if (isListenHost(text)) return text;
+  throw new KubemaintError(
+    'usage',
+    `${flag} ${JSON.stringify(text)} is not an address to listen on`,
+    {
+      hint: LISTEN_HOST_HINT,
+    },
+  );
+}
+
+function port(flag: string, text: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 0 || value > 65535 || text.trim() === '') {
+    throw new KubemaintError('usage', `${flag} ${JSON.stringify(text)} is not a port`, {
       hint: 'a number from 0 to 65535 (0 picks a free port)',
     });
   }
-  return port;
+  return value;
 }

@@ -152,6 +152,20 @@ describe('ops server lifecycle', () => {
     }
   });
 
+  it('listens on 127.0.0.1 unless told otherwise: /metrics is not for every interface', async () => {
+    const server = await startOpsServer({
+      port: 0,
+      metrics: createMetrics({ processMetrics: false }),
+      ready: () => ({ ok: true }),
+    });
+    try {
+      assert.equal(server.host, '127.0.0.1');
+      assert.equal(server.url, `http://127.0.0.1:${server.port}`);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('close() finishes despite an idle keep-alive connection, then refuses connections', async () => {
     const server = await startOpsServer({
       port: 0,

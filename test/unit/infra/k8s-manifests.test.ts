@@ -246,7 +246,8 @@ describe('the serve Deployment', () => {
     assert.equal(deployment.spec.strategy.type, 'Recreate');
     assert.equal(pod.serviceAccountName, 'kubemaint-serve');
     assert.equal(pod.containers.length, 1);
-    assert.deepEqual(container.args, ['serve']);
+    // The pod IP is what the kubelet probes and the ingress reaches: every interface, said openly.
+    assert.deepEqual(container.args, ['serve', '--ops-host=0.0.0.0', '--slack-host=0.0.0.0']);
     assert.match(container.image, /^ghcr\.io\/kubemaint\/kubemaint:/);
   });
   it('takes Slack secrets from a Secret and the config from a ConfigMap at /etc/kubemaint', () => {

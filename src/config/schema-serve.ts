@@ -1,0 +1,19 @@
+/**
+ * `serve:` — where `kubemaint serve` listens: the ops endpoint (/healthz, /readyz, /metrics) and the
+ * Slack HTTP receiver (/slack/events). A host left unset is decided at start (config/listen.ts):
+ * this machine only outside a cluster, every interface inside one.
+ */
+import { z } from 'zod';
+import { int, listenHost } from './fields.js';
+
+const listen = (port: number) =>
+  z.strictObject({
+    /** Unset: 127.0.0.1, or 0.0.0.0 in a cluster (config/listen.ts). */
+    host: listenHost().optional(),
+    port: int(0, 65535).default(port),
+  });
+
+export const ServeSchema = z.strictObject({
+  ops: listen(9090).prefault({}),
+  slack: listen(3000).prefault({}),
+});
