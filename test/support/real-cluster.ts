@@ -36,8 +36,11 @@ export interface RealCluster {
    * exactly these nodes (`system:node:<name>`) and their group: a ClusterRole and binding named `user`.
    */
   fleetKubeconfig(user: string, nodes: readonly string[]): string;
-  /** A kubeconfig carrying a service account's token (TokenRequest, 1 h), as a pod would hold it. */
-  serviceAccountKubeconfig(namespace: string, name: string): string;
+  /**
+   * A kubeconfig carrying a service account's token (TokenRequest, 1 h). Bound to a pod of the same
+   * namespace (one with `spec.nodeName`), the token carries the node-name extra a kubelet's would.
+   */
+  serviceAccountKubeconfig(namespace: string, name: string, boundToPod?: string): string;
   /** Runs kubectl (kubectlFor the server's minor) with a kubeconfig; returns stdout. */
   kubectl(args: string[], options?: { kubeconfig?: string; input?: string }): string;
 }
@@ -156,9 +159,23 @@ async function open(): Promise<RealCluster> {
       });
       return userKubeconfig(user);
     },
-    serviceAccountKubeconfig(namespace, name) {
-      const token = kubectl(['create', 'token', name, '-n', namespace, '--duration=1h']).trim();
-      const path = join(scratch, `sa-${namespace}-${name}.kubeconfig`);
+    serviceAccountKubeconfig(namespace, name, boundToPod) {
+      const bound = boundToPod
+        ? ['--bound-object-kind=Pod', `--bound-object-name=${boundToPod}`]
+        : [];
+      const token = kubectl([
+        'create',
+        'token',
+        name,
+        '-n',
+        namespace,
+        '--duration=1h',
+        ...bound,
+      ]).trim();
+      const path = join(
+        scratch,
+        `sa-${namespace}-${name}${boundToPod ? `-${boundToPod}` : ''}.kubeconfig`,
+      );
       const config = {
         apiVersion: 'v1',
         kind: 'Config',
