@@ -4,11 +4,13 @@
  */
 import type { V1Job, V1SecurityContext } from '@kubernetes/client-node';
 import {
+  ANN_NODE,
   LABEL_MANAGED_BY,
   LABEL_NODE,
   LABEL_REQUEST,
   MANAGED_BY,
   jobName,
+  labelValue,
 } from '../src/core/names.js';
 
 /** The env var carrying the executor's settings as JSON (built by the control plane from its config). */
@@ -48,23 +50,26 @@ function securityContext(method: ExecutorJobParams['rebootMethod']): V1SecurityC
 
 export function buildExecutorJob(p: ExecutorJobParams): V1Job {
   const name = jobName(p.node, p.requestId);
+  // A node name may be 253 characters, a label value 63: the labels carry labelValue's form (the
+  // same one every selector uses), the annotation the name itself.
   const labels = {
     [LABEL_MANAGED_BY]: MANAGED_BY,
-    [LABEL_NODE]: p.node,
-    [LABEL_REQUEST]: p.requestId,
+    [LABEL_NODE]: labelValue(p.node),
+    [LABEL_REQUEST]: labelValue(p.requestId),
   };
+  const annotations = { [ANN_NODE]: p.node };
   const field = (fieldPath: string) => ({ valueFrom: { fieldRef: { fieldPath } } });
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
-    metadata: { name, namespace: p.namespace, labels },
+    metadata: { name, namespace: p.namespace, labels, annotations },
     spec: {
       // A retry would run the host command again on a node that already rebooted (invariant 5).
       backoffLimit: 0,
       activeDeadlineSeconds: p.activeDeadlineSeconds,
       ttlSecondsAfterFinished: p.ttlSecondsAfterFinished,
       template: {
-        metadata: { labels },
+        metadata: { labels, annotations },
         spec: {
           // nodeName bypasses the scheduler, so the pod runs on the node we are about to cordon.
           nodeName: p.node,

@@ -6,7 +6,7 @@
  * never considered) and the executor's own pod, which its own drain must never evict (invariant 7).
  * Pure: the caller lists the pods, answers the DaemonSet lookups and passes `now`.
  */
-import { LABEL_MANAGED_BY, LABEL_NODE, MANAGED_BY } from './names.js';
+import { LABEL_MANAGED_BY, LABEL_NODE, MANAGED_BY, labelValue } from './names.js';
 import { matchesSelector, parseSelector } from './label-selector.js';
 
 export interface OwnerReference {
@@ -151,7 +151,8 @@ const KUBECTL_CHAIN: readonly Filter[] = [
 
 function isSelf(pod: Pod, options: DrainFilterOptions): boolean {
   const labels = pod.metadata.labels ?? {};
-  if (labels[LABEL_MANAGED_BY] === MANAGED_BY && labels[LABEL_NODE] === options.node) return true;
+  if (labels[LABEL_MANAGED_BY] === MANAGED_BY && labels[LABEL_NODE] === labelValue(options.node))
+    return true;
   const self = options.selfPod;
   if (!self) return false;
   return self.includes('/') ? podRef(pod) === self : pod.metadata.name === self;

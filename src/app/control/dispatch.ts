@@ -3,6 +3,7 @@
  * a stable order (oldest approval first, then node name) so two ticks pick the same nodes; each started
  * one takes a slot in the count before the next is judged, so one tick never over-commits (invariant 1).
  * A blocked request keeps every reason, written only when they change (no write churn every minute).
+ * One node's failure (a refused Job, an API error) is reported and the others still go on.
  */
 import { start } from '../../core/approval.js';
 import { evaluatePolicy, type PolicyFacts, type SlotFacts } from '../../core/policy.js';
@@ -20,6 +21,7 @@ import {
 import { persist, tell } from './persist.js';
 import type { AlertsPort, NodeView } from './ports.js';
 import type { ReconcileDeps } from './reconcile.js';
+import { failAndRestore } from './restore.js';
 
 export interface DispatchDeps extends ReconcileDeps {
   alerts?: AlertsPort;
@@ -49,79 +51,105 @@ export async function dispatchApproved(
   const inFlight = active
     .filter((n) => IN_FLIGHT.has(n.request?.state ?? ''))
     .map((n) => n.request!);
+  const shared = { now, pause, window, unhealthy, alerts, inFlight };
   const log: string[] = [];
   for (const node of approved) {
-    const request = node.request!;
-    const base: PolicyFacts = {
-      node: node.name,
-      timeZone: settings.timeZone,
-      expectedDurationMs: settings.expectedDurationMs[request.action],
-      pause,
-      window,
-      unhealthy,
-      ...(alerts ? { alerts } : {}),
-      slots: slotFacts(settings, inFlight, request),
-    };
-    // The API-heavy gates run only for a request the cheap gates let through.
-    let verdict = evaluatePolicy(base, now);
-    if (verdict.verdict === 'proceed') {
-      const blockingPods = await blockingPodFacts(
-        cluster,
-        node.name,
-        settings.blockers.podSelectors,
-      );
-      const pdbs = await pdbFacts(cluster, node.name, now, settings.drain);
-      verdict = evaluatePolicy({ ...base, ...(blockingPods ? { blockingPods } : {}), pdbs }, now);
+    try {
+      const line = await dispatchOne(deps, node, shared);
+      if (line !== undefined) log.push(line);
+    } catch (error) {
+      // Unknown whether `running` was written: count its slot as taken for the rest of this tick
+      // (invariant 1); the next tick reads what the cluster says and decides again.
+      shared.inFlight.push(node.request!);
+      log.push(`${node.name}: not dispatched: ${messageOf(error)}`);
     }
-    if (verdict.verdict === 'blocked') {
-      await recordBlocked(
-        deps,
-        node,
-        request,
-        verdict.reasons.map((r) => r.message),
-      );
-      log.push(`${node.name}: blocked (${verdict.reasons.map((r) => r.message).join('; ')})`);
-      continue;
-    }
-    const job = jobName(node.name, request.id);
-    const result = start(
-      request,
-      { by: { kind: 'system', id: 'kubemaint' }, policy: settings.approval, job },
-      now,
-    );
-    if (!result.ok) {
-      log.push(`${node.name}: not started (${result.error.message})`);
-      continue;
-    }
-    // The request moves to running first: if the Job creation then fails, the next tick sees a
-    // running request without a Job and fails it, instead of a Job nobody accounts for.
-    const { blockedReasons: _cleared, ...startedRequest } = result.request;
-    const outcome = await persist(deps, node, { ...result, request: startedRequest });
-    if (outcome.status === 'lost-race') {
-      // Another writer changed this request first: most likely a second tick (another serve) that
-      // judged the same candidates in the same order and started it. Count its slot as taken;
-      // going on to the next candidate as if it were free starts one Job more than there are
-      // slots, and that executor ends "no free lock slot" (the request fails). If the other write
-      // was something else, the next tick starts what this one held back.
-      inFlight.push(startedRequest);
-      continue;
-    }
-    if (outcome.status !== 'written') continue;
-    const before = settings.nodeLabels?.before ?? {};
-    if (Object.keys(before).length > 0) await cluster.patchNode(node.name, { labels: before });
-    await cluster.createJob(settings.jobFor(node.name, request.id, request.action));
-    inFlight.push(startedRequest);
-    // Told once the Job exists, not between the two writes: a Slack post there would widen the
-    // window in which the request is running without a Job (see JOB_CREATE_GRACE_MS).
-    await tell(deps, outcome.request, {
-      kind: 'draining',
-      reason: 'KubemaintStarted',
-      message: `executor Job ${job} created`,
-    });
-    log.push(`${node.name}: started ${job}`);
   }
   return log;
 }
+
+type Shared = Pick<PolicyFacts, 'pause' | 'window' | 'unhealthy' | 'alerts'> & {
+  now: Date;
+  inFlight: MaintenanceRequest[];
+};
+
+/** Judge one approved request and start it when every gate passes; returns its line of the report. */
+async function dispatchOne(
+  deps: DispatchDeps,
+  node: NodeView,
+  shared: Shared,
+): Promise<string | undefined> {
+  const { settings, cluster } = deps;
+  const { now, inFlight } = shared;
+  const request = node.request!;
+  const base: PolicyFacts = {
+    node: node.name,
+    timeZone: settings.timeZone,
+    expectedDurationMs: settings.expectedDurationMs[request.action],
+    pause: shared.pause,
+    window: shared.window,
+    unhealthy: shared.unhealthy,
+    ...(shared.alerts ? { alerts: shared.alerts } : {}),
+    slots: slotFacts(settings, inFlight, request),
+  };
+  // The API-heavy gates run only for a request the cheap gates let through.
+  let verdict = evaluatePolicy(base, now);
+  if (verdict.verdict === 'proceed') {
+    const blockingPods = await blockingPodFacts(cluster, node.name, settings.blockers.podSelectors);
+    const pdbs = await pdbFacts(cluster, node.name, now, settings.drain);
+    verdict = evaluatePolicy({ ...base, ...(blockingPods ? { blockingPods } : {}), pdbs }, now);
+  }
+  if (verdict.verdict === 'blocked') {
+    const reasons = verdict.reasons.map((r) => r.message);
+    await recordBlocked(deps, node, request, reasons);
+    return `${node.name}: blocked (${reasons.join('; ')})`;
+  }
+  const job = jobName(node.name, request.id);
+  const result = start(
+    request,
+    { by: { kind: 'system', id: 'kubemaint' }, policy: settings.approval, job },
+    now,
+  );
+  if (!result.ok) return `${node.name}: not started (${result.error.message})`;
+  // The request moves to running first: if the Job creation then fails, the next tick sees a
+  // running request without a Job and fails it, instead of a Job nobody accounts for.
+  const { blockedReasons: _cleared, ...startedRequest } = result.request;
+  const outcome = await persist(deps, node, { ...result, request: startedRequest });
+  if (outcome.status === 'lost-race') {
+    // Another writer changed this request first: most likely a second tick (another serve) that
+    // judged the same candidates in the same order and started it. Count its slot as taken;
+    // going on to the next candidate as if it were free starts one Job more than there are
+    // slots, and that executor ends "no free lock slot" (the request fails). If the other write
+    // was something else, the next tick starts what this one held back.
+    inFlight.push(startedRequest);
+    return undefined;
+  }
+  if (outcome.status !== 'written') return undefined;
+  try {
+    const before = settings.nodeLabels?.before ?? {};
+    if (Object.keys(before).length > 0) await cluster.patchNode(node.name, { labels: before });
+    await cluster.createJob(settings.jobFor(node.name, request.id, request.action));
+  } catch (error) {
+    // A Job the apiserver refuses (422: invalid; 403: admission) is refused again next time:
+    // fail the request now, with the reason, and hand the node back. Nothing ran on it yet.
+    const why = `executor Job ${job} was not created: ${messageOf(error)}`;
+    // If this write fails too, the request stays running without a Job: the caller counts its
+    // slot, and the next tick fails it as a request whose Job vanished.
+    await failAndRestore(deps, node, startedRequest, why);
+    return `${node.name}: failed: ${why}`;
+  }
+  inFlight.push(startedRequest);
+  // Told once the Job exists, not between the two writes: a Slack post there would widen the
+  // window in which the request is running without a Job (see JOB_CREATE_GRACE_MS).
+  await tell(deps, outcome.request, {
+    kind: 'draining',
+    reason: 'KubemaintStarted',
+    message: `executor Job ${job} created`,
+  });
+  return `${node.name}: started ${job}`;
+}
+
+const messageOf = (error: unknown): string =>
+  error instanceof Error ? error.message : String(error);
 
 function slotFacts(
   settings: DispatchDeps['settings'],

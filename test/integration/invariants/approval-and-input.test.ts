@@ -13,7 +13,7 @@ import {
   requestMaintenance,
 } from '../../../src/app/control/commands.js';
 import { runTick } from '../../../src/app/control/tick.js';
-import { ANN_REQUEST, LABEL_STATE } from '../../../src/core/names.js';
+import { ANN_REQUEST, LABEL_NODE, LABEL_STATE, labelValue } from '../../../src/core/names.js';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
 import { R } from '../../../src/sim/types.js';
 import { testControlDeps, testControlSettings } from '../../support/control.js';
@@ -47,7 +47,7 @@ describe('invariants 2, 3 and 6 on the sim', () => {
   const apiWrites = () => sim.admin.audit().filter((e) => e.actor.startsWith('http:')).length;
   const jobs = () => sim.store.list(R.jobs, { namespace: NAMESPACE });
   const jobsFor = (node: string) =>
-    jobs().filter((j) => j.metadata.labels?.['kubemaint.io/node'] === node);
+    jobs().filter((j) => j.metadata.labels?.[LABEL_NODE] === labelValue(node));
 
   /** Write a request straight into the annotation, as someone with `patch nodes` could. */
   function forge(node: string, request: Partial<MaintenanceRequest>): void {

@@ -14,7 +14,7 @@ import { DEFAULT_SETTINGS, type ExecutorSettings } from '../../../src/app/execut
 import type { ControlSettings } from '../../../src/app/control/settings.js';
 import { silentLogger } from '../../../src/log.js';
 import { EXIT } from '../../../src/core/exit-codes.js';
-import { ANN_REQUEST, LABEL_NODE, LABEL_REQUEST } from '../../../src/core/names.js';
+import { ANN_NODE, ANN_REQUEST, LABEL_REQUEST } from '../../../src/core/names.js';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
 import type { Sim } from '../../../src/sim/index.js';
 import { R, type AuditEntry, type KObject } from '../../../src/sim/types.js';
@@ -150,7 +150,8 @@ export function runJobsInProcess(sim: Sim, settings: ExecutorSettings): InProces
     for (const job of sim.store.list(R.jobs, { namespace: NAMESPACE })) {
       const name = job.metadata.name ?? '';
       if (runs.has(name)) continue;
-      const node = job.metadata.labels?.[LABEL_NODE];
+      // The label may hold only a hash of a long name; the annotation holds the name.
+      const node = job.metadata.annotations?.[ANN_NODE];
       const requestId = job.metadata.labels?.[LABEL_REQUEST];
       if (!node || !requestId) continue;
       // The container starts once its pod exists: the executor needs its own pod's name.

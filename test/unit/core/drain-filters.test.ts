@@ -8,6 +8,7 @@ import {
   type DrainFilterOptions,
   type Pod,
 } from '../../../src/core/drain-filters.js';
+import { labelValue } from '../../../src/core/names.js';
 
 const NOW = new Date('2026-03-01T10:00:00Z');
 const rs = { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-7f9', controller: true };
@@ -30,6 +31,7 @@ const bare = (
   rest: Omit<Pod, 'metadata'> = {},
 ) => pod(name, { ownerReferences: [], ...extra }, rest);
 const base: DrainFilterOptions = { node: 'node-a' };
+const LONG = `${'a'.repeat(62)}.${'b'.repeat(62)}.${'c'.repeat(62)}.${'d'.repeat(64)}`;
 
 type Outcome = 'evict' | 'skip' | 'blocked';
 function outcomeOf(p: Pod, options: DrainFilterOptions, now = NOW): Outcome {
@@ -134,6 +136,17 @@ describe('selectPodsToDrain: one pod through the chain', () => {
         labels: { 'app.kubernetes.io/managed-by': 'kubemaint', 'kubemaint.io/node': 'node-a' },
       }),
       base,
+      'skip',
+    ],
+    [
+      'our executor pod on a node whose 253-character name its label can only hash',
+      bare('kubemaint-r-1a2b3c-long-x', {
+        labels: {
+          'app.kubernetes.io/managed-by': 'kubemaint',
+          'kubemaint.io/node': labelValue(LONG),
+        },
+      }),
+      { ...base, node: LONG },
       'skip',
     ],
     [

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { labelValue } from '../../../src/core/names.js';
 import { buildExecutorJob, type ExecutorJobParams } from '../../../templates/executor-job.js';
 
 const golden = (name: string) => new URL(`../../fixtures/golden/${name}`, import.meta.url);
@@ -51,6 +52,25 @@ describe('executor Job manifest', () => {
     assert.equal(labels['app.kubernetes.io/managed-by'], 'kubemaint');
     assert.equal(labels['kubemaint.io/node'], base.node);
     assert.equal(labels['kubemaint.io/request'], base.requestId);
+  });
+
+  it('gives a 253-character node a valid hashed label, the name in an annotation and nodeName', () => {
+    const node = `${'n'.repeat(62)}.${'o'.repeat(62)}.${'d'.repeat(62)}.${'e'.repeat(64)}`;
+    const job = buildExecutorJob({ ...base, node });
+    for (const meta of [job.metadata!, job.spec!.template.metadata!]) {
+      assert.equal(meta.labels!['kubemaint.io/node'], labelValue(node));
+      assert.ok(meta.labels!['kubemaint.io/node'].length <= 63);
+      assert.equal(meta.annotations!['kubemaint.io/node'], node);
+    }
+    assert.equal(job.spec!.template.spec!.nodeName, node);
+    assert.ok((job.metadata?.name ?? '').length <= 63);
+    assert.deepEqual(job.spec!.template.spec!.containers[0]!.args, [
+      'executor',
+      '--node',
+      node,
+      '--request',
+      base.requestId,
+    ]);
   });
 
   it('grants only CAP_KILL for the signal method, and privileged for nsenter', () => {
