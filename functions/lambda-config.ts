@@ -4,9 +4,9 @@
  * a config file, with the Slack secrets taken from that same environment. A bad config throws one
  * error listing every problem, so the first invocation's log says exactly what to fix.
  */
-import { credentialsFromEnv, regionFromEnv } from '../src/adapters/aws/credentials.js';
 import {
   resolveSsmEnvironment,
+  ssmOptionsFromEnv,
   ssmReferences,
   type Env,
 } from '../src/adapters/aws/ssm-environment.js';
@@ -54,12 +54,5 @@ export async function loadLambdaConfig(
 }
 
 async function fromSsm(env: Env, options: LambdaConfigOptions): Promise<Env> {
-  return resolveSsmEnvironment(env, {
-    region: regionFromEnv(env),
-    credentials: credentialsFromEnv(env),
-    now: options.now ?? (() => new Date()),
-    // The AWS SDKs' own variable for a service endpoint (a VPC endpoint; a local stand-in in tests).
-    ...(env.AWS_ENDPOINT_URL_SSM ? { endpoint: env.AWS_ENDPOINT_URL_SSM } : {}),
-    ...(options.fetch ? { fetch: options.fetch } : {}),
-  });
+  return resolveSsmEnvironment(env, ssmOptionsFromEnv(env, options));
 }

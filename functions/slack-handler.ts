@@ -27,6 +27,12 @@ export interface DeferredEvent {
 }
 
 export interface SlackHandlerOptions {
+  /**
+   * Runs first for a request from API Gateway; an answer (a 401) ends it there, before
+   * `createHandler`. Deferred invocations skip it: only Lambda Invoke, which IAM guards, sends
+   * them, and Bolt checks the signature of the request they replay.
+   */
+  gate?: (event: AwsEvent) => Promise<AwsResponse | undefined>;
   /** Builds the Bolt Lambda handler once (cold start) with the `defer` its listeners call. */
   createHandler(defer: Defer): Promise<AwsHandler>;
   /** Queues the deferred invocation (Lambda Invoke, InvocationType Event). */
@@ -87,6 +93,10 @@ export function createSlackHandler(
     event: AwsEvent | DeferredEvent,
     context: unknown,
   ): Promise<AwsResponse | DeferredResult> {
+    if (!isDeferredEvent(event)) {
+      const refused = await options.gate?.(event);
+      if (refused) return refused;
+    }
     const bolted = await handler();
     if (isDeferredEvent(event)) {
       const invocation: Invocation = { works: [] };

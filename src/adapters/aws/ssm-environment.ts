@@ -7,6 +7,7 @@
  */
 import { KubemaintError } from '../../errors.js';
 import { awsErrorDetail, awsPost } from './aws-call.js';
+import { credentialsFromEnv, regionFromEnv } from './credentials.js';
 import type { AwsCredentials } from './sigv4.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -20,6 +21,21 @@ export interface SsmOptions {
   readonly fetch?: typeof fetch;
   /** @default 5_000 */
   readonly timeoutMs?: number;
+}
+
+/** A Lambda's SSM settings from its environment: its region and credentials, the endpoint override. */
+export function ssmOptionsFromEnv(
+  env: Env,
+  options: { now?: () => Date; fetch?: typeof fetch } = {},
+): SsmOptions {
+  return {
+    region: regionFromEnv(env),
+    credentials: credentialsFromEnv(env),
+    now: options.now ?? (() => new Date()),
+    // The AWS SDKs' own variable for a service endpoint (a VPC endpoint; a local stand-in in tests).
+    ...(env['AWS_ENDPOINT_URL_SSM'] ? { endpoint: env['AWS_ENDPOINT_URL_SSM'] } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  };
 }
 
 /** Long on purpose: `_SSM` alone would catch AWS_ENDPOINT_URL_SSM, the SDKs' endpoint override. */
