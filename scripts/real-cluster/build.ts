@@ -120,7 +120,7 @@ function runGo(
         const last = lines.filter((l) => !l.startsWith('go: downloading')).at(-1) ?? '';
         reject(
           new RealClusterError(
-            `go ${args[0]} failed (exit ${code}): ${last.trim()} — full log: ${logPath}`,
+            `go ${args[0] === 'mod' ? args.slice(0, 2).join(' ') : args[0]} failed (exit ${code}): ${last.trim()} — full log: ${logPath}`,
           ),
         );
       });

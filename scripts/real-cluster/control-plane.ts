@@ -16,7 +16,7 @@ import { build, type BuiltBinaries } from './build.js';
 import { RealClusterError } from './errors.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { createPki } from './pki.js';
-import { freePort, probe, waitFor } from './probe.js';
+import { freePort, freePorts, probe, waitFor } from './probe.js';
 import type { Binary, KubernetesVersion } from './versions.js';
 
 export const DEFAULT_STATE_DIR = '.kubemaint/real-cluster';
@@ -70,22 +70,27 @@ function ours(pid: number, dir: string): boolean {
   }
 }
 
-function startProcess(bin: string, args: string[], logPath: string): number {
+interface Started {
+  pid: number;
+  /** The exit code once the process has ended (while `up` still watches it). */
+  exitCode(): number | null | undefined;
+}
+
+function startProcess(bin: string, args: string[], logPath: string): Started {
   const out = openSync(logPath, 'a');
   // detached: the components outlive `up` (which exits after printing the kubeconfig path).
   const child = spawn(bin, args, { detached: true, stdio: ['ignore', out, out] });
   child.unref();
   if (child.pid === undefined) throw new RealClusterError(`could not start ${bin}`);
-  return child.pid;
+  // The exit event, not /proc: between fork and exec the child's command line is still node's.
+  let code: number | null | undefined;
+  child.on('exit', (exit, signal) => (code = exit ?? (signal ? null : 1)));
+  return { pid: child.pid, exitCode: () => code };
 }
 
-function exitedMessage(
-  name: string,
-  pid: number,
-  dir: string,
-  logPath: string,
-): string | undefined {
-  if (ours(pid, dir)) return undefined;
+function exitedMessage(name: string, started: Started, logPath: string): string | undefined {
+  const code = started.exitCode();
+  if (code === undefined) return undefined;
   const tail = existsSync(logPath)
     ? readFileSync(logPath, 'utf8')
         .trim()
@@ -93,7 +98,7 @@ function exitedMessage(
         .filter((l) => /^[EF]\d{4}|error|Error|fatal/.test(l))
         .at(-1)
     : undefined;
-  return `${name} exited during start${tail ? `: ${tail.trim().slice(0, 300)}` : ''} — log: ${logPath}`;
+  return `${name} exited during start (${code === null ? 'killed' : `exit ${code}`})${tail ? `: ${tail.trim().slice(0, 300)}` : ''} — log: ${logPath}`;
 }
 
 async function stopPid(pid: number, dir: string): Promise<void> {
@@ -167,13 +172,16 @@ export async function up(options: UpOptions): Promise<ClusterState> {
   mkdirSync(join(dir, 'logs'), { recursive: true });
   const log = (name: string) => join(dir, 'logs', `${name}.log`);
   const pki = createPki(join(dir, 'pki'));
+  const [anyPort = 0, etcd = 0, etcdPeer = 0, controllerManager = 0, scheduler = 0] =
+    await freePorts(5);
   const ports = {
-    apiserver: await freePort(options.port ?? 0, 'apiserver port'),
-    etcd: await freePort(0, 'etcd port'),
-    etcdPeer: await freePort(0, 'etcd peer port'),
-    controllerManager: await freePort(0, 'controller-manager port'),
-    scheduler: await freePort(0, 'scheduler port'),
+    apiserver: options.port ? await freePort(options.port, 'apiserver port') : anyPort,
+    etcd,
+    etcdPeer,
+    controllerManager,
+    scheduler,
   };
+
   const server = `https://127.0.0.1:${ports.apiserver}`;
   const state: ClusterState = {
     version: `v${options.version.full}`,
@@ -208,7 +216,7 @@ async function startEtcd(
 ): Promise<void> {
   const client = `http://127.0.0.1:${state.ports.etcd}`;
   const peer = `http://127.0.0.1:${state.ports.etcdPeer}`;
-  const pid = startProcess(
+  const started = startProcess(
     binaries.paths.etcd,
     [
       '--name=default',
@@ -224,14 +232,14 @@ async function startEtcd(
     ],
     logPath,
   );
-  state.pids.etcd = pid;
+  state.pids.etcd = started.pid;
   save();
   await waitFor(
     'etcd',
     async () => (await probe(`${client}/health`)).body.includes('"health":"true"'),
     {
       timeoutMs: 30_000,
-      failed: () => exitedMessage('etcd', pid, dir, logPath),
+      failed: () => exitedMessage('etcd', started, logPath),
     },
   );
 }
@@ -255,7 +263,7 @@ async function startApiserver(
     user: 'kubemaint-admin',
     context: 'kubemaint-real',
   });
-  const pid = startProcess(
+  const started = startProcess(
     binaries.paths['kube-apiserver'],
     [
       `--etcd-servers=http://127.0.0.1:${state.ports.etcd}`,
@@ -283,7 +291,7 @@ async function startApiserver(
     ],
     logPath,
   );
-  state.pids['kube-apiserver'] = pid;
+  state.pids['kube-apiserver'] = started.pid;
   save();
   const tls = {
     ca: pki.caCert,
@@ -295,7 +303,7 @@ async function startApiserver(
     async () => (await probe(`${state.server}/readyz`, tls)).status === 200,
     {
       timeoutMs: 120_000,
-      failed: () => exitedMessage('kube-apiserver', pid, dir, logPath),
+      failed: () => exitedMessage('kube-apiserver', started, logPath),
     },
   );
 }
@@ -348,7 +356,7 @@ async function startControllers(
     ],
     log('kube-controller-manager'),
   );
-  state.pids['kube-controller-manager'] = kcm;
+  state.pids['kube-controller-manager'] = kcm.pid;
   save();
   const scheduler = startProcess(
     binaries.paths['kube-scheduler'],
@@ -364,17 +372,16 @@ async function startControllers(
     ],
     log('kube-scheduler'),
   );
-  state.pids['kube-scheduler'] = scheduler;
+  state.pids['kube-scheduler'] = scheduler.pid;
   save();
   const healthy = (port: number) => async () =>
     (await probe(`https://127.0.0.1:${port}/healthz`)).status === 200;
   await waitFor('kube-controller-manager', healthy(state.ports.controllerManager), {
     timeoutMs: 60_000,
-    failed: () =>
-      exitedMessage('kube-controller-manager', kcm, dir, log('kube-controller-manager')),
+    failed: () => exitedMessage('kube-controller-manager', kcm, log('kube-controller-manager')),
   });
   await waitFor('kube-scheduler', healthy(state.ports.scheduler), {
     timeoutMs: 60_000,
-    failed: () => exitedMessage('kube-scheduler', scheduler, dir, log('kube-scheduler')),
+    failed: () => exitedMessage('kube-scheduler', scheduler, log('kube-scheduler')),
   });
 }

@@ -5,6 +5,7 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { RealClusterError } from './errors.js';
 
 export const DEFAULT_KUBERNETES_VERSION = '1.34.4';
 
@@ -68,7 +69,7 @@ export interface KubernetesVersion {
 export function parseKubernetesVersion(raw: string): KubernetesVersion {
   const match = /^v?(1)\.(\d+)\.(\d+)$/.exec(raw.trim());
   if (!match) {
-    throw new Error(
+    throw new RealClusterError(
       `Kubernetes version ${JSON.stringify(raw)} is not a release like 1.34.4 (no v prefix needed, no pre-releases)`,
     );
   }
