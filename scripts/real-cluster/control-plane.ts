@@ -295,8 +295,8 @@ async function startApiserver(
   save();
   const tls = {
     ca: pki.caCert,
-    cert: pki.client('admin', { user: '', groups: [] }).cert,
-    key: join(pki.dir, 'admin.key'),
+    cert: admin.cert,
+    key: admin.key,
   };
   await waitFor(
     'kube-apiserver',

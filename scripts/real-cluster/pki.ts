@@ -5,7 +5,7 @@
  * client certificate per identity, and the service-account signing key pair. EC P-256 throughout.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { RealClusterError } from './errors.js';
 
@@ -51,7 +51,6 @@ export interface Pki {
   saPub: string;
   /** Makes (once) a client certificate and key for an identity; returns their paths. */
   client(name: string, identity: ClientIdentity): { cert: string; key: string };
-  read(path: string): string;
 }
 
 export function createPki(dir: string): Pki {
@@ -131,6 +130,5 @@ export function createPki(dir: string): Pki {
         'extendedKeyUsage=clientAuth',
         'keyUsage=critical,digitalSignature',
       ]),
-    read: (path) => readFileSync(path, 'utf8'),
   };
 }
