@@ -11,7 +11,7 @@ import type { TickDeps } from '../../src/app/control/tick.js';
 import { POOL_LABEL } from '../../src/sim/scenarios/builders.js';
 import { R } from '../../src/sim/types.js';
 import { testControlDeps, testControlSettings } from '../support/control.js';
-import { checkSim } from '../support/invariants.js';
+import { checkSim, requestsThatIssuedHostCommands } from '../support/invariants.js';
 import { startTestSim, type TestSim } from '../integration/sim/support.js';
 import {
   executorSettings,
@@ -24,9 +24,11 @@ import {
   clearMarks,
   COUNTS,
   FULL,
+  isInjectedFault,
   issueFaults,
   report,
   requestOf,
+  ROLL_APPROVERS,
   rollUntilDone,
 } from './support.js';
 
@@ -86,6 +88,7 @@ describe('API faults: 500s, 429s, latency and dropped watches', () => {
       loops: [deps],
       skewScan: true,
       timeoutMs: FULL ? 600_000 : 45_000,
+      injected: isInjectedFault,
       propose: (d: TickDeps, node: string) =>
         requestMaintenance(d, { node, action: actionOf(node), by: alice }),
     });
@@ -95,9 +98,12 @@ describe('API faults: 500s, 429s, latency and dropped watches', () => {
       nodes.every((n) => requestOf(sim, n)?.state === 'done'),
       `all done: ${states.join(', ')}`,
     );
-    const invariants = checkSim(sim, { concurrency: 2, fromRv });
+    const invariants = checkSim(sim, { concurrency: 2, approvers: ROLL_APPROVERS, fromRv });
     report('demo under faults', { nodes: nodes.length, ...figures, ...invariants });
     assert.deepEqual(invariants.violations, []);
+    assert.deepEqual(figures.unexpectedErrors, [], 'every failed tick or command met a fault');
+    // The demo's PDBs were consulted: the PDB check above judged real evictions.
+    assert.ok(invariants.evictions > 0, 'evictions were checked against their PDBs');
   });
 
   it(`a ${COUNTS.rollNodes}-node roll at concurrency 4: every node's maintenance completes`, async () => {
@@ -118,18 +124,36 @@ describe('API faults: 500s, 429s, latency and dropped watches', () => {
       nodes: names,
       loops: [deps],
       timeoutMs: FULL ? 1_200_000 : 80_000,
+      injected: isInjectedFault,
     });
     sim.admin.setFaults([]);
     const notDone = names
       .filter((n) => requestOf(sim, n)?.state !== 'done')
       .map((n) => `${n} ${requestOf(sim, n)?.state ?? 'none'} ${requestOf(sim, n)?.failure ?? ''}`);
     assert.deepEqual(notDone, [], `every node ended done: ${JSON.stringify(figures)}`);
-    const invariants = checkSim(sim, { concurrency: 4, fromRv });
+    const invariants = checkSim(sim, { concurrency: 4, approvers: ROLL_APPROVERS, fromRv });
     report('fleet roll under faults', { nodes: names.length, ...figures, ...invariants });
     assert.deepEqual(invariants.violations, []);
-    // A request that failed after its reboot (and was proposed again) adds one; never fewer.
-    const reboots = sim.admin.hostLog().filter((a) => a.action === 'reboot' && !a.duplicate);
-    assert.ok(reboots.length >= names.length, `${reboots.length} reboots for ${names.length}`);
+    assert.deepEqual(figures.unexpectedErrors, [], 'every failed tick or command met a fault');
+    // Exactly one reboot per request that issued its host command: each node's done request, plus
+    // any that failed after its reboot and was proposed again. Not "at least".
+    const rebooted = requestsThatIssuedHostCommands(sim.admin.audit(), fromRv);
+    const reboots = sim.admin.hostLog().filter((a) => a.action === 'reboot');
+    assert.equal(
+      reboots.length,
+      rebooted.size,
+      `${reboots.length} reboots, ${rebooted.size} requests`,
+    );
+    for (const node of names) {
+      const done = requestOf(sim, node)!;
+      assert.ok(rebooted.has(`${node}/${done.id}`), `${node}: its done request rebooted it`);
+      assert.equal(
+        reboots.filter((a) => a.node === node).length,
+        [...rebooted].filter((r) => r.startsWith(`${node}/`)).length,
+        `${node}: one reboot per request that issued one`,
+      );
+    }
     assert.ok(invariants.maxDisrupted <= 4);
+    assert.ok(invariants.evictions > 0, 'evictions were checked against their PDBs');
   });
 });

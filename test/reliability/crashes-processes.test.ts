@@ -16,6 +16,7 @@ import { R } from '../../src/sim/types.js';
 import { checkSim, type InvariantReport } from '../support/invariants.js';
 import {
   answerUntilDone,
+  APPROVERS,
   heldSlots,
   markForReboot,
   spawnServe,
@@ -151,7 +152,11 @@ describe(
         more: () => kills < KILLS,
       });
       last ??= await killer;
-      const invariants = checkSim(sim, { concurrency: CONCURRENCY, fromRv });
+      const invariants = checkSim(sim, {
+        concurrency: CONCURRENCY,
+        approvers: new Set(APPROVERS),
+        fromRv,
+      });
       report('serve SIGKILLed', {
         kills,
         waves,
@@ -248,7 +253,11 @@ describe(
         clearInterval(watcher);
         for (const timer of timers) clearInterval(timer);
       });
-      const invariants = checkSim(sim, { concurrency: CONCURRENCY, fromRv });
+      const invariants = checkSim(sim, {
+        concurrency: CONCURRENCY,
+        approvers: new Set(APPROVERS),
+        fromRv,
+      });
       report('executor SIGKILLed', {
         states: statesOf(sim, nodes),
         kills,

@@ -16,8 +16,16 @@ import {
   runJobsInProcess,
   type InProcessJobs,
 } from '../integration/invariants/support.js';
-import { crashingCluster } from './crash-port.js';
-import { clearMarks, COUNTS, FULL, report, requestOf, rollUntilDone } from './support.js';
+import { crashingCluster, TickKilled } from './crash-port.js';
+import {
+  clearMarks,
+  COUNTS,
+  FULL,
+  report,
+  requestOf,
+  ROLL_APPROVERS,
+  rollUntilDone,
+} from './support.js';
 
 const CONCURRENCY = 2;
 
@@ -64,6 +72,8 @@ describe('crashes: the tick killed at random points', () => {
       nodes: names,
       loops: [deps],
       timeoutMs: FULL ? 600_000 : 50_000,
+      // The kills are the only errors this run may see.
+      injected: (error) => error instanceof TickKilled,
     });
     assert.equal(crashing.crashed(), COUNTS.crashRuns, 'every planned kill happened');
     const states = names.map((n) => `${n} ${requestOf(sim, n)?.state ?? 'none'}`);
@@ -73,7 +83,11 @@ describe('crashes: the tick killed at random points', () => {
     );
     // Every request that ended before done said why (failed-and-reported).
     for (const failure of figures.failures) assert.doesNotMatch(failure, /\(no reason reported\)/);
-    const invariants = checkSim(sim, { concurrency: CONCURRENCY, fromRv });
+    const invariants = checkSim(sim, {
+      concurrency: CONCURRENCY,
+      approvers: ROLL_APPROVERS,
+      fromRv,
+    });
     report('killed ticks', {
       kills: crashing.crashed(),
       nodes: names.length,
@@ -81,6 +95,7 @@ describe('crashes: the tick killed at random points', () => {
       ...invariants,
     });
     assert.deepEqual(invariants.violations, []);
+    assert.deepEqual(figures.unexpectedErrors, [], 'every failed tick was a planned kill');
     for (const node of sim.store.list('nodes')) {
       const request = requestOf(sim, node.metadata.name ?? '');
       assert.ok(

@@ -5,21 +5,24 @@
  * emoji, shell metacharacters, node names that look like flags or paths, mentions, versions with a
  * command after them, every verb of DESIGN §3 with garbage arguments, and huge texts) as correctly
  * signed commands from approvers and strangers, then replays of valid requests, then oversized
- * bodies. Every signed command is acked in time with a useful answer; nothing forged changes
- * anything; no Job, host command or child process comes of any of it; no stranger's approval
- * counts; no mention from the input reaches Slack unescaped; a replay does its work once; the
- * process sees no unhandled rejection or exception and the server stays up.
+ * bodies. Ticks run meanwhile and after, as `serve` would, so an approval that got through would
+ * become a Job: every signed command is acked in time with a useful answer; nothing forged changes
+ * anything; no Job comes of a forgery or a stranger, only of an approver's approval, and no host
+ * command or child process of any of it; no stranger's approval counts; no mention from the input
+ * reaches Slack unescaped; a replay does its work once; the process sees no unhandled rejection or
+ * exception and the server stays up.
  */
 import assert from 'node:assert/strict';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { pino } from 'pino';
-import { requestMaintenance, setPause } from '../../src/app/control/commands.js';
+import { cancelRequest, requestMaintenance, setPause } from '../../src/app/control/commands.js';
 import { runTick } from '../../src/app/control/tick.js';
 import { parseCommand, USAGE } from '../../src/adapters/slack/parse-command.js';
 import { jobName } from '../../src/core/names.js';
-import type { MaintenanceRequest } from '../../src/core/request.js';
+import { isActive, type MaintenanceRequest } from '../../src/core/request.js';
+import { checkSim } from '../support/invariants.js';
 import { approveClickBody, slackHeaders, slashCommandBody } from '../support/slack-sign.js';
 import { startTestSim, type TestSim } from '../integration/sim/support.js';
 import {
@@ -341,6 +344,11 @@ describe('hostile Slack requests against the real app', { timeout: 900_000 }, ()
       ),
     );
     await h.slack.idle();
+    const pausedByForgery = (await h.deps.cluster.readPause()).paused;
+    // A tick, as serve runs every minute, unpaused (whatever a forgery did to the pause is asserted
+    // below): a forged approval that had got through would start a Job now.
+    await setPause(h.deps, false, { kind: 'person', id: 'UALICE' });
+    const tick = await runTick(h.deps);
     report('hostile slack forged', {
       forged: forgeries.length,
       statuses,
@@ -354,7 +362,9 @@ describe('hostile Slack requests against the real app', { timeout: 900_000 }, ()
     );
     assert.equal((await requestOn(sim, target.node))?.state, 'proposed');
     assert.deepEqual((await requestOn(sim, target.node))?.approvals, []);
-    assert.equal((await h.deps.cluster.readPause()).paused, false);
+    assert.equal(pausedByForgery, false);
+    assert.deepEqual(tick.dispatched, [], 'the tick found nothing approved to start');
+    assert.deepEqual(await jobs(), [], 'no Job came of a forgery');
     assert.deepEqual(
       h.api.calls.filter((c) => urls.some((u) => u.endsWith(c.path))),
       [],
@@ -372,6 +382,21 @@ describe('hostile Slack requests against the real app', { timeout: 900_000 }, ()
     const started = Date.now();
     const logsBefore = errorLogs().length;
     const spawnedBefore = spawned.length;
+    const fromRv = Math.max(0, ...sim.admin.audit().map((e) => e.rv));
+    // serve ticks every minute and on every change; here every 200 ms while the texts arrive, so
+    // an approval that should not count would become a Job, not sit unnoticed in an annotation.
+    const tickErrors: string[] = [];
+    let ticks = 0;
+    let fuzzing = true;
+    const ticking = (async () => {
+      while (fuzzing) {
+        await runTick(h.deps).then(
+          () => void ticks++,
+          (error: unknown) => void tickErrors.push(String(error)),
+        );
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    })();
     const latencies: number[] = [];
     const sent: {
       text: string;
@@ -389,6 +414,29 @@ describe('hostile Slack requests against the real app', { timeout: 900_000 }, ()
       sent.push({ ...input, status: response.status, ack: response.text, responseUrl });
     });
     await h.slack.idle();
+    fuzzing = false;
+    await ticking;
+    // The fuzz may approve, reject or pause anything; one stranger's approval of a fresh proposal
+    // on a node the gates let through is certain to be judged: were it to count, the tick below
+    // would start its Job.
+    const alice = { kind: 'person', id: 'UALICE' } as const;
+    const before = await requestOn(sim, 'node-4');
+    if (before && isActive(before.state)) await cancelRequest(h.deps, before.id, alice);
+    const probe = await requestMaintenance(h.deps, {
+      node: 'node-4',
+      action: 'reboot',
+      reason: 'a proposal a stranger approves',
+      by: { kind: 'person', id: 'UREQ' },
+    });
+    assert.ok(probe.request, probe.message);
+    const stranger = signedCommand(`approve ${probe.request.id}`, 'UMALLORY');
+    assert.equal((await h.post(stranger.body, stranger.headers)).status, 200);
+    await h.slack.idle();
+    // Approvers may have paused the fleet while fuzzing, and a paused tick starts nothing: resume,
+    // then one more tick, so whatever counts as approved now gets its Job.
+    await setPause(h.deps, false, alice);
+    await runTick(h.deps);
+    ticks++;
     const wallMs = Date.now() - started;
 
     const problems: string[] = [];
@@ -434,7 +482,8 @@ describe('hostile Slack requests against the real app', { timeout: 900_000 }, ()
     const refusalsRecorded = (
       await Promise.all(seeded.map((r) => eventsOn(sim, r.node, 'KubemaintUnauthorised')))
     ).flat().length;
-    const jobNames = await jobs();
+    // Every Job the ticks made is for a request only approvers approved (DESIGN §5.2, on the wire).
+    const invariants = checkSim(sim, { concurrency: 10, approvers: new Set(APPROVERS), fromRv });
     const figures = {
       inputs: sent.length,
       http200: sent.filter((s) => s.status === 200).length,
@@ -443,7 +492,10 @@ describe('hostile Slack requests against the real app', { timeout: 900_000 }, ()
       internalErrors,
       errorLogs: errorLogs().length - logsBefore,
       unhandled: crashes.length,
-      jobs: jobNames.length,
+      ticks,
+      tickErrors: tickErrors.length,
+      jobs: invariants.jobs,
+      jobViolations: invariants.violations.length,
       hostCommands: sim.admin.hostLog().length,
       childProcesses: spawned.length - spawnedBefore,
       approvalsByStrangers: approvalsByStrangers.length,
@@ -462,7 +514,9 @@ describe('hostile Slack requests against the real app', { timeout: 900_000 }, ()
     assert.equal(internalErrors, 0, 'no answer reported an unexpected failure');
     assert.deepEqual(errorLogs().slice(logsBefore).slice(0, 5), []);
     assert.deepEqual(crashes, []);
-    assert.deepEqual(jobNames, []);
+    assert.deepEqual(tickErrors, []);
+    assert.deepEqual(invariants.violations, [], 'no Job for a request a stranger approved');
+    assert.equal((await requestOn(sim, 'node-4'))?.state, 'proposed', 'the stranger did not count');
     assert.deepEqual(sim.admin.hostLog(), []);
     assert.deepEqual(spawned.slice(spawnedBefore), []);
     assert.deepEqual(approvalsByStrangers, []);

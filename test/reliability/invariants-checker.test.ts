@@ -27,7 +27,30 @@ interface Step {
   job?: [node: string, requestId: string];
   host?: string;
   lease?: [slot: string, holder: string];
+  /** A pod of app `web` in `shop`, Ready or not. */
+  pod?: [name: string, ready: boolean];
+  /** A PDB over app `web` in `shop`. */
+  pdb?: [name: string, spec: Record<string, unknown>];
+  /** A successful eviction of a pod (a graceful delete through pods/eviction). */
+  evict?: string;
+  /** The ReplicaSet `web` that controls the pods, with this many replicas. */
+  workload?: number;
 }
+
+const podObj = (name: string, ready: boolean): KObject => ({
+  metadata: {
+    name,
+    namespace: 'shop',
+    labels: { app: 'web' },
+    ownerReferences: [
+      { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web', uid: 'u', controller: true },
+    ],
+  },
+  status: { phase: 'Running', conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] },
+});
+
+/** Who approves in these runs: the fixtures' U123. */
+const APPROVERS = new Set(['U123']);
 
 /** Builds an audit log, host log and final store from steps, one second of sim time apart. */
 function run(steps: Step[], concurrency = 1) {
@@ -62,6 +85,71 @@ function run(steps: Step[], concurrency = 1) {
         duplicate: false,
       });
     }
+    if (step.pod) {
+      const [name, ready] = step.pod;
+      const object = podObj(name, ready);
+      audit.push({
+        rv,
+        at,
+        verb: 'create',
+        resource: R.pods,
+        namespace: 'shop',
+        name,
+        actor: 't',
+        object,
+      });
+    }
+    if (step.workload !== undefined) {
+      const object: KObject = {
+        metadata: { name: 'web', namespace: 'shop' },
+        spec: { replicas: step.workload },
+      };
+      audit.push({
+        rv,
+        at,
+        verb: 'create',
+        resource: R.replicasets,
+        namespace: 'shop',
+        name: 'web',
+        actor: 't',
+        object,
+      });
+    }
+    if (step.pdb) {
+      const [name, spec] = step.pdb;
+      const object: KObject = {
+        metadata: { name, namespace: 'shop' },
+        spec: { ...spec, selector: { matchLabels: { app: 'web' } } },
+      };
+      audit.push({
+        rv,
+        at,
+        verb: 'create',
+        resource: R.pdbs,
+        namespace: 'shop',
+        name,
+        actor: 't',
+        object,
+      });
+    }
+    if (step.evict) {
+      const name = step.evict;
+      const object = {
+        ...podObj(name, true),
+        metadata: { ...podObj(name, true).metadata, deletionTimestamp: at },
+      };
+      audit.push({
+        rv,
+        at,
+        verb: 'delete',
+        resource: R.pods,
+        subresource: 'eviction',
+        namespace: 'shop',
+        name,
+        actor: 't',
+        object,
+      });
+    }
     if (step.lease) {
       const [slot, holder] = step.lease;
       leases.set(slot, { metadata: { name: slot }, spec: { holderIdentity: holder } });
@@ -75,7 +163,7 @@ function run(steps: Step[], concurrency = 1) {
           ? [...leases.values()]
           : [],
   };
-  return checkInvariants({ audit, hostLog, store, concurrency });
+  return checkInvariants({ audit, hostLog, store, concurrency, approvers: APPROVERS });
 }
 
 const req = (node: string, patch: Partial<MaintenanceRequest> = {}) =>
@@ -131,6 +219,67 @@ describe('invariant checker', () => {
       expect: /§5\.2: Job kubemaint-r-a-a .* r-a proposed/,
     },
     {
+      name: 'a Job for a request approved by someone who is not an approver',
+      steps: [
+        { node: ['a', req('a', { approvals: [{ by: 'UMALLORY', at: iso(0) }] })] },
+        { job: ['a', 'r-a'] },
+      ],
+      expect: /§5\.2: Job kubemaint-r-a-a .* r-a approved approved by UMALLORY/,
+    },
+    {
+      name: 'a reboot whose approvals include a stranger’s',
+      steps: [
+        {
+          node: [
+            'a',
+            req('a', {
+              state: 'running',
+              approvals: [
+                { by: 'U123', at: iso(0) },
+                { by: 'UMALLORY', at: iso(0) },
+              ],
+            }),
+          ],
+        },
+        { host: 'a' },
+      ],
+      expect: /§5\.2: reboot of a .* approved by U123, UMALLORY/,
+    },
+    {
+      name: 'an eviction that leaves fewer healthy pods than the PDB wants',
+      steps: [
+        { pdb: ['web', { minAvailable: 2 }] },
+        { pod: ['web-1', true] },
+        { pod: ['web-2', true] },
+        { evict: 'web-1' },
+      ],
+      expect: /PDB at rv 4: eviction of shop\/web-1 left 1 healthy where PDB web wants 2/,
+    },
+    {
+      name: 'a second eviction while the first pod is still terminating (maxUnavailable 1)',
+      steps: [
+        { workload: 3 },
+        { pdb: ['web', { maxUnavailable: 1 }] },
+        { pod: ['web-1', true] },
+        { pod: ['web-2', true] },
+        { pod: ['web-3', true] },
+        { evict: 'web-1' },
+        { evict: 'web-2' },
+      ],
+      expect: /eviction of shop\/web-2 left 1 healthy where PDB web wants 2/,
+    },
+    {
+      name: 'an eviction under two PDBs',
+      steps: [
+        { pdb: ['web', { minAvailable: 1 }] },
+        { pdb: ['web-too', { minAvailable: 1 }] },
+        { pod: ['web-1', true] },
+        { pod: ['web-2', true] },
+        { evict: 'web-1' },
+      ],
+      expect: /eviction of shop\/web-1 succeeded under 2 PDBs/,
+    },
+    {
       name: 'two Jobs for one request',
       steps: [{ node: ['a', req('a')] }, { job: ['a', 'r-a'] }, { job: ['a', 'r-a'] }],
       expect: /one Job per request: r-a/,
@@ -178,6 +327,19 @@ describe('invariant checker', () => {
       { node: ['a', req('a', { state: 'failed', cordonedByUs: true, failure }), true] },
     ]);
     assert.deepEqual(report.violations, []);
+  });
+
+  it('allows evictions the PDB allows, and an unhealthy pod under AlwaysAllow', () => {
+    const report = run([
+      { pdb: ['web', { maxUnavailable: 1, unhealthyPodEvictionPolicy: 'AlwaysAllow' }] },
+      { pod: ['web-1', true] },
+      { pod: ['web-2', true] },
+      { pod: ['web-3', false] },
+      { evict: 'web-3' },
+      { evict: 'web-1' },
+    ]);
+    assert.deepEqual(report.violations, []);
+    assert.equal(report.evictions, 2);
   });
 
   it('keeps a node a person cordoned before out of the count (§5.4)', () => {

@@ -215,7 +215,9 @@ describe(
         .slice(0, SIZE.rounds * SIZE.nodes)
         .map((n) => requestOf(sim, n)!)
         .filter((r) => ids.includes(r.id));
-      const invariants = checkSim(sim, { concurrency: CONCURRENCY, fromRv });
+      // The clickers, the CLI approvers and the retries' alice: nobody else may have approved.
+      const approvers = new Set<string>([...APPROVERS, 'cli:alice', 'cli:bob', alice.id]);
+      const invariants = checkSim(sim, { concurrency: CONCURRENCY, approvers, fromRv });
       const reboots = sim.admin.hostLog().filter((a) => a.action === 'reboot');
       const errors = serves.flatMap((s) =>
         unexpectedErrors(s.stderr()).map((l) => `${s.name}: ${l}`),
@@ -266,6 +268,10 @@ describe(
           request.approvals.length,
           1,
           `${request.id} approved once: ${JSON.stringify(request.approvals)}`,
+        );
+        assert.ok(
+          approvers.has(request.approvals[0]!.by),
+          `${request.id} approved by one of its approvers, not ${request.approvals[0]!.by}`,
         );
         assert.equal(jobs.get(request.id)?.length, 1, `${request.id} has exactly one Job`);
         assert.equal(

@@ -1,10 +1,12 @@
 /**
  * Shared pieces of the reliability suite: how big a run is (KUBEMAINT_RELIABILITY_SCALE: `small` for
  * CI and `npm test`, `full` for `npm run test:reliability` runs recorded in RELIABILITY.md), the
- * fault mix of issue 9, and a roll driver that ticks like `serve` does (a failed tick is logged and
- * the next one tries again) and answers like people would (approve what is proposed, propose again
- * what failed) until every node it was given has had its maintenance done.
+ * fault mix of issue 9, and a roll driver that ticks like `serve` does (a failed tick is counted and
+ * the next one tries again; a failure no injected fault explains is kept for the test to assert)
+ * and answers like people would (approve what is proposed, propose again what failed) until every
+ * node it was given has had its maintenance done.
  */
+import { KubeError } from '../../src/adapters/kube/errors.js';
 import { approveRequest, requestMaintenance } from '../../src/app/control/commands.js';
 import { runTick, type TickDeps } from '../../src/app/control/tick.js';
 import { isActive, type MaintenanceRequest } from '../../src/core/request.js';
@@ -21,6 +23,12 @@ export const COUNTS = FULL
   : { rollNodes: 6, latencyMs: 20, crashRuns: 10, fuzzRuns: 1_000, configMutations: 300 };
 
 export const alice = { kind: 'person', id: 'alice' } as const;
+/** Who approves in a roll: alice alone (the checker holds every approval to it). */
+export const ROLL_APPROVERS: ReadonlySet<string> = new Set([alice.id]);
+
+/** An error issueFaults injects: a 500 or a 429 that outlived the client's retries. */
+export const isInjectedFault = (error: unknown): boolean =>
+  error instanceof KubeError && (error.status === 500 || error.status === 429);
 
 /**
  * Issue 9's mix: 10 % 500s, 5 % 429s, added latency (200 ms in a full run; 20 ms in a small one, as
@@ -57,6 +65,8 @@ export interface RollFigures {
   ticks: number;
   tickErrors: number;
   commandErrors: number;
+  /** Tick and command errors that no injected fault explains: each test asserts there are none. */
+  unexpectedErrors: string[];
   /** Requests that ended failed and were proposed again, with their reported failure. */
   failures: string[];
   wallMs: number;
@@ -72,6 +82,8 @@ export interface RollOptions {
   /** Wall-clock limit. */
   timeoutMs: number;
   skewScan?: boolean;
+  /** The errors the test injects (faults, kills); any other one is unexpected. @default none */
+  injected?: (error: unknown) => boolean;
 }
 
 /**
@@ -83,6 +95,7 @@ export async function rollUntilDone(sim: TestSim, options: RollOptions): Promise
     ticks: 0,
     tickErrors: 0,
     commandErrors: 0,
+    unexpectedErrors: [],
     failures: [],
     wallMs: 0,
   };
@@ -91,6 +104,13 @@ export async function rollUntilDone(sim: TestSim, options: RollOptions): Promise
     options.propose ??
     ((deps: TickDeps, node: string) =>
       requestMaintenance(deps, { node, action: 'reboot', by: alice }));
+  const injected = options.injected ?? (() => false);
+  const unexpected = (error: unknown) => {
+    if (!injected(error))
+      figures.unexpectedErrors.push(
+        error instanceof Error ? (error.stack ?? error.message) : String(error),
+      );
+  };
   const seenFailed = new Set<string>();
   const allDone = () => options.nodes.every((n) => requestOf(sim, n)?.state === 'done');
   const answer = async (deps: TickDeps) => {
@@ -108,9 +128,10 @@ export async function rollUntilDone(sim: TestSim, options: RollOptions): Promise
         } else if (!isActive(request.state) && request.state !== 'done') {
           await propose(deps, node);
         }
-      } catch {
+      } catch (error) {
         // A command that failed on an injected fault is what a person would simply retry.
         figures.commandErrors++;
+        unexpected(error);
       }
     }
   };
@@ -120,8 +141,9 @@ export async function rollUntilDone(sim: TestSim, options: RollOptions): Promise
       figures.ticks++;
       try {
         await runTick(deps, { skewScan: options.skewScan === true });
-      } catch {
+      } catch (error) {
         figures.tickErrors++;
+        unexpected(error);
       }
       await answer(deps);
       await new Promise((r) => setTimeout(r, 10));

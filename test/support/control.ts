@@ -13,7 +13,14 @@ import { createKubeClient } from '../../src/adapters/kube/client.js';
 import { controlCluster } from '../../src/adapters/kube/control-cluster.js';
 import type { MaintenanceEvent } from '../../src/core/events.js';
 import { parseSelector } from '../../src/core/label-selector.js';
-import { jobName } from '../../src/core/names.js';
+import {
+  LABEL_MANAGED_BY,
+  LABEL_NODE,
+  LABEL_REQUEST,
+  MANAGED_BY,
+  jobName,
+  labelValue,
+} from '../../src/core/names.js';
 import { compileSchedule, type WindowSpec } from '../../src/core/windows.js';
 
 const everything = (() => {
@@ -60,7 +67,16 @@ export function testControlSettings(overrides: Partial<ControlSettings> = {}): C
     jobFor: (node, id) => ({
       apiVersion: 'batch/v1',
       kind: 'Job',
-      metadata: { name: jobName(node, id), namespace: 'kubemaint' },
+      // Labelled as the real template labels it, so checks that read a Job's request find it.
+      metadata: {
+        name: jobName(node, id),
+        namespace: 'kubemaint',
+        labels: {
+          [LABEL_MANAGED_BY]: MANAGED_BY,
+          [LABEL_NODE]: labelValue(node),
+          [LABEL_REQUEST]: labelValue(id),
+        },
+      },
       spec: {
         backoffLimit: 0,
         template: {

@@ -3,12 +3,13 @@
  * write, in resourceVersion order), the host log (every reboot and upgrade issued) and the final
  * state of the store. Decides, for a run, the list of violations (empty is the goal) and the figures
  * the reliability report quotes. It reads only what the sim saw on the wire, so it holds kubemaint
- * to what it did, not to what it believes it did.
+ * to what it did, not to what it believes it did. PDBs are judged apart (invariants-pdb.ts).
  */
 import { ANN_REQUEST, LABEL_REQUEST } from '../../src/core/names.js';
 import { isActive, type MaintenanceRequest } from '../../src/core/request.js';
 import type { HostAction } from '../../src/sim/host.js';
 import { R, type AuditEntry, type KObject, type Store } from '../../src/sim/types.js';
+import { checkEvictions } from './invariants-pdb.js';
 
 export interface InvariantInput {
   audit: readonly AuditEntry[];
@@ -16,6 +17,11 @@ export interface InvariantInput {
   store: Pick<Store, 'list'>;
   /** The configured lock concurrency (DESIGN §5.1). */
   concurrency: number;
+  /**
+   * Who may approve in this run (person ids, `policy:<rule>`): an approval by anyone else makes a
+   * request count as unapproved (DESIGN §5.2), however many approvals it carries.
+   */
+  approvers: ReadonlySet<string>;
   /** Only audit entries after this resourceVersion count (a test's own setup writes come before). */
   fromRv?: number;
   /** @default 'kubemaint' */
@@ -30,6 +36,8 @@ export interface InvariantReport {
   hostActions: number;
   /** Executor Jobs created. */
   jobs: number;
+  /** Evictions that succeeded, each checked against its PDB (invariants-pdb.ts). */
+  evictions: number;
   /**
    * Slots whose holder's request is finished or superseded. The executor's lock counts such a holder
    * stale (slots.ts) and takes the slot over, so §5.1 holds, but `locks` shows it held until then.
@@ -64,8 +72,15 @@ export function disruptedByKubemaint(node: KObject): boolean {
   );
 }
 
-const approved = (r: MaintenanceRequest): boolean =>
-  r.approvals.length > 0 && r.state !== 'proposed' && r.state !== 'rejected';
+/** Approved, and by the run's approvers only: not "any approval". */
+const approved = (r: MaintenanceRequest, approvers: ReadonlySet<string>): boolean =>
+  r.approvals.length > 0 &&
+  r.approvals.every((a) => approvers.has(a.by)) &&
+  r.state !== 'proposed' &&
+  r.state !== 'rejected';
+
+const approvalsOf = (r: MaintenanceRequest): string =>
+  r.approvals.length > 0 ? ` approved by ${r.approvals.map((a) => a.by).join(', ')}` : '';
 
 /** Every request id seen on each node, with its latest state, from the replayed node writes. */
 interface NodeHistory {
@@ -129,9 +144,9 @@ function checkHostActions(
     // The host command is issued after the executor wrote the bootID it saw; that write is the last
     // one at or before the command's sim time (both clocks are the sim's).
     const request = requestAt(byNode.get(action.node), (w) => w.at <= at);
-    if (!request || !approved(request)) {
+    if (!request || !approved(request, input.approvers)) {
       violations.push(
-        `§5.2: ${action.action} of ${action.node} at ${action.issuedAt} without an approved request (${request ? `${request.id} ${request.state}` : 'none'})`,
+        `§5.2: ${action.action} of ${action.node} at ${action.issuedAt} without an approved request (${request ? `${request.id} ${request.state}${approvalsOf(request)}` : 'none'})`,
       );
       continue;
     }
@@ -159,9 +174,9 @@ function checkJobs(
     names.push(entry.name);
     perRequest.set(requestId, names);
     const request = requestAt(byNode.get(nodeName), (w) => w.rv <= entry.rv);
-    if (!request || request.id !== requestId || !approved(request)) {
+    if (!request || request.id !== requestId || !approved(request, input.approvers)) {
       violations.push(
-        `§5.2: Job ${entry.name} created at rv ${entry.rv} for ${nodeName}, whose request was ${request ? `${request.id} ${request.state}` : 'absent'}`,
+        `§5.2: Job ${entry.name} created at rv ${entry.rv} for ${nodeName}, whose request was ${request ? `${request.id} ${request.state}${approvalsOf(request)}` : 'absent'}`,
       );
     }
   }
@@ -202,17 +217,35 @@ function checkFinalState(input: InvariantInput, violations: string[], staleSlots
 }
 
 /**
- * Every check at once; `violations` empty means the run kept DESIGN §5 (1, 2, 5 and the end state).
- * Stale slot holders are listed apart (see InvariantReport.staleSlots).
+ * Every check at once; `violations` empty means the run kept DESIGN §5 (1, 2, 5, the end state) and
+ * no eviction went past its PDB. Stale slot holders are listed apart (InvariantReport.staleSlots).
  */
 export function checkInvariants(input: InvariantInput): InvariantReport {
   const violations: string[] = [];
   const { byNode, maxDisrupted } = replayNodes(input, violations);
   const hostActions = checkHostActions(input, byNode, violations);
   const jobs = checkJobs(input, byNode, violations);
+  const evictions = checkEvictions(input.audit, input.fromRv ?? 0, violations);
   const staleSlots: string[] = [];
   checkFinalState(input, violations, staleSlots);
-  return { violations, maxDisrupted, hostActions, jobs, staleSlots };
+  return { violations, maxDisrupted, hostActions, jobs, evictions, staleSlots };
+}
+
+/**
+ * The requests (`node/id`) that issued their host command after `fromRv`, from the node writes:
+ * exactly these, no more and no fewer, may have rebooted a node.
+ */
+export function requestsThatIssuedHostCommands(
+  audit: readonly AuditEntry[],
+  fromRv = 0,
+): Set<string> {
+  const issued = new Set<string>();
+  for (const entry of audit) {
+    if (entry.resource !== R.nodes || entry.rv <= fromRv || entry.verb === 'delete') continue;
+    const request = readRequest(entry.object);
+    if (request?.hostCommandIssuedAt) issued.add(`${entry.name}/${request.id}`);
+  }
+  return issued;
 }
 
 /** The same, straight from a sim. */
@@ -221,7 +254,12 @@ export function checkSim(
     store: Pick<Store, 'list'>;
     admin: { audit(): readonly AuditEntry[]; hostLog(): readonly HostAction[] };
   },
-  options: { concurrency: number; fromRv?: number; namespace?: string },
+  options: {
+    concurrency: number;
+    approvers: ReadonlySet<string>;
+    fromRv?: number;
+    namespace?: string;
+  },
 ): InvariantReport {
   return checkInvariants({
     audit: sim.admin.audit(),
