@@ -13,9 +13,9 @@ import { dirname, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createSlackEntry } from '../../../functions/slack.js';
-import type { AwsEvent } from '../../../functions/slack-handler.js';
 import { silentLogger } from '../../../src/log.js';
 import { slackHeaders, slashCommandBody } from '../../support/slack-sign.js';
+import { apiGatewayEvent } from './api-gateway.js';
 import { startAwsStub, type AwsStub } from './aws-stub.js';
 
 const SECRET = 'fe0c2b1d5a7e4f3b9c8d6e5f4a3b2c1d';
@@ -25,18 +25,8 @@ const PARAMETERS = {
   '/kubemaint/ci/slack-signing-secret': SECRET,
 };
 
-function event(headers: Record<string, string>, body: string): AwsEvent {
-  return {
-    version: '2.0',
-    routeKey: 'POST /slack/events',
-    rawPath: '/slack/events',
-    rawQueryString: '',
-    headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])),
-    requestContext: { http: { method: 'POST', path: '/slack/events' }, stage: '$default' },
-    body: Buffer.from(body).toString('base64'),
-    isBase64Encoded: true,
-  };
-}
+/** The event API Gateway would hand over for these headers and body. */
+const event = (headers: Record<string, string>, text: string) => apiGatewayEvent(text, headers);
 
 const body = slashCommandBody({
   command: '/maint',

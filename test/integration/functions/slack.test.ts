@@ -9,7 +9,6 @@ import { App, AwsLambdaReceiver } from '@slack/bolt';
 import {
   createSlackHandler,
   DEFERRED_KIND,
-  type AwsEvent,
   type Defer,
   type DeferredEvent,
 } from '../../../functions/slack-handler.js';
@@ -17,28 +16,10 @@ import { invokeAsync } from '../../../src/adapters/aws/lambda-invoke.js';
 import { silentLogger } from '../../../src/log.js';
 import { slackHeaders, slashCommandBody } from '../../support/slack-sign.js';
 import { startSlackWebApi, type SlackWebApi } from '../../support/slack-web-api.js';
+import { apiGatewayEvent } from './api-gateway.js';
 import { startAwsStub, type AwsStub } from './aws-stub.js';
 
 const SECRET = 'fe0c2b1d5a7e4f3b9c8d6e5f4a3b2c1d';
-
-/** What API Gateway's HTTP API (payload 2.0) hands the function for a Slack POST. */
-function apiGatewayEvent(body: string, headers: Record<string, string>): AwsEvent {
-  return {
-    version: '2.0',
-    routeKey: 'POST /slack/events',
-    rawPath: '/slack/events',
-    rawQueryString: '',
-    headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])),
-    requestContext: {
-      http: { method: 'POST', path: '/slack/events', protocol: 'HTTP/1.1', sourceIp: '3.4.5.6' },
-      routeKey: 'POST /slack/events',
-      stage: '$default',
-    },
-    // HTTP APIs base64-encode form posts.
-    body: Buffer.from(body).toString('base64'),
-    isBase64Encoded: true,
-  };
-}
 
 function createBolt(slack: SlackWebApi) {
   return async (defer: Defer) => {
