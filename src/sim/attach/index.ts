@@ -89,7 +89,21 @@ async function serverVersion(admin: KubeJson): Promise<string> {
 const isReady = (node: KObject): boolean =>
   findCondition(node.status?.['conditions'] as Condition[] | undefined, 'Ready')?.status === 'True';
 
-/** Wait until the server shows every node Ready with the boot id its kubelet has (read as the node). */
+/** The node's Lease in kube-node-lease, read as the node. */
+async function leaseExists(client: KubeJson, name: string): Promise<boolean> {
+  try {
+    await client.request<KObject>(
+      'GET',
+      `/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${encodeURIComponent(name)}`,
+    );
+    return true;
+  } catch (error) {
+    if (isKubeError(error, 'not-found')) return false;
+    throw error;
+  }
+}
+
+/** Wait until the server shows every node Ready with the boot id its kubelet has, and its Lease (read as the node). */
 async function waitReady(kubelets: AttachedKubelets, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   const waiting = new Set(kubelets.names());
@@ -102,7 +116,8 @@ async function waitReady(kubelets: AttachedKubelets, timeoutMs: number): Promise
       );
       const bootID = (node.status?.['nodeInfo'] as { bootID?: string } | undefined)?.bootID;
       if (isReady(node) && bootID && bootID === kubelets.get(name)?.info().bootID) {
-        waiting.delete(name);
+        // Attached means heartbeating too: the Lease is written behind the status, so look for it.
+        if (await leaseExists(client, name)) waiting.delete(name);
       }
     }
     if (waiting.size === 0) return;
