@@ -9,23 +9,12 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { realCluster, type RealCluster } from '../support/real-cluster.js';
+import { INFRA_K8S, realCluster, refusal, type RealCluster } from '../support/real-cluster.js';
 
-const INFRA = fileURLToPath(new URL('../../infra/k8s', import.meta.url));
 const FIXTURE = fileURLToPath(new URL('./fixtures/approval-model.yaml', import.meta.url));
 const NS = 'kubemaint';
 const SERVE = 'system:serviceaccount:kubemaint:kubemaint-serve';
 const RBAC = 'rbac.authorization.k8s.io';
-
-/** stderr of a kubectl the apiserver refused; fails the test if it was allowed. */
-function refusal(run: () => string): string {
-  try {
-    run();
-  } catch (error) {
-    return String((error as { stderr?: string }).stderr ?? error);
-  }
-  return assert.fail('the apiserver allowed it');
-}
 
 const approval = (name: string, approver: string, request = 'reboot-node-a') =>
   JSON.stringify({
@@ -67,7 +56,7 @@ describe(
 
     before(async () => {
       cluster = await realCluster();
-      cluster.kubectl(['apply', '--server-side', '-k', INFRA]);
+      cluster.kubectl(['apply', '--server-side', '-k', INFRA_K8S]);
       cluster.kubectl(['apply', '--server-side', '-f', FIXTURE]);
       cluster.kubectl([
         'wait',

@@ -6,16 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it, before } from 'node:test';
-import { realCluster, type RealCluster } from '../support/real-cluster.js';
-
-const refused = (fn: () => unknown): string => {
-  try {
-    fn();
-  } catch (error) {
-    return String((error as { stderr?: string }).stderr ?? error);
-  }
-  assert.fail('expected the apiserver to refuse');
-};
+import { realCluster, refusal, type RealCluster } from '../support/real-cluster.js';
 
 describe('real control plane', () => {
   let cluster: RealCluster;
@@ -49,7 +40,7 @@ describe('real control plane', () => {
   it('authorises with RBAC: a user with no binding may not list nodes', () => {
     const kubeconfig = cluster.userKubeconfig('nobody');
     assert.match(
-      refused(() => cluster.kubectl(['get', 'nodes'], { kubeconfig })),
+      refusal(() => cluster.kubectl(['get', 'nodes'], { kubeconfig })),
       /forbidden.*"nobody" cannot list resource "nodes"/,
     );
   });
@@ -78,7 +69,7 @@ describe('real control plane', () => {
     cluster.kubectl(['create', '-f', '-'], { input: JSON.stringify(node('cp-node-b')) });
     cluster.kubectl(['label', 'node', 'cp-node-a', 'own=yes'], { kubeconfig: a });
     assert.match(
-      refused(() =>
+      refusal(() =>
         cluster.kubectl(['label', 'node', 'cp-node-b', 'other=yes'], { kubeconfig: a }),
       ),
       /forbidden/,

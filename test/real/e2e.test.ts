@@ -17,11 +17,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { realCluster, type RealCluster } from '../support/real-cluster.js';
+import { INFRA_K8S, realCluster, type RealCluster } from '../support/real-cluster.js';
 import { MAIN, runCli, startCli, type LongRunning } from '../support/cli-process.js';
 import { waitFor } from '../integration/sim/support.js';
 
-const INFRA = fileURLToPath(new URL('../../infra/k8s', import.meta.url));
 const REBOOT_NODE = 'e2e-a-0';
 const OTHER_NODE = 'e2e-c-0';
 const LAGGING_NODE = 'e2e-b-0';
@@ -58,7 +57,7 @@ describe('kubemaint on the real control plane, end to end', { timeout: 900_000 }
   before(async () => {
     cluster = await realCluster();
     dir = mkdtempSync(join(tmpdir(), 'kubemaint-real-e2e-'));
-    cluster.kubectl(['apply', '--server-side', '-k', INFRA]);
+    cluster.kubectl(['apply', '--server-side', '-k', INFRA_K8S]);
     // serve runs outside the cluster here, as `npx kubemaint serve` against a kubeconfig.
     cluster.kubectl(['scale', 'deployment/kubemaint-serve', '-n', 'kubemaint', '--replicas=0']);
 

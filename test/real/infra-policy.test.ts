@@ -6,22 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { realCluster, type RealCluster } from '../support/real-cluster.js';
+import { INFRA_K8S, realCluster, refusal, type RealCluster } from '../support/real-cluster.js';
 
-const INFRA = fileURLToPath(new URL('../../infra/k8s', import.meta.url));
 const NODE_A = 'policy-node-a';
 const NODE_B = 'policy-node-b';
-
-/** stderr of a kubectl the apiserver refused; fails the test if it was allowed. */
-function refusal(run: () => string): string {
-  try {
-    run();
-  } catch (error) {
-    return String((error as { stderr?: string }).stderr ?? error);
-  }
-  return assert.fail('the apiserver allowed it');
-}
 
 describe(
   'infra/k8s RBAC and admission policies on the real apiserver',
@@ -35,7 +23,7 @@ describe(
 
     before(async () => {
       cluster = await realCluster();
-      cluster.kubectl(['apply', '--server-side', '-k', INFRA]);
+      cluster.kubectl(['apply', '--server-side', '-k', INFRA_K8S]);
       for (const name of [NODE_A, NODE_B]) {
         cluster.kubectl(['apply', '-f', '-'], {
           input: JSON.stringify({

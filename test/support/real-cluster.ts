@@ -7,10 +7,12 @@
  * certificate for any user and groups (signed by the cluster CA), and a service account's token from
  * the TokenRequest API. Tests that prove what an identity may do must use those, never the admin.
  */
+import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
 import { up, readState, type ClusterState } from '../../scripts/real-cluster/control-plane.js';
@@ -43,6 +45,19 @@ export interface RealCluster {
   serviceAccountKubeconfig(namespace: string, name: string, boundToPod?: string): string;
   /** Runs kubectl (kubectlFor the server's minor) with a kubeconfig; returns stdout. */
   kubectl(args: string[], options?: { kubeconfig?: string; input?: string }): string;
+}
+
+/** kubemaint's manifests, as `kubectl apply --server-side -k` takes them. */
+export const INFRA_K8S = fileURLToPath(new URL('../../infra/k8s', import.meta.url));
+
+/** stderr of a kubectl the apiserver refused; fails the test if it was allowed. */
+export function refusal(run: () => unknown): string {
+  try {
+    run();
+  } catch (error) {
+    return String((error as { stderr?: string }).stderr ?? error);
+  }
+  return assert.fail('the apiserver allowed it');
 }
 
 let cached: Promise<RealCluster> | undefined;
