@@ -1,11 +1,18 @@
 /**
- * The maintenance request: the one record kubemaint keeps per node, stored as JSON in the Node's
- * `kubemaint.io/request` annotation (DESIGN §3, §4). Every part reads and writes this shape; the
- * state machine that moves it lives in `approval.ts`. Pure types and constants only.
+ * The maintenance request: the one record kubemaint keeps per request, stored as a
+ * `MaintenanceRequest` custom resource (DESIGN §3, §4; ADR 0012: spec is what was asked, status what
+ * kubemaint derived). Every part reads and writes this shape; the state machine that moves it lives in
+ * `approval.ts`, the codec to and from the object in the kube adapter. Pure types and constants only.
  */
 
 /** What a request does to its node. */
 export type Action = 'reboot' | 'upgrade';
+
+/**
+ * Where a request came from: `detection` (agent marks, node conditions, the skew scan) or `person`
+ * (typed in Slack or the CLI). Auto-approval applies to detection only unless a rule says otherwise.
+ */
+export type Origin = 'detection' | 'person';
 
 /** DESIGN §4: proposed → approved → running → verifying → done, or one of the end states. */
 export const ACTIVE_STATES = ['proposed', 'approved', 'running', 'verifying'] as const;
@@ -18,10 +25,12 @@ export type RequestState = ActiveState | FinalState;
 export type DrainDecision = 'wait' | 'skip' | 'force';
 
 export interface Approval {
-  /** Who approved: a Slack user ID, `cli:<user>`, or `policy:<rule>` for auto-approval. */
+  /** Who approved: a Slack user ID, `k8s:<username>`, or `policy:<rule>` for auto-approval. */
   by: string;
   /** ISO-8601 instant. */
   at: string;
+  /** The MaintenanceApproval object that records it (ADR 0012): an approval no object backs is forged. */
+  record?: string;
 }
 
 export interface Transition {
@@ -53,8 +62,10 @@ export interface MaintenanceRequest {
   state: RequestState;
   /** Why it exists: "reboot-required label since …", "kubelet v1.29.8 behind apiserver v1.30.2". */
   reason: string;
-  /** Who or what proposed it: `detector`, a Slack user ID, or `cli:<user>`. */
+  /** Who or what proposed it: `detector`, a Slack user ID, or `k8s:<username>`. */
   requestedBy: string;
+  /** Detection or a person; absent on requests written before origins were recorded (= person). */
+  origin?: Origin;
   createdAt: string;
   updatedAt: string;
   /** Shared by requests proposed together for the same reason. */
