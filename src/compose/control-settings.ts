@@ -1,17 +1,22 @@
 /**
- * The validated config mapped onto the control plane's settings: approvers as the core checks them,
+ * The validated config mapped onto the control plane's settings: approvers, proposers and persons as
+ * the core checks them (Slack IDs as they are, Kubernetes users and groups as `k8s:<name>`),
  * compiled windows, and `jobFor`, which binds the executor Job template to the config so every Job
  * carries the same executor settings the control plane was started with.
  */
 import { AUTO_APPROVE_RULE, type ControlSettings } from '../app/control/settings.js';
 import type { Config } from '../config/schema.js';
+import { identitiesOf, identityList } from '../config/schema-identities.js';
 import { parseSelector, type Selector } from '../core/label-selector.js';
 import { compileSchedule } from '../core/windows.js';
 import { KubemaintError } from '../errors.js';
 import { buildExecutorJob } from '../../templates/executor-job.js';
 import { settingsFromConfig } from './executor-settings.js';
 
-/** The group every CLI user belongs to, so `approvers.cli: ["*"]` admits any local user. */
+/**
+ * @deprecated The turn-1 CLI identity's group (`approvers.cli: ["*"]`, retired by ADR 0012): no
+ * policy lists it any more. Kept only until `src/cli/control-context.ts` stops importing it.
+ */
 export const CLI_ANYONE = 'cli:*';
 
 /** A request that ended (other than done) keeps its node quiet this long before a new proposal. */
@@ -19,7 +24,6 @@ const REPROPOSE_AFTER_MS = 3_600_000;
 
 export function controlSettingsFromConfig(config: Config): ControlSettings {
   const { approval, lock, reboot, upgrade, blockers } = config;
-  const cli = approval.approvers.cli;
   const schedule = compileSchedule({ windows: config.windows, freezes: config.freezes });
   if (!schedule.ok) {
     // The config check compiles the same schedule, so this only guards a config built in code.
@@ -46,13 +50,16 @@ export function controlSettingsFromConfig(config: Config): ControlSettings {
       ...(config.kubelet.target !== 'apiserver' ? { target: config.kubelet.target } : {}),
     },
     approval: {
-      users: [...approval.approvers.users, ...cli.filter((u) => u !== '*').map((u) => `cli:${u}`)],
-      groups: [...approval.approvers.groups, ...(cli.includes('*') ? [CLI_ANYONE] : [])],
+      ...identityList(approval.approvers, config.people),
+      proposers: identityList(approval.proposers, config.people),
+      people: identitiesOf(config.people),
       twoPersonRule: approval.twoPerson,
       autoApproveRules: autoApprove ? [AUTO_APPROVE_RULE] : [],
       expiresAfterMs: approval.expiry,
     },
-    ...(autoApprove ? { autoApprove } : {}),
+    ...(autoApprove
+      ? { autoApprove, autoApproveManual: approval.autoApprove?.manual ?? false }
+      : {}),
     lock: {
       concurrency: lock.concurrency,
       ...(lock.poolLabel ? { poolLabel: lock.poolLabel } : {}),

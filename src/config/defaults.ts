@@ -1,7 +1,7 @@
 /**
  * The embedded demo config (used when no file is given: the sim with its demo fleet, approvals
- * from any local user on the CLI) and the defaults written back as a file for
- * `kubemaint config print-defaults`.
+ * from anyone the sim authenticates, which is any local user on the CLI) and the defaults written
+ * back as a file for `kubemaint config print-defaults`.
  */
 import { stringify } from 'yaml';
 import type { z } from 'zod';
@@ -11,14 +11,19 @@ import { ConfigSchema, type FileConfig } from './schema.js';
 export const DEMO_CONFIG_SOURCE = 'the embedded demo config';
 
 // Any local user may approve on the CLI: the demo runs against the embedded sim, and whoever can
-// run `npx kubemaint approve` there already owns the whole (simulated) cluster.
+// run `npx kubemaint approve` there already owns the whole (simulated) cluster. The CLI acts as its
+// Kubernetes identity: against the embedded sim that is the sim's administrator (groups
+// system:masters and system:authenticated), and `--as alice` impersonates alice, whom the sim puts
+// in system:authenticated. So the group every authenticated user is in admits them all, and
+// `--as alice` then `--as bob` are two different persons for the two-person rule.
 export const DEMO_CONFIG_TEXT = `cluster:
   type: sim
   sim:
     scenario: demo
 approval:
   approvers:
-    cli: ["*"]
+    kubernetes:
+      groups: [system:authenticated]
 `;
 
 interface Def {

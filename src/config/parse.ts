@@ -7,6 +7,7 @@ import { LineCounter, parseDocument } from 'yaml';
 import { readSlackSecrets, type Env } from './env-secrets.js';
 import { formatPath, uniqueProblems, type Problem } from './problems.js';
 import { ConfigSchema, type Config } from './schema.js';
+import { slackProblems } from './schema-people.js';
 import { findSecretsInFile, maskSecrets } from './secrets.js';
 import { issuesToProblems } from './zod-problems.js';
 
@@ -112,16 +113,9 @@ export function validate(document: unknown, env: Env = {}): ParseResult {
           ),
       );
   const { secrets, problems: envProblems } = readSlackSecrets(env);
-  const crossProblems =
-    parsed.success && secrets.botToken !== undefined && parsed.data.slack.channel === undefined
-      ? [
-          {
-            path: 'slack.channel',
-            message: 'is required when SLACK_BOT_TOKEN is set',
-            hint: 'the channel ID for prompts, e.g. C0123ABCD',
-          },
-        ]
-      : [];
+  const crossProblems = parsed.success
+    ? slackProblems(parsed.data.slack, secrets.botToken !== undefined)
+    : [];
   const problems = uniqueProblems([
     ...secretProblems,
     ...schemaProblems,

@@ -14,6 +14,7 @@ import {
   KubeletSchema,
   SchedulesSchema,
 } from './schema-detection.js';
+import { PeopleSchema, peopleProblems } from './schema-identities.js';
 import { ApprovalSchema, NotifySchema, SlackSchema } from './schema-people.js';
 import {
   DrainSchema,
@@ -42,6 +43,8 @@ export const ConfigSchema = z
     executor: ExecutorSchema.prefault({}),
     nodeLabels: NodeLabelsSchema.prefault({}),
     blockers: BlockersSchema.prefault({}),
+    /** Persons and their Slack and Kubernetes identities: the two-person rule counts persons. */
+    people: PeopleSchema,
     approval: ApprovalSchema.prefault({}),
     slack: SlackSchema.prefault({}),
     notify: NotifySchema.prefault({}),
@@ -75,6 +78,20 @@ export const ConfigSchema = z
       }
     },
     { when: (payload) => noIssuesUnder(payload.issues, ['drain', 'executor', 'reboot']) },
+  )
+  .superRefine(
+    (config, ctx) => {
+      // Persons are named in approval's lists and defined under people:, so the check spans both.
+      for (const issue of peopleProblems(config.people, config.approval)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: issue.path,
+          message: issue.message,
+          params: { hint: issue.hint },
+        });
+      }
+    },
+    { when: (payload) => noIssuesUnder(payload.issues, ['people', 'approval']) },
   );
 
 /**
@@ -108,6 +125,7 @@ export type UpgradeConfig = Config['upgrade'];
 export type ExecutorConfig = Config['executor'];
 export type BlockersConfig = Config['blockers'];
 export type ApprovalConfig = Config['approval'];
+export type PeopleConfig = Config['people'];
 export type SlackConfig = Config['slack'];
 export type NotifyConfig = Config['notify'];
 export type ServeConfig = Config['serve'];

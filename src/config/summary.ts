@@ -3,12 +3,13 @@
  * a glance that the file says what they meant (the right cluster, the windows, the concurrency).
  */
 import { formatDuration } from '../core/duration.js';
+import { identitiesOf, identityList } from './schema-identities.js';
 import type { Config } from './schema.js';
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 export function summarizeConfig(config: Config): string {
-  const { cluster, lock, approval, slack, notify } = config;
+  const { cluster, lock, slack, notify } = config;
   const parts = [
     cluster.type === 'sim'
       ? `cluster sim (${cluster.sim.scenario}, ${cluster.sim.nodes} nodes)`
@@ -19,14 +20,19 @@ export function summarizeConfig(config: Config): string {
     plural(config.freezes.length, 'freeze'),
     `concurrency ${lock.concurrency}${lock.poolLabel === undefined ? '' : ` per ${lock.poolLabel} pool`}`,
     `drain timeout ${formatDuration(config.drain.timeout)}`,
-    plural(
-      approval.approvers.users.length +
-        approval.approvers.groups.length +
-        approval.approvers.cli.length,
-      'approver',
-    ),
+    approversText(config),
     slack.channel === undefined ? 'no Slack channel' : `Slack ${slack.channel}`,
     plural(notify.urls.length, 'notify URL'),
   ];
   return parts.join(', ');
+}
+
+/** `2 approvers + 1 group, two-person rule`: persons counted once, whatever identities they hold. */
+function approversText(config: Config): string {
+  const people = identitiesOf(config.people);
+  const list = identityList(config.approval.approvers, config.people);
+  const persons = new Set(list.users.map((id) => people[id] ?? id)).size;
+  const groups = list.groups.length === 0 ? '' : ` + ${plural(list.groups.length, 'group')}`;
+  const rule = config.approval.twoPerson ? ', two-person rule' : '';
+  return `${plural(persons, 'approver')}${groups}${rule}`;
 }

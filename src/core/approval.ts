@@ -13,13 +13,21 @@ import {
   approvalsSatisfy,
   authorisationProblem,
   expiresAt,
+  personOf,
+  samePerson,
   type Actor,
   type ApprovalPolicy,
   type Approver,
   type Person,
   type System,
 } from './approvers.js';
-import { isActive, type Action, type MaintenanceRequest, type RequestState } from './request.js';
+import {
+  isActive,
+  type Action,
+  type MaintenanceRequest,
+  type Origin,
+  type RequestState,
+} from './request.js';
 
 export const APPROVAL_ERRORS = [
   'invalid_transition',
@@ -83,11 +91,13 @@ export interface ProposeInput {
   targetVersion?: string;
   reason: string;
   requestedBy: string;
+  /** `detection` for what the tick found, `person` for a hand-typed proposal (absent = person). */
+  origin?: Origin;
   campaign?: string;
   pool?: string;
 }
 
-function proposeProblem(input: ProposeInput): string | undefined {
+function inputProblem(input: ProposeInput): string | undefined {
   if (!isRequestId(input.id)) return `request id "${input.id}" is not r- and 6 hex characters`;
   if (input.node.trim() === '') return 'node name is empty';
   if (input.action === 'upgrade' && !VERSION.test(input.targetVersion ?? ''))
@@ -107,7 +117,7 @@ export function propose(
   input: ProposeInput,
   now: Date,
 ): TransitionResult {
-  const problem = proposeProblem(input);
+  const problem = inputProblem(input);
   if (problem) return refuse('bad_input', `cannot propose for ${input.node || '?'}: ${problem}`);
   if (existing && isActive(existing.state)) {
     const sameChange =
@@ -153,11 +163,24 @@ export function approve(
   }
   const by = actorId(approver);
   if (request.approvals.some((a) => a.by === by)) return same(request);
-  if (policy.twoPersonRule && approver.kind === 'person' && by === request.requestedBy) {
-    return refuse(
-      'two_person_rule',
-      `${by} requested ${request.id}, so under the two-person rule two other approvers must approve it`,
-    );
+  if (approver.kind === 'person') {
+    const person = personOf(by, policy);
+    if (policy.twoPersonRule && person === personOf(request.requestedBy, policy)) {
+      const who =
+        by === request.requestedBy ? by : `${samePerson(by, request.requestedBy, policy)}, who`;
+      return refuse(
+        'two_person_rule',
+        `${who} requested ${request.id}, so under the two-person rule two other approvers must approve it`,
+      );
+    }
+    // Another identity of a person who already approved: one person counts once (invariant 9).
+    const earlier = request.approvals.find((a) => personOf(a.by, policy) === person);
+    if (earlier) {
+      return refuse(
+        'two_person_rule',
+        `${samePerson(by, earlier.by, policy)}, who already approved ${request.id}; a person counts once, so another approver must approve it`,
+      );
+    }
   }
   const approved = { ...request, approvals: [...request.approvals, { by, at: now.toISOString() }] };
   if (approvalsSatisfy(approved, policy)) return advance(approved, 'approved', by, now);
@@ -204,7 +227,10 @@ export function cancel(
     );
   }
   const { by } = input;
-  if (by.kind === 'person' && by.id !== request.requestedBy) {
+  if (
+    by.kind === 'person' &&
+    personOf(by.id, input.policy) !== personOf(request.requestedBy, input.policy)
+  ) {
     const problem = authorisationProblem(by, input.policy);
     if (problem) return refuse('not_authorised', `cannot cancel ${request.id}: ${problem}`);
   }
@@ -295,4 +321,15 @@ export function fail(
 }
 
 export type { Actor, ApprovalPolicy, Approver, Person, System } from './approvers.js';
-export { approvalsSatisfy, authorisationProblem, expiresAt } from './approvers.js';
+export type { IdentityList } from './approvers.js';
+export {
+  approvalsSatisfy,
+  authorisationProblem,
+  expiresAt,
+  forceProblem,
+  forceSatisfied,
+  personOf,
+  personsRequired,
+  proposeProblem,
+  samePerson,
+} from './approvers.js';

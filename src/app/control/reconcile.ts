@@ -42,6 +42,23 @@ export async function reconcileRequest(deps: ReconcileDeps, node: NodeView): Pro
   }
 }
 
+/**
+ * Whether the auto-approval rule approves `request` on a node with `labels`: the node matches
+ * `approval.autoApprove.nodeSelector`, and detection proposed the request. A request typed by hand
+ * (or written before origins were recorded) is a person's wish, not a finding: the rule covers it
+ * only with `approval.autoApprove.manual` (issue 15).
+ */
+export function autoApproves(
+  settings: Pick<ControlSettings, 'autoApprove' | 'autoApproveManual'>,
+  request: Pick<MaintenanceRequest, 'origin'>,
+  labels: Parameters<typeof matchesSelector>[1],
+): boolean {
+  const auto = settings.autoApprove;
+  if (!auto) return false;
+  if (request.origin !== 'detection' && settings.autoApproveManual !== true) return false;
+  return matchesSelector(auto, labels);
+}
+
 async function reconcileProposal(
   deps: ReconcileDeps,
   node: NodeView,
@@ -54,8 +71,7 @@ async function reconcileProposal(
     await persist(deps, node, expired, { kind: 'failed', message: 'proposal expired unapproved' });
     return 'expired';
   }
-  const auto = deps.settings.autoApprove;
-  if (auto && matchesSelector(auto, node.labels)) {
+  if (autoApproves(deps.settings, request, node.labels)) {
     const result = approve(
       request,
       { approver: { kind: 'policy', rule: AUTO_APPROVE_RULE }, policy },

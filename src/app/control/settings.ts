@@ -15,8 +15,13 @@ export interface ControlSettings {
   detection: Omit<DetectSettings, 'kubelet'>;
   kubelet: { enabled: boolean; target?: string };
   approval: ApprovalPolicy;
-  /** Nodes matching it are approved by the `autoApprove` rule as soon as they are proposed. */
+  /**
+   * Nodes matching it are approved by the `autoApprove` rule as soon as they are proposed: requests
+   * detection proposed (`origin: 'detection'`), and those typed by hand only with `autoApproveManual`.
+   */
   autoApprove?: Selector;
+  /** Auto-approve hand-typed requests too (`approval.autoApprove.manual`). @default false */
+  autoApproveManual?: boolean;
   lock: {
     concurrency: number;
     poolLabel?: string;

@@ -1,5 +1,6 @@
 /**
- * The config as the control plane sees it: approvers (CLI users and the "*" group), auto-approval,
+ * The config as the control plane sees it: approvers, proposers and persons (Slack IDs, k8s:<name>),
+ * auto-approval (detection only unless manual),
  * unhealthy limits, alert filters, stall time, the executor Job bound to the config, and the sim's
  * host commands.
  */
@@ -9,7 +10,8 @@ import { controlSettingsFromConfig, CLI_ANYONE } from '../../../src/compose/cont
 import { forSimHost } from '../../../src/compose/sim-host.js';
 import { parseConfig } from '../../../src/config/parse.js';
 import type { Config } from '../../../src/config/schema.js';
-import { authorisationProblem } from '../../../src/core/approvers.js';
+import { DEMO_CONFIG_TEXT } from '../../../src/config/defaults.js';
+import { authorisationProblem, personOf, proposeProblem } from '../../../src/core/approvers.js';
 
 function config(yaml: string): Config {
   const parsed = parseConfig(yaml, 'test.yaml', {});
@@ -18,31 +20,74 @@ function config(yaml: string): Config {
 }
 
 describe('controlSettingsFromConfig', () => {
-  it('lists CLI approvers as cli:<user>, and "*" as a group every CLI user is in', () => {
-    const named = controlSettingsFromConfig(
-      config('approval: {approvers: {users: [U0123ABC], cli: [alice]}}'),
+  it('lists Slack identities as they are, Kubernetes ones as k8s:<name>, persons by all their identities', () => {
+    const settings = controlSettingsFromConfig(
+      config(`
+people:
+  - {name: alice, slack: [U0ALICE], kubernetes: [alice@example.com]}
+  - {name: bob, kubernetes: [bob]}
+approval:
+  approvers:
+    users: [U0123ABC]
+    groups: [S0SRE]
+    kubernetes: {users: [carol], groups: [sre]}
+    people: [alice]
+  proposers:
+    kubernetes: {groups: [developers]}
+    people: [bob]
+`),
     );
-    assert.deepEqual(named.approval.users, ['U0123ABC', 'cli:alice']);
+    const { users, groups, proposers, people } = settings.approval;
+    assert.deepEqual(users, ['U0123ABC', 'k8s:carol', 'U0ALICE', 'k8s:alice@example.com']);
+    assert.deepEqual(groups, ['S0SRE', 'k8s:sre']);
+    assert.deepEqual(proposers, { users: ['k8s:bob'], groups: ['k8s:developers'] });
+    assert.deepEqual(people, {
+      U0ALICE: 'alice',
+      'k8s:alice@example.com': 'alice',
+      'k8s:bob': 'bob',
+    });
+    const person = (id: string, groups: string[] = []) => ({ kind: 'person' as const, id, groups });
     assert.equal(
-      authorisationProblem({ kind: 'person', id: 'cli:alice' }, named.approval),
+      authorisationProblem(person('k8s:alice@example.com'), settings.approval),
+      undefined,
+    );
+    assert.equal(
+      authorisationProblem(person('k8s:zed', ['k8s:sre']), settings.approval),
       undefined,
     );
     assert.match(
-      authorisationProblem(
-        { kind: 'person', id: 'cli:bob', groups: [CLI_ANYONE] },
-        named.approval,
-      ) ?? '',
+      authorisationProblem(person('k8s:bob'), settings.approval) ?? '',
       /not an approver/,
     );
-    const anyone = controlSettingsFromConfig(config('approval: {approvers: {cli: ["*"]}}'));
-    assert.deepEqual(anyone.approval.groups, [CLI_ANYONE]);
-    assert.equal(
-      authorisationProblem(
-        { kind: 'person', id: 'cli:bob', groups: [CLI_ANYONE] },
-        anyone.approval,
-      ),
-      undefined,
+    assert.equal(proposeProblem(person('k8s:bob'), settings.approval), undefined);
+    // The turn-1 CLI identity admits nobody any more.
+    assert.ok(authorisationProblem(person('cli:alice', [CLI_ANYONE]), settings.approval));
+  });
+
+  it('the embedded demo lets the sim administrator and any impersonated user approve, each a person', () => {
+    const demo = controlSettingsFromConfig(config(DEMO_CONFIG_TEXT));
+    assert.deepEqual(demo.approval.groups, ['k8s:system:authenticated']);
+    for (const who of [
+      { id: 'k8s:kubernetes-admin', groups: ['k8s:system:masters', 'k8s:system:authenticated'] },
+      { id: 'k8s:alice', groups: ['k8s:system:authenticated'] },
+    ]) {
+      assert.equal(authorisationProblem({ kind: 'person', ...who }, demo.approval), undefined);
+    }
+    assert.notEqual(personOf('k8s:alice', demo.approval), personOf('k8s:bob', demo.approval));
+  });
+
+  it('auto-approves detection only, unless autoApprove.manual says hand-typed requests too', () => {
+    const only = controlSettingsFromConfig(
+      config('approval: {autoApprove: {nodeSelector: "env=dev"}}'),
     );
+    assert.equal(only.autoApproveManual, false);
+    const manual = controlSettingsFromConfig(
+      config('approval: {autoApprove: {nodeSelector: "env=dev", manual: true}}'),
+    );
+    assert.equal(manual.autoApproveManual, true);
+    const none = controlSettingsFromConfig(config('lock: {concurrency: 1}'));
+    assert.equal(none.autoApprove, undefined);
+    assert.equal(none.autoApproveManual, undefined);
   });
 
   it('maps auto-approval, two-person rule, limits and stall time; alerts are filtered by the adapter', () => {

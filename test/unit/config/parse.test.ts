@@ -208,10 +208,102 @@ describe('parseConfig: each problem is found, with its path and a hint', () => {
       message: /not a slash command name/,
     },
     {
-      name: '"*" among named CLI approvers',
-      doc: { approval: { approvers: { cli: ['*', 'alice'] } } },
+      name: 'the retired CLI approver list, saying what replaced it',
+      doc: { approval: { approvers: { cli: ['*'] } } },
       path: 'approval.approvers.cli',
-      message: /already allows every local user/,
+      message: /^was removed: the CLI now acts as your Kubernetes identity$/,
+      hint: /^list Kubernetes users under approval\.approvers\.kubernetes\.users \(or groups under \.groups/,
+    },
+    {
+      name: 'an unknown person among the approvers, with a did-you-mean',
+      doc: {
+        people: [{ name: 'alice', slack: ['U0ALICE'] }],
+        approval: { approvers: { people: ['alcie'] } },
+      },
+      path: 'approval.approvers.people[0]',
+      message: /^"alcie" is not a person listed under people:$/,
+      hint: /did you mean `alice`\?/,
+    },
+    {
+      name: 'an unknown person among the proposers, with the way to add one',
+      doc: { approval: { proposers: { people: ['dave'] } } },
+      path: 'approval.proposers.people[0]',
+      message: /"dave" is not a person listed under people:/,
+      hint: /add the person under people:/,
+    },
+    {
+      name: 'one Slack identity claimed by two persons, naming both',
+      doc: {
+        people: [
+          { name: 'alice', slack: ['U0ALICE'] },
+          { name: 'bob', slack: ['U0BOB', 'U0ALICE'] },
+        ],
+      },
+      path: 'people[1].slack[1]',
+      message: /^Slack user U0ALICE is listed for both alice and bob$/,
+      hint: /belongs to one person/,
+    },
+    {
+      name: 'one Kubernetes identity claimed by two persons, naming both',
+      doc: {
+        people: [
+          { name: 'alice', kubernetes: ['alice'] },
+          { name: 'bob', kubernetes: ['alice'] },
+        ],
+      },
+      path: 'people[1].kubernetes[0]',
+      message: /^Kubernetes user "alice" is listed for both alice and bob$/,
+    },
+    {
+      name: 'two persons by one name',
+      doc: { people: [{ name: 'alice' }, { name: 'alice', slack: ['U0OTHER'] }] },
+      path: 'people[1].name',
+      message: /"alice" is already the name of people\[0\]/,
+      hint: /merge/,
+    },
+    {
+      name: "a person named as kubemaint's own actors",
+      doc: { people: [{ name: 'detector', kubernetes: ['det'] }] },
+      path: 'people[0].name',
+      message: /kubemaint's own name/,
+    },
+    {
+      name: 'a person name that could be a Slack ID',
+      doc: { people: [{ name: 'U0ALICE' }] },
+      path: 'people[0].name',
+      message: /is not a person's name/,
+    },
+    {
+      name: 'a Kubernetes user written with the core prefix',
+      doc: { approval: { approvers: { kubernetes: { users: ['k8s:alice'] } } } },
+      path: 'approval.approvers.kubernetes.users[0]',
+      message: /starts with "k8s:"/,
+      hint: /write "alice"/,
+    },
+    {
+      name: 'a Kubernetes wildcard user',
+      doc: { approval: { approvers: { kubernetes: { users: ['*'] } } } },
+      path: 'approval.approvers.kubernetes.users[0]',
+      message: /"\*" is not a Kubernetes name/,
+      hint: /system:authenticated/,
+    },
+    {
+      name: 'a Kubernetes group with a control character',
+      doc: { approval: { approvers: { kubernetes: { groups: ['sre\u001b[2J'] } } } },
+      path: 'approval.approvers.kubernetes.groups[0]',
+      message: /is not a Kubernetes group name/,
+    },
+    {
+      name: 'a Slack group among the proposers that is not an ID',
+      doc: { approval: { proposers: { groups: ['devs'] } } },
+      path: 'approval.proposers.groups[0]',
+      message: /"devs" is not a Slack user group ID/,
+    },
+    {
+      name: 'autoApprove.manual that is not a boolean',
+      doc: { approval: { autoApprove: { nodeSelector: 'env=dev', manual: 'yes' } } },
+      path: 'approval.autoApprove.manual',
+      message: /expected true or false/,
     },
     {
       name: 'a template placeholder with a typo',
@@ -283,6 +375,29 @@ describe('parseConfig: each problem is found, with its path and a hint', () => {
       if (c.hint) assert.match(found.hint ?? '', c.hint);
     });
   }
+});
+
+describe('parseConfig: Slack on (SLACK_BOT_TOKEN set) needs the channels decisions are taken in', () => {
+  const env = { SLACK_BOT_TOKEN: 'xoxb-1-2-abc', SLACK_APP_TOKEN: 'xapp-1-2-abc' };
+  const at = (doc: unknown, e: Record<string, string> = env) =>
+    problemsOf(doc, e).filter((p) => p.path === 'slack.allowedChannels');
+  it('requires allowedChannels, with a hint naming the prompt channel', () => {
+    const [problem, ...more] = at({ slack: { channel: 'C0MAINT' } });
+    assert.deepEqual(more, []);
+    assert.match(problem?.message ?? '', /^is required when SLACK_BOT_TOKEN is set/);
+    assert.match(problem?.hint ?? '', /at least the prompt channel, e\.g\. \[C0MAINT\]/);
+  });
+  it('accepts a list that includes the prompt channel', () =>
+    assert.deepEqual(
+      problemsOf({ slack: { channel: 'C0MAINT', allowedChannels: ['C0MAINT', 'C0OPS'] } }, env),
+      [],
+    ));
+  it('refuses a list without the prompt channel, whose buttons would all be refused', () => {
+    const [problem] = at({ slack: { channel: 'C0MAINT', allowedChannels: ['C0OPS'] } });
+    assert.match(problem?.message ?? '', /does not include slack\.channel \(C0MAINT\)/);
+    assert.equal(problem?.hint, 'add C0MAINT to the list');
+  });
+  it('needs neither without Slack', () => assert.deepEqual(problemsOf({}, {}), []));
 });
 
 describe('parseConfig: every problem in one run', () => {
@@ -472,6 +587,11 @@ describe('parseConfig: defaults', () => {
     ]);
     assert.deepEqual(defaults.blockers.maxUnhealthyNodes, { count: 0 });
     assert.equal(defaults.approval.expiry, 72 * 3_600_000);
+    const nobody = { users: [], groups: [], kubernetes: { users: [], groups: [] }, people: [] };
+    assert.deepEqual(defaults.approval.approvers, nobody);
+    assert.deepEqual(defaults.approval.proposers, nobody);
+    assert.deepEqual(defaults.people, []);
+    assert.deepEqual(defaults.slack.allowedChannels, []);
     assert.equal(defaults.kubelet.target, 'apiserver');
     assert.deepEqual(defaults.windows, []);
     assert.equal(defaults.schedules.tick, '* * * * *');
@@ -504,6 +624,21 @@ describe('parseConfig: values come out typed', () => {
       { days: ['sat', 'sun'], start: '10pm', end: '6am', timezone: 'America/New_York' },
     ]));
   it('keeps per-pool limits', () => assert.deepEqual(config.lock.pools, { gpu: 1, general: 3 }));
+  it('reads persons and the identity lists', () => {
+    assert.deepEqual(config.people, [
+      { name: 'alice', slack: ['U0ALICE'], kubernetes: ['alice@example.com'] },
+    ]);
+    assert.deepEqual(config.approval.approvers.kubernetes, {
+      users: ['system:serviceaccount:ops:oncall'],
+      groups: ['sre'],
+    });
+    assert.deepEqual(config.approval.approvers.people, ['alice']);
+    assert.deepEqual(config.approval.proposers.kubernetes.groups, ['developers']);
+    assert.deepEqual(config.approval.autoApprove, {
+      nodeSelector: 'node.kubernetes.io/pool=dev',
+      manual: false,
+    });
+  });
   it('holds the Slack secrets as Secret', () => {
     assert.equal(config.secrets.botToken?.reveal(), 'xoxb-1-2-abc');
     assert.ok(!JSON.stringify(config).includes('xoxb-1-2-abc'));

@@ -13,7 +13,17 @@ describe('config warnings: valid, but kubemaint could not do its job', () => {
   const cases: [string, string, RegExp | undefined][] = [
     ['nobody can approve', 'lock: {concurrency: 2}', /lists nobody .* wait until it expires/],
     ['a Slack approver', 'approval: {approvers: {users: [U0ALICE]}}', undefined],
-    ['a CLI approver', 'approval: {approvers: {cli: [alice]}}', undefined],
+    ['a Kubernetes approver', 'approval: {approvers: {kubernetes: {users: [alice]}}}', undefined],
+    [
+      'a Kubernetes approver group',
+      'approval: {approvers: {kubernetes: {groups: [sre]}}}',
+      undefined,
+    ],
+    [
+      'a person as approver',
+      'people: [{name: alice, slack: [U0ALICE]}]\napproval: {approvers: {people: [alice]}}',
+      undefined,
+    ],
     ['an approver group', 'approval: {approvers: {groups: [S0OPS]}}', undefined],
     [
       'auto-approval alone',
@@ -23,11 +33,11 @@ describe('config warnings: valid, but kubemaint could not do its job', () => {
     [
       'two-person rule with one approver',
       'approval: {twoPerson: true, approvers: {users: [U0ALICE]}}',
-      /twoPerson needs two different approvers/,
+      /twoPerson needs two different persons/,
     ],
     [
       'two-person rule with two approvers',
-      'approval: {twoPerson: true, approvers: {users: [U0ALICE], cli: [bob]}}',
+      'approval: {twoPerson: true, approvers: {users: [U0ALICE], kubernetes: {users: [bob]}}}',
       undefined,
     ],
     [
@@ -37,13 +47,36 @@ describe('config warnings: valid, but kubemaint could not do its job', () => {
     ],
     [
       'a pool limit above the fleet-wide concurrency',
-      'approval: {approvers: {cli: [bob]}}\nlock: {concurrency: 2, poolLabel: pool, pools: {gpu: 1, web: 5}}',
+      'approval: {approvers: {users: [U0BOB]}}\nlock: {concurrency: 2, poolLabel: pool, pools: {gpu: 1, web: 5}}',
       /lock\.pools\.web is 5 but lock\.concurrency \(2\) caps the whole fleet/,
     ],
     [
-      'two-person rule with anyone on the CLI',
-      'approval: {twoPerson: true, approvers: {cli: ["*"]}}',
+      'two-person rule with everyone the cluster authenticates',
+      'approval: {twoPerson: true, approvers: {kubernetes: {groups: [system:authenticated]}}}',
       undefined,
+    ],
+    [
+      'two-person rule with two identities of one person',
+      'people: [{name: alice, slack: [U0ALICE], kubernetes: [alice]}]\n' +
+        'approval: {twoPerson: true, approvers: {users: [U0ALICE], kubernetes: {users: [alice]}}}',
+      /twoPerson needs two different persons/,
+    ],
+    [
+      'two-person rule with a person listed by name and by identity',
+      'people: [{name: alice, slack: [U0ALICE]}]\n' +
+        'approval: {twoPerson: true, approvers: {users: [U0ALICE], people: [alice]}}',
+      /twoPerson needs two different persons/,
+    ],
+    [
+      'two-person rule with two persons',
+      'people: [{name: alice, slack: [U0ALICE]}, {name: bob, kubernetes: [bob]}]\n' +
+        'approval: {twoPerson: true, approvers: {people: [alice, bob]}}',
+      undefined,
+    ],
+    [
+      'a person with no identity',
+      'people: [{name: alice}]\napproval: {approvers: {users: [U0BOB]}}',
+      /people\[0\] \(alice\) has no Slack user ID and no Kubernetes user name/,
     ],
   ];
   for (const [name, yaml, expected] of cases) {
