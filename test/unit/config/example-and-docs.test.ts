@@ -76,7 +76,7 @@ describe('defaults', () => {
     assert.deepEqual(config, ConfigSchema.parse({}));
     assert.match(printed, /timeout: 15m/);
   });
-  it('the embedded demo config runs the sim and lets any local user approve', () => {
+  it('the embedded demo config runs the sim and lets anyone the sim authenticates approve', () => {
     const result = parseConfig(DEMO_CONFIG_TEXT, 'demo');
     assert.ok(result.ok, JSON.stringify(result));
     assert.deepEqual(result.config.cluster, {
@@ -84,6 +84,10 @@ describe('defaults', () => {
       name: 'sim',
       sim: { scenario: 'demo', nodes: 6, port: 0 },
     });
-    assert.deepEqual(result.config.approval.approvers.cli, ['*']);
+    // The demo CLI is the sim's administrator, and `--as alice` is alice: both are authenticated.
+    assert.deepEqual(result.config.approval.approvers.kubernetes, {
+      users: [],
+      groups: ['system:authenticated'],
+    });
   });
 });

@@ -104,7 +104,9 @@ describe('loadConfig', () => {
         SLACK_APP_TOKEN: 'xapp-1-2-x',
         KUBEMAINT_CONFIG: 'k.yaml',
       },
-      readFile: files({ 'k.yaml': 'slack:\n  channel: C0123ABCD\n' }).readFile,
+      readFile: files({
+        'k.yaml': 'slack:\n  channel: C0123ABCD\n  allowedChannels: [C0123ABCD]\n',
+      }).readFile,
     });
     assert.equal(ok.secrets.appToken?.reveal(), 'xapp-1-2-x');
     assert.throws(
