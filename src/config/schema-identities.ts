@@ -195,11 +195,3 @@ export function identityList(
     groups: [...list.groups, ...list.kubernetes.groups.map((g) => `k8s:${g}`)],
   };
 }
-
-/** How many identities and groups a list names (persons count once). */
-export function listSize(list: IdentityLists): { persons: number; groups: number } {
-  return {
-    persons: list.users.length + list.kubernetes.users.length + list.people.length,
-    groups: list.groups.length + list.kubernetes.groups.length,
-  };
-}
