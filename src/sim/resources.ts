@@ -21,8 +21,31 @@ import {
   secretDefaults,
   workloadValidate,
 } from './resource-hooks.js';
+import { CRD_CLEANUP_FINALIZER, crdDefaults, crdValidate } from './crd-validation.js';
 
 export type FieldGetter = (object: KObject) => string | undefined;
+
+/** An `additionalPrinterColumns` entry of a CRD version. */
+export interface PrinterColumn {
+  name: string;
+  type: string;
+  format?: string;
+  description?: string;
+  priority?: number;
+  jsonPath: string;
+}
+
+/** What serving a custom resource version needs beyond the generic store (see crd-defs.ts). */
+export interface CustomResourceInfo {
+  /** The CRD that serves it. */
+  crd: string;
+  printerColumns: readonly PrinterColumn[];
+  /**
+   * What decoding a request body does in kube-apiserver: drops fields the schema does not know and
+   * fills in its defaults. Returns the dropped fields' paths (`spec.extra`) for `fieldValidation`.
+   */
+  decode: (object: KObject) => string[];
+}
 
 export interface ResourceDef {
   key: ResourceKey;
@@ -47,8 +70,19 @@ export interface ResourceDef {
   createOnUpdate: boolean;
   /** Defaults applied on create (after uid/name are set). */
   defaults?: (object: KObject) => void;
-  /** Field errors on create and update (422 Invalid). May throw a 400 for undecodable values. */
-  validate?: (object: KObject) => StatusCause[];
+  /**
+   * Field errors on create and update (422 Invalid); `old` is the stored object on updates (CRDs'
+   * transition rules read it). May throw a 400 for undecodable values.
+   */
+  validate?: (object: KObject, old?: KObject) => StatusCause[];
+  /** Whether an update bumps `metadata.generation`. @default a change outside metadata and status */
+  bumpsGeneration?: (before: KObject, after: KObject) => boolean;
+  /** Metadata a `/status` write may change. @default labels and annotations */
+  statusMetadata?: readonly string[];
+  /** A finalizer the registry adds when the object is deleted (the CRD's instance cleanup). */
+  deleteFinalizer?: string;
+  /** Set for custom resources: what a CRD says about this version (crd-defs.ts). */
+  custom?: CustomResourceInfo;
   /** Seconds until a deleted object is removed; 0 removes it at once. @default 0 */
   gracePeriod?: (object: KObject, requested: number | undefined) => number;
   /** What a DELETE without propagationPolicy means for dependents. @default 'Background' */
@@ -225,6 +259,18 @@ const DEFS: readonly ResourceDef[] = [
     defaults: replicasDefaults,
   }),
   def({
+    group: 'apiextensions.k8s.io',
+    plural: 'customresourcedefinitions',
+    kind: 'CustomResourceDefinition',
+    namespaced: false,
+    shortNames: ['crd', 'crds'],
+    categories: ['api-extensions'],
+    subresources: ['status'],
+    defaults: crdDefaults,
+    validate: crdValidate,
+    deleteFinalizer: CRD_CLEANUP_FINALIZER,
+  }),
+  def({
     group: 'events.k8s.io',
     plural: 'events',
     kind: 'Event',
@@ -241,6 +287,7 @@ const DEFS: readonly ResourceDef[] = [
 
 const BY_KEY = new Map(DEFS.map((d) => [d.key, d]));
 
+/** The built-in kinds; a store's own registry (resource-registry.ts) adds the CRDs' resources. */
 export const allResources = (): readonly ResourceDef[] => DEFS;
 
 export const resourceDef = (key: ResourceKey): ResourceDef | undefined => BY_KEY.get(key);

@@ -40,11 +40,11 @@ export function admitNamespace(
   }
 }
 
-export function validateObject(def: ResourceDef, object: KObject): void {
+export function validateObject(def: ResourceDef, object: KObject, old?: KObject): void {
   const causes = [
     ...validateName(object.metadata.name ?? '', def.key === NAMESPACES),
     ...validateLabels(object.metadata.labels),
-    ...(def.validate?.(object) ?? []),
+    ...(def.validate?.(object, old) ?? []),
   ];
   if (causes.length > 0) throw invalid(def, object.metadata.name ?? '', causes);
 }
@@ -92,7 +92,9 @@ export function prepareUpdate(
     const next = clone(current);
     if (object.status === undefined) delete next.status;
     else next.status = object.status;
-    for (const key of def.group === 'apps' ? ['annotations'] : ['labels', 'annotations']) {
+    const writable =
+      def.statusMetadata ?? (def.group === 'apps' ? ['annotations'] : ['labels', 'annotations']);
+    for (const key of writable) {
       const value = object.metadata[key];
       if (value === undefined) delete next.metadata[key];
       else next.metadata[key] = value;
@@ -111,6 +113,7 @@ export function prepareUpdate(
   next.apiVersion = apiVersionOf(def);
   next.kind = def.kind;
   dropEmptyMaps(next.metadata);
-  if (specChanged(current, next)) next.metadata.generation = (current.metadata.generation ?? 0) + 1;
+  if ((def.bumpsGeneration ?? specChanged)(current, next))
+    next.metadata.generation = (current.metadata.generation ?? 0) + 1;
   return next;
 }

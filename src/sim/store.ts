@@ -18,7 +18,9 @@ import type {
   WatchEvent,
   WriteOptions,
 } from './types.js';
-import { apiVersionOf, fieldGetter, requireResource, type ResourceDef } from './resources.js';
+import { attachCustomResources } from './crd-controller.js';
+import { createResourceRegistry, type ResourceRegistry } from './resource-registry.js';
+import { apiVersionOf, fieldGetter, type ResourceDef } from './resources.js';
 import { admitNamespace, prepareUpdate, validateObject } from './store-admission.js';
 import { alreadyExists, invalid, preconditionFailed } from './status-errors.js';
 import { notFound } from './status-errors.js';
@@ -38,6 +40,8 @@ export interface StoreOptions {
   historyLimit?: number;
   /** Where exceptions thrown by in-process watch handlers go. @default console.error */
   onHandlerError?: (error: unknown, event: WatchEvent) => void;
+  /** The resources it serves (built-in kinds plus its CRDs'). @default a registry of its own */
+  resources?: ResourceRegistry;
 }
 
 const NAMESPACES = 'namespaces';
@@ -77,7 +81,8 @@ export function createStore(options: StoreOptions): Store {
   const auditLog: AuditEntry[] = [];
   let rv = 0;
 
-  const defOf = requireResource;
+  const registry = options.resources ?? createResourceRegistry();
+  const defOf = (key: ResourceKey) => registry.require(key);
 
   function bucket(def: ResourceDef): SortedObjects {
     let b = buckets.get(def.key);
@@ -175,7 +180,7 @@ export function createStore(options: StoreOptions): Store {
     }
     const next = prepareUpdate(def, current, object, opts.subresource);
     next.metadata.resourceVersion = current.metadata.resourceVersion;
-    validateObject(def, next);
+    validateObject(def, next, current);
     if (deepEqual(current, next) || opts.dryRun) return clone(next);
     // The last finalizer gone from an object already marked for deletion: now it really goes.
     const meta = next.metadata;
@@ -200,7 +205,10 @@ export function createStore(options: StoreOptions): Store {
     if (!current) throw notFound(def, name);
     checkPreconditions(def, current, opts.preconditions);
     const grace = def.gracePeriod?.(current, opts.gracePeriodSeconds) ?? 0;
-    const finalizers = current.metadata.finalizers ?? [];
+    const finalizers = [...(current.metadata.finalizers ?? [])];
+    // The CRD registry's delete adds the finalizer its cleanup controller removes (crd-controller.ts).
+    if (def.deleteFinalizer && !finalizers.includes(def.deleteFinalizer))
+      finalizers.push(def.deleteFinalizer);
     const deleteNow = (): KObject => {
       const last = clone(current);
       if (opts.dryRun) return last;
@@ -215,6 +223,7 @@ export function createStore(options: StoreOptions): Store {
     const next = clone(current);
     next.metadata.deletionTimestamp = at;
     next.metadata.deletionGracePeriodSeconds = grace;
+    if (finalizers.length > 0) next.metadata.finalizers = finalizers;
     if (!already) next.metadata.generation = (current.metadata.generation ?? 0) + 1;
     if (opts.dryRun) return next;
     return commit(def, 'MODIFIED', next, 'delete', opts, current);
@@ -223,8 +232,9 @@ export function createStore(options: StoreOptions): Store {
   /** A deleted namespace takes its contents with it (at once: the sim has no namespace controller). */
   function deleteContents(namespace: string, opts: DeleteOptions): void {
     for (const [key, b] of buckets) {
-      const def = defOf(key);
-      if (!def.namespaced) continue;
+      // A bucket may outlive its CRD (emptied when the CRD went).
+      const def = registry.get(key);
+      if (!def?.namespaced) continue;
       for (const [, object] of [...b.scan({ prefix: `${namespace}/` })]) {
         commit(def, 'DELETED', clone(object), 'delete', {
           actor: opts.actor ?? 'controller/namespace',
@@ -278,6 +288,8 @@ export function createStore(options: StoreOptions): Store {
     resourceVersion: () => String(rv),
     listPage,
     watchFrom,
+    resources: registry,
   };
+  attachCustomResources(store, registry, now);
   return store;
 }

@@ -1,3 +1,5 @@
+import type { ResourceRegistry } from './resource-registry.js';
+
 /**
  * The contract between the sim's store (store.ts, served over HTTP by the API server) and everything
  * that runs inside the sim (controllers, kubelets, scenarios, the admin endpoint). Controllers call
@@ -179,6 +181,8 @@ export interface AuditEntry {
 
 /** In-process store API used by controllers. All methods are synchronous and return deep copies. */
 export interface Store {
+  /** What it serves: the built-in kinds and its CustomResourceDefinitions' resources. */
+  readonly resources: ResourceRegistry;
   get(resource: ResourceKey, namespace: string | undefined, name: string): KObject | undefined;
   list(resource: ResourceKey, options?: ListOptions): KObject[];
   create(resource: ResourceKey, object: KObject, options?: WriteOptions): KObject;

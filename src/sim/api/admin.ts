@@ -4,7 +4,6 @@
  * status readout (sim time, resourceVersion, object counts, plus whatever the sim adds: clock scale).
  */
 import type { Store } from '../types.js';
-import { allResources } from '../resources.js';
 import type { FaultInjector } from './faults.js';
 import { readBody, parseJson, sendJson, type RequestContext } from './http.js';
 import { StatusError } from '../types.js';
@@ -43,10 +42,9 @@ export async function handleAdmin(
   }
   if (path === '/_sim/status' && method === 'GET') {
     const objects = Object.fromEntries(
-      allResources().map((d) => [
-        d.key,
-        deps.store.listPage(d.key, {}, { shared: true }).items.length,
-      ]),
+      deps.store.resources
+        .all()
+        .map((d) => [d.key, deps.store.listPage(d.key, {}, { shared: true }).items.length]),
     );
     return sendJson(ctx.res, 200, {
       now: ctx.now().toISOString(),

@@ -5,7 +5,8 @@
  * kubectl does against any server without aggregated discovery. `/api/v1` lists `pods/eviction`
  * with group policy and version v1 — without that, `kubectl drain` silently deletes instead of evicting.
  */
-import { allResources, apiVersionOf, type ResourceDef } from '../resources.js';
+import type { ResourceRegistry } from '../resource-registry.js';
+import { apiVersionOf, type ResourceDef } from '../resources.js';
 import { StatusError } from '../types.js';
 
 export interface ServerVersion {
@@ -31,8 +32,31 @@ export function versionDocument(v: ServerVersion) {
 
 const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
-const groups = (): string[] =>
-  [...new Set(allResources().map((d) => d.group))].filter((g) => g !== '');
+/** Kubernetes' version order (v1 > v1beta2 > v1beta1 > v1alpha1 > other names): the first is preferred. */
+function versionRank(v: string): [number, number, number, string] {
+  const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
+  if (!m) return [3, 0, 0, v];
+  const level = m[2] === undefined ? 0 : m[2] === 'beta' ? 1 : 2;
+  return [level, -Number(m[1]), -Number(m[3] ?? 0), v];
+}
+
+const byRank = (a: string, b: string): number => {
+  const [x, y] = [versionRank(a), versionRank(b)];
+  for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return (x[i] as number) - (y[i] as number);
+  return x[3].localeCompare(y[3]);
+};
+
+/** Each named group with its versions, preferred first. */
+function groups(resources: ResourceRegistry): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const d of resources.all()) {
+    if (d.group === '') continue;
+    const versions = out.get(d.group) ?? [];
+    if (!versions.includes(d.version)) versions.push(d.version);
+    out.set(d.group, versions.sort(byRank));
+  }
+  return out;
+}
 
 export function apiVersions(serverAddress: string) {
   return {
@@ -42,19 +66,21 @@ export function apiVersions(serverAddress: string) {
   };
 }
 
-function groupDocument(group: string) {
-  const gv = { groupVersion: `${group}/v1`, version: 'v1' };
-  return { name: group, versions: [gv], preferredVersion: gv };
+function groupDocument(group: string, versions: readonly string[]) {
+  const gvs = versions.map((version) => ({ groupVersion: `${group}/${version}`, version }));
+  return { name: group, versions: gvs, preferredVersion: gvs[0] };
 }
 
-export function apiGroupList() {
-  return { kind: 'APIGroupList', apiVersion: 'v1', groups: groups().map(groupDocument) };
+export function apiGroupList(resources: ResourceRegistry) {
+  const groupDocuments = [...groups(resources)].map(([g, v]) => groupDocument(g, v));
+  return { kind: 'APIGroupList', apiVersion: 'v1', groups: groupDocuments };
 }
 
-export function apiGroup(group: string) {
-  if (!groups().includes(group))
+export function apiGroup(group: string, resources: ResourceRegistry) {
+  const versions = groups(resources).get(group);
+  if (!versions)
     throw new StatusError(404, 'NotFound', 'the server could not find the requested resource');
-  return { kind: 'APIGroup', apiVersion: 'v1', ...groupDocument(group) };
+  return { kind: 'APIGroup', apiVersion: 'v1', ...groupDocument(group, versions) };
 }
 
 /** Subresources that only take a POST, and the kind (and group/version when not the parent's) they take. */
@@ -86,8 +112,8 @@ function subresourceEntry(def: ResourceDef, sub: string) {
   };
 }
 
-export function apiResourceList(group: string, version: string) {
-  const defs = allResources().filter((d) => d.group === group && d.version === version);
+export function apiResourceList(group: string, version: string, registry: ResourceRegistry) {
+  const defs = registry.all().filter((d) => d.group === group && d.version === version);
   if (defs.length === 0)
     throw new StatusError(404, 'NotFound', 'the server could not find the requested resource');
   const resources = defs.flatMap((def) => [

@@ -24,6 +24,7 @@ import {
   type RequestContext,
 } from './http.js';
 import { applyPatch, assertPatchType } from './patch.js';
+import { assertCustomPatchType, decodeCustomResource } from './crd-requests.js';
 import { toTable, wantsTable } from './table.js';
 
 export interface Target {
@@ -140,7 +141,8 @@ export async function handleCreate(
       'MethodNotAllowed',
       'the server does not allow this method on the requested resource',
     );
-  const object = placeBody(t, await readObject(ctx), false);
+  const body = placeBody(t, await readObject(ctx), false);
+  const object = decodeCustomResource(ctx, t, body, 'CreateOptions');
   const created = deps.store.create(t.def.key, object, {
     actor: ctx.actor,
     dryRun: dryRunOf(ctx.query),
@@ -163,7 +165,8 @@ export async function handleUpdate(
   deps: HandlerDeps,
 ): Promise<void> {
   const name = objectName(t);
-  const object = placeBody(t, await readObject(ctx), true);
+  const body = placeBody(t, await readObject(ctx), true);
+  const object = decodeCustomResource(ctx, t, body, 'UpdateOptions');
   const current = deps.store.get(t.def.key, t.namespace, name);
   const options = {
     actor: ctx.actor,
@@ -181,6 +184,7 @@ export async function handlePatch(
 ): Promise<void> {
   const name = objectName(t);
   const type = mediaType(ctx.req);
+  assertCustomPatchType(t, type);
   assertPatchType(type);
   const body = parseJson(await readBody(ctx.req));
   const current = deps.store.get(t.def.key, t.namespace, name);
@@ -217,7 +221,15 @@ export async function handlePatch(
   sendJson(
     ctx.res,
     200,
-    deps.store.update(t.def.key, scopeWrite(t, current, placeBody(t, patched, true)), options),
+    deps.store.update(
+      t.def.key,
+      scopeWrite(
+        t,
+        current,
+        decodeCustomResource(ctx, t, placeBody(t, patched, true), 'PatchOptions', true),
+      ),
+      options,
+    ),
   );
 }
 
@@ -271,7 +283,10 @@ export async function handleDelete(
     return;
   }
   const result = deps.store.delete(t.def.key, t.namespace, t.name, options);
-  const stillThere = deps.store.get(t.def.key, t.namespace, t.name) !== undefined;
+  // An object a finalizer keeps (a CRD's cleanup may already have finished by now) is answered itself.
+  const stillThere =
+    deps.store.get(t.def.key, t.namespace, t.name) !== undefined ||
+    result?.metadata.deletionTimestamp !== undefined;
   if (t.def.key === R.pods || (stillThere && !options.dryRun)) {
     sendJson(ctx.res, 200, result);
     return;

@@ -6,14 +6,15 @@
  * patch from its compiled-in types rather than from (absent) OpenAPI schemas. `/openapi/v2` stays
  * 404: kubectl only needs it for kinds the v3 documents do not cover.
  */
-import { allResources, apiVersionOf, type ResourceDef } from '../resources.js';
+import type { ResourceRegistry } from '../resource-registry.js';
+import { apiVersionOf, type ResourceDef } from '../resources.js';
 import { StatusError } from '../types.js';
 
 const gvPath = (group: string, version: string) =>
   group === '' ? `api/${version}` : `apis/${group}/${version}`;
 
-export function openApiV3Index() {
-  const gvs = new Set(allResources().map((d) => gvPath(d.group, d.version)));
+export function openApiV3Index(resources: ResourceRegistry) {
+  const gvs = new Set(resources.all().map((d) => gvPath(d.group, d.version)));
   return {
     paths: Object.fromEntries(
       [...gvs].map((p) => [p, { serverRelativeURL: `/openapi/v3/${p}?hash=sim1` }]),
@@ -28,8 +29,12 @@ function objectPath(d: ResourceDef): string {
     : `${base}/${d.plural}/{name}`;
 }
 
-export function openApiV3Document(path: string, serverVersion: string) {
-  const defs = allResources().filter((d) => gvPath(d.group, d.version) === path);
+export function openApiV3Document(
+  path: string,
+  serverVersion: string,
+  resources: ResourceRegistry,
+) {
+  const defs = resources.all().filter((d) => gvPath(d.group, d.version) === path);
   if (defs.length === 0)
     throw new StatusError(
       404,

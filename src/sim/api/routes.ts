@@ -2,7 +2,8 @@
  * Turns a request path into what it addresses: a discovery document, a collection, an object or an
  * object's subresource. Trailing slashes are tolerated (generated clients spell some of them).
  */
-import { resourceByPath, type ResourceDef } from '../resources.js';
+import type { ResourceRegistry } from '../resource-registry.js';
+import type { ResourceDef } from '../resources.js';
 import { StatusError } from '../types.js';
 
 export type Route =
@@ -21,7 +22,7 @@ export type Route =
 const notFound = () =>
   new StatusError(404, 'NotFound', 'the server could not find the requested resource');
 
-export function parseRoute(pathname: string): Route {
+export function parseRoute(pathname: string, resources: ResourceRegistry): Route {
   const segs = pathname
     .split('/')
     .filter((s) => s !== '')
@@ -61,7 +62,7 @@ export function parseRoute(pathname: string): Route {
     rest = rest.slice(2);
   }
   const [plural, name, subresource, extra] = rest;
-  const def = resourceByPath(group, version, plural ?? '');
+  const def = resources.byPath(group, version, plural ?? '');
   if (!def || extra !== undefined) throw notFound();
   if (subresource !== undefined && !def.subresources.includes(subresource)) throw notFound();
   if (def.namespaced && name !== undefined && namespace === undefined) throw notFound();

@@ -130,7 +130,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
         faults,
         ...(options.status ? { status: options.status } : {}),
       });
-    const r = parseRoute(pathname);
+    const r = parseRoute(pathname, store.resources);
     const method = ctx.req.method ?? 'GET';
     if (r.type !== 'resource' && method !== 'GET') {
       throw new StatusError(
@@ -146,19 +146,20 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
         ctx.res.writeHead(200, { 'Content-Type': 'text/plain' });
         return void ctx.res.end('ok');
       case 'openapi':
-        if (r.path === 'v3') return sendJson(ctx.res, 200, openApiV3Index());
+        if (r.path === 'v3') return sendJson(ctx.res, 200, openApiV3Index(store.resources));
         if (r.path.startsWith('v3/')) {
-          return sendJson(ctx.res, 200, openApiV3Document(r.path.slice(3), version.gitVersion));
+          const doc = openApiV3Document(r.path.slice(3), version.gitVersion, store.resources);
+          return sendJson(ctx.res, 200, doc);
         }
         throw new StatusError(404, 'NotFound', 'the server could not find the requested resource');
       case 'api':
         return sendJson(ctx.res, 200, apiVersions(address));
       case 'apis':
-        return sendJson(ctx.res, 200, apiGroupList());
+        return sendJson(ctx.res, 200, apiGroupList(store.resources));
       case 'apiGroup':
-        return sendJson(ctx.res, 200, apiGroup(r.group));
+        return sendJson(ctx.res, 200, apiGroup(r.group, store.resources));
       case 'apiVersion':
-        return sendJson(ctx.res, 200, apiResourceList(r.group, r.version));
+        return sendJson(ctx.res, 200, apiResourceList(r.group, r.version, store.resources));
       case 'resource':
         break;
     }

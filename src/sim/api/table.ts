@@ -8,6 +8,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { ResourceDef } from '../resources.js';
 import type { KObject } from '../types.js';
+import { customResourceTable } from './crd-table.js';
 
 type Obj = Record<string, unknown>;
 const o = (v: unknown): Obj =>
@@ -138,6 +139,10 @@ const COLUMNS: Record<string, Column[]> = {
     },
     ageCol,
   ],
+  'customresourcedefinitions.apiextensions.k8s.io': [
+    nameCol,
+    { name: 'Created At', cell: (x) => x.metadata.creationTimestamp ?? '' },
+  ],
   'leases.coordination.k8s.io': [
     nameCol,
     { name: 'Holder', cell: (x) => str(o(x.spec)['holderIdentity'], '') },
@@ -146,6 +151,7 @@ const COLUMNS: Record<string, Column[]> = {
 };
 
 export function toTable(def: ResourceDef, objects: readonly KObject[], now: Date, meta: Obj = {}) {
+  if (def.custom) return customResourceTable(def.custom, objects, now, meta);
   const columns = COLUMNS[def.key] ?? [nameCol, ageCol];
   return {
     kind: 'Table',

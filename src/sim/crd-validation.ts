@@ -1,0 +1,149 @@
+/**
+ * The CustomResourceDefinition kind's own rules: what kube-apiserver defaults on a new CRD (singular,
+ * listKind, conversion None, a status with nothing accepted yet) and the part of its validation a
+ * CRD author meets first (name, group, names, scope, one storage version, a schema per version).
+ * Serving what a CRD defines is crd-controller.ts's work.
+ */
+import type { StatusCause } from './status-errors.js';
+import type { KObject } from './types.js';
+
+/** What the apiserver's CRD registry adds on delete; the CRD goes once its objects are gone. */
+export const CRD_CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {};
+const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.map(obj) : []);
+/** A string field, or `fallback` when it is absent or not a string. */
+export const text = (v: unknown, fallback = ''): string => (typeof v === 'string' ? v : fallback);
+
+export interface CrdVersion {
+  name: string;
+  served: boolean;
+  storage: boolean;
+  raw: Obj;
+}
+
+export interface CrdSpec {
+  group: string;
+  scope: string;
+  kind: string;
+  plural: string;
+  singular: string;
+  listKind: string;
+  shortNames: string[];
+  categories: string[];
+  versions: CrdVersion[];
+}
+
+const strings = (v: unknown): string[] =>
+  Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : [];
+
+/** The spec fields the sim reads, typed (after defaults). */
+export function crdSpec(crd: KObject): CrdSpec {
+  const spec = obj(crd.spec);
+  const names = obj(spec['names']);
+  const kind = text(names['kind']);
+  return {
+    group: text(spec['group']),
+    scope: text(spec['scope']),
+    kind,
+    plural: text(names['plural']),
+    singular: text(names['singular'], kind.toLowerCase()),
+    listKind: text(names['listKind'], `${kind}List`),
+    shortNames: strings(names['shortNames']),
+    categories: strings(names['categories']),
+    versions: list(spec['versions']).map((v) => ({
+      name: text(v['name']),
+      served: v['served'] === true,
+      storage: v['storage'] === true,
+      raw: v,
+    })),
+  };
+}
+
+export function crdDefaults(crd: KObject): void {
+  const spec = (crd.spec ??= {});
+  const names = obj(spec['names']);
+  if (typeof names['kind'] === 'string') {
+    names['singular'] ??= names['kind'].toLowerCase();
+    names['listKind'] ??= `${names['kind']}List`;
+  }
+  spec['conversion'] ??= { strategy: 'None' };
+  const storage = list(spec['versions']).find((v) => v['storage'] === true);
+  // A new CRD's status: nothing accepted or established yet (crd-controller.ts does that next).
+  crd.status = {
+    acceptedNames: { kind: '', plural: '' },
+    conditions: null,
+    storedVersions: storage ? [storage['name']] : [],
+  };
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+export function crdValidate(crd: KObject): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const add = (field: string, reason: string, message: string) =>
+    causes.push({ reason, field, message });
+  const s = crdSpec(crd);
+  if (s.group === '') add('spec.group', 'FieldValueRequired', 'Required value');
+  else if (!s.group.includes('.')) {
+    add(
+      'spec.group',
+      'FieldValueInvalid',
+      `Invalid value: ${JSON.stringify(s.group)}: should be a domain with at least one dot`,
+    );
+  }
+  const name = crd.metadata.name ?? '';
+  if (s.plural !== '' && s.group !== '' && name !== `${s.plural}.${s.group}`) {
+    add(
+      'metadata.name',
+      'FieldValueInvalid',
+      `Invalid value: ${JSON.stringify(name)}: must be spec.names.plural+"."+spec.group`,
+    );
+  }
+  if (s.scope === '') add('spec.scope', 'FieldValueRequired', 'Required value');
+  else if (!['Cluster', 'Namespaced'].includes(s.scope)) {
+    add(
+      'spec.scope',
+      'FieldValueNotSupported',
+      `Unsupported value: ${JSON.stringify(s.scope)}: supported values: "Cluster", "Namespaced"`,
+    );
+  }
+  for (const [field, value] of [
+    ['plural', s.plural],
+    ['kind', s.kind],
+  ] as const) {
+    if (value === '') add(`spec.names.${field}`, 'FieldValueRequired', 'Required value');
+  }
+  if (s.plural !== '' && !DNS_LABEL.test(s.plural)) {
+    add(
+      'spec.names.plural',
+      'FieldValueInvalid',
+      `Invalid value: ${JSON.stringify(s.plural)}: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
+    );
+  }
+  if (s.versions.length === 0) {
+    add(
+      'spec.versions',
+      'FieldValueInvalid',
+      'Invalid value: "null": must have exactly one version marked as storage version',
+    );
+  } else if (s.versions.filter((v) => v.storage).length !== 1) {
+    add(
+      'spec.versions',
+      'FieldValueInvalid',
+      `Invalid value: ${JSON.stringify(s.versions.map((v) => v.raw))}: must have exactly one version marked as storage version`,
+    );
+  }
+  s.versions.forEach((v, i) => {
+    if (obj(obj(v.raw['schema'])['openAPIV3Schema'])['type'] === undefined) {
+      add(
+        `spec.versions[${i}].schema.openAPIV3Schema`,
+        'FieldValueRequired',
+        'Required value: schemas are required',
+      );
+    }
+  });
+  return causes;
+}
