@@ -21,6 +21,7 @@ import {
   secretDefaults,
   workloadValidate,
 } from './resource-hooks.js';
+import { ACCESS_RESOURCES } from './resources-access.js';
 import { CRD_CLEANUP_FINALIZER, crdDefaults, crdValidate } from './crd-validation.js';
 
 export type FieldGetter = (object: KObject) => string | undefined;
@@ -68,6 +69,8 @@ export interface ResourceDef {
   unconditionalUpdate: boolean;
   /** PUT of a missing object creates it (Leases). @default false */
   createOnUpdate: boolean;
+  /** Name rules when not a DNS subdomain's (RBAC objects take any path segment). */
+  validateName?: (name: string) => StatusCause[];
   /** Defaults applied on create (after uid/name are set). */
   defaults?: (object: KObject) => void;
   /**
@@ -283,6 +286,8 @@ const DEFS: readonly ResourceDef[] = [
       type: path('type'),
     },
   }),
+  // RBAC and admission policies (resources-access.ts).
+  ...ACCESS_RESOURCES,
 ];
 
 const BY_KEY = new Map(DEFS.map((d) => [d.key, d]));

@@ -42,7 +42,8 @@ export function admitNamespace(
 
 export function validateObject(def: ResourceDef, object: KObject, old?: KObject): void {
   const causes = [
-    ...validateName(object.metadata.name ?? '', def.key === NAMESPACES),
+    ...(def.validateName?.(object.metadata.name ?? '') ??
+      validateName(object.metadata.name ?? '', def.key === NAMESPACES)),
     ...validateLabels(object.metadata.labels),
     ...(def.validate?.(object, old) ?? []),
   ];

@@ -160,6 +160,7 @@ export function createStore(options: StoreOptions): Store {
     def.defaults?.(object);
     dropEmptyMaps(meta);
     validateObject(def, object);
+    opts.admit?.(object, undefined);
     if (opts.dryRun) return clone(object);
     return commit(def, 'ADDED', object, 'create', opts);
   }
@@ -181,6 +182,7 @@ export function createStore(options: StoreOptions): Store {
     const next = prepareUpdate(def, current, object, opts.subresource);
     next.metadata.resourceVersion = current.metadata.resourceVersion;
     validateObject(def, next, current);
+    opts.admit?.(next, current);
     if (deepEqual(current, next) || opts.dryRun) return clone(next);
     // The last finalizer gone from an object already marked for deletion: now it really goes.
     const meta = next.metadata;
@@ -204,6 +206,7 @@ export function createStore(options: StoreOptions): Store {
     const current = bucket(def).get(objectKey(def.namespaced ? namespace : undefined, name));
     if (!current) throw notFound(def, name);
     checkPreconditions(def, current, opts.preconditions);
+    opts.admit?.(undefined, current);
     const grace = def.gracePeriod?.(current, opts.gracePeriodSeconds) ?? 0;
     const finalizers = [...(current.metadata.finalizers ?? [])];
     // The CRD registry's delete adds the finalizer its cleanup controller removes (crd-controller.ts).

@@ -15,11 +15,28 @@ import { KubemaintError } from '../errors.js';
 
 export interface TlsMaterial {
   caPem: string;
+  /** The CA's key: the sim signs client certificates for users with it (client-certificates.ts). */
+  caKeyPem: string;
   certPem: string;
   keyPem: string;
 }
 
 const cache = new Map<string, TlsMaterial>();
+
+/** EC P-256 key generation arguments for `openssl req`. */
+export const EC_KEY = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+
+/** Runs openssl, or fails saying how to get it. */
+export function runOpenssl(args: readonly string[]): void {
+  try {
+    execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  } catch (error) {
+    throw new KubemaintError('unexpected', `the sim could not run openssl ${args[0] ?? ''}`, {
+      hint: 'install openssl (apt-get install openssl): the sim serves HTTPS with a generated CA',
+      cause: error,
+    });
+  }
+}
 
 /** @param hosts IP addresses and DNS names the certificate is valid for. */
 export function serverTls(hosts: readonly string[] = ['127.0.0.1', 'localhost']): TlsMaterial {
@@ -28,21 +45,8 @@ export function serverTls(hosts: readonly string[] = ['127.0.0.1', 'localhost'])
   if (cached) return cached;
   const dir = mkdtempSync(join(tmpdir(), 'kubemaint-sim-tls-'));
   const at = (name: string) => join(dir, name);
-  const openssl = (...args: string[]) => {
-    try {
-      execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-    } catch (error) {
-      throw new KubemaintError(
-        'unexpected',
-        'the sim could not make its TLS certificate with openssl',
-        {
-          hint: 'install openssl (apt-get install openssl): the sim serves HTTPS with a generated CA',
-          cause: error,
-        },
-      );
-    }
-  };
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  const openssl = (...args: string[]) => runOpenssl(args);
+  const ec = EC_KEY;
   try {
     openssl(
       'req',
@@ -95,6 +99,7 @@ export function serverTls(hosts: readonly string[] = ['127.0.0.1', 'localhost'])
     );
     const material = {
       caPem: readFileSync(at('ca.crt'), 'utf8'),
+      caKeyPem: readFileSync(at('ca.key'), 'utf8'),
       certPem: readFileSync(at('server.crt'), 'utf8'),
       keyPem: readFileSync(at('server.key'), 'utf8'),
     };

@@ -99,6 +99,12 @@ export interface WriteOptions {
   subresource?: string;
   /** Audit verb when it is not the method's own (the API's PATCH is an update underneath). */
   verb?: 'patch';
+  /**
+   * Validating admission (the API's ValidatingAdmissionPolicies): called with the object as it would
+   * be stored, after defaulting and validation and before anything is written (dry runs included),
+   * as kube-apiserver runs it. `object` is undefined on delete, `old` on create. Throws to refuse.
+   */
+  admit?: (object: KObject | undefined, old: KObject | undefined) => void;
 }
 
 export type PropagationPolicy = 'Foreground' | 'Background' | 'Orphan';

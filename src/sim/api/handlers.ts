@@ -24,6 +24,8 @@ import {
   type RequestContext,
 } from './http.js';
 import { applyPatch, assertPatchType } from './patch.js';
+import type { ValidatingAdmission } from '../admission/validating-admission.js';
+import { admitOption } from './admission-hook.js';
 import { assertCustomPatchType, decodeCustomResource } from './crd-requests.js';
 import { toTable, wantsTable } from './table.js';
 
@@ -39,6 +41,8 @@ export interface HandlerDeps {
   onEviction?: (result: EvictionResult) => void;
   /** The TokenRequest API (`serviceaccounts/<name>/token`). */
   tokens?: TokenIssuer;
+  /** ValidatingAdmissionPolicies, run on every write (admission-hook.ts). */
+  admission?: ValidatingAdmission;
 }
 
 function objectName(t: Target): string {
@@ -143,9 +147,11 @@ export async function handleCreate(
     );
   const body = placeBody(t, await readObject(ctx), false);
   const object = decodeCustomResource(ctx, t, body, 'CreateOptions');
+  const dryRun = dryRunOf(ctx.query);
   const created = deps.store.create(t.def.key, object, {
     actor: ctx.actor,
-    dryRun: dryRunOf(ctx.query),
+    dryRun,
+    ...admitOption(ctx, t, deps.admission, dryRun),
   });
   sendJson(ctx.res, 201, created);
 }
@@ -168,10 +174,12 @@ export async function handleUpdate(
   const body = placeBody(t, await readObject(ctx), true);
   const object = decodeCustomResource(ctx, t, body, 'UpdateOptions');
   const current = deps.store.get(t.def.key, t.namespace, name);
+  const dryRun = dryRunOf(ctx.query, undefined, 'UpdateOptions');
   const options = {
     actor: ctx.actor,
-    dryRun: dryRunOf(ctx.query, undefined, 'UpdateOptions'),
+    dryRun,
     ...(t.subresource ? { subresource: t.subresource } : {}),
+    ...admitOption(ctx, t, deps.admission, dryRun),
   };
   const written = deps.store.update(t.def.key, scopeWrite(t, current, object), options);
   sendJson(ctx.res, current ? 200 : 201, written);
@@ -212,11 +220,13 @@ export async function handlePatch(
   const wanted = patched.metadata.resourceVersion;
   if (wanted && wanted !== current.metadata.resourceVersion) throw conflict(t.def, name);
   patched.metadata.resourceVersion = current.metadata.resourceVersion;
+  const dryRun = dryRunOf(ctx.query, undefined, 'PatchOptions');
   const options = {
     actor: ctx.actor,
     verb: 'patch' as const,
-    dryRun: dryRunOf(ctx.query, undefined, 'PatchOptions'),
+    dryRun,
     ...(t.subresource ? { subresource: t.subresource } : {}),
+    ...admitOption(ctx, t, deps.admission, dryRun),
   };
   sendJson(
     ctx.res,
@@ -264,7 +274,8 @@ export async function handleDelete(
   t: Target,
   deps: HandlerDeps,
 ): Promise<void> {
-  const options = deleteOptionsOf(ctx, await readDeleteOptions(ctx));
+  const given = deleteOptionsOf(ctx, await readDeleteOptions(ctx));
+  const options = { ...given, ...admitOption(ctx, t, deps.admission, given.dryRun ?? false) };
   if (t.name === undefined) {
     const doomed = deps.store.list(t.def.key, {
       ...(t.namespace ? { namespace: t.namespace } : {}),

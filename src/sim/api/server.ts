@@ -5,7 +5,7 @@
  * every resource request. Everything it serves comes from the in-process store, so
  * kubectl, client-node and the sim's controllers all see one cluster.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -35,7 +35,12 @@ import {
   type Target,
 } from './handlers.js';
 import { sendError, sendJson, type RequestContext } from './http.js';
-import { actorOf, impersonate, SIM_ADMIN, type UserInfo } from './identity.js';
+import { actorOf, SIM_ADMIN } from './identity.js';
+import { createAccessControl, pathAttributes } from './access-control.js';
+import { handleReview, REVIEW_PATHS } from './access-reviews.js';
+import { createValidatingAdmission } from '../admission/validating-admission.js';
+import { ensureBootstrapPolicy, resourceAttributes } from '../authz/index.js';
+import { clientCertificate, type ClientCertificate } from '../client-certificates.js';
 import { createTokenIssuer } from './service-account-tokens.js';
 import { openApiV3Document, openApiV3Index } from './openapi.js';
 import { parseRoute } from './routes.js';
@@ -73,6 +78,13 @@ export interface ApiServer {
   caPem: string;
   token: string;
   server: Server;
+  /** A client certificate for `user` in `groups`, signed by the server's CA (CN=user, O=groups). */
+  clientCertificate(user: string, groups?: readonly string[]): ClientCertificate;
+  /**
+   * A ServiceAccount token as the TokenRequest API mints it (1 h), optionally bound to a pod, for
+   * in-process tests (a kubectl in the same process would block the server it waits for).
+   */
+  serviceAccountToken(namespace: string, name: string, boundToPod?: string): string;
   setFaults(rules: FaultRule[]): void;
   close(): Promise<void>;
 }
@@ -115,15 +127,21 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
 
   const tokens = createTokenIssuer(store, now);
 
-  /** The caller: the admin token, or a service-account token this server minted and still honours. */
-  const authenticate = (req: IncomingMessage): UserInfo | undefined => {
-    const header = req.headers.authorization ?? '';
-    const given = Buffer.from(header);
-    if (given.length === tokenBuf.length && timingSafeEqual(given, tokenBuf)) return SIM_ADMIN;
-    return header.startsWith('Bearer ') ? tokens.authenticate(header.slice(7)) : undefined;
-  };
+  // Authentication, impersonation and Node+RBAC authorization (access-control.ts); admission policies.
+  const access = createAccessControl(store, token, tokens);
+  const admission = createValidatingAdmission(store);
+  ensureBootstrapPolicy(store);
 
   async function route(ctx: RequestContext, pathname: string): Promise<void> {
+    const review = REVIEW_PATHS[pathname];
+    if (review && ctx.req.method === 'POST') {
+      const { group, resource } = review;
+      access.authorize(resourceAttributes(ctx.user, 'create', { apiGroup: group, resource }));
+      return handleReview(ctx, resource, access.authorizer);
+    }
+    if (pathname.startsWith('/_sim/')) {
+      access.authorize(pathAttributes(ctx.user, ctx.req.method ?? 'GET', pathname));
+    }
     if (pathname.startsWith('/_sim/'))
       return handleAdmin(ctx, pathname, {
         store,
@@ -132,6 +150,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       });
     const r = parseRoute(pathname, store.resources);
     const method = ctx.req.method ?? 'GET';
+    if (r.type !== 'resource') access.authorize(pathAttributes(ctx.user, method, pathname));
     if (r.type !== 'resource' && method !== 'GET') {
       throw new StatusError(
         405,
@@ -165,6 +184,15 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     }
     const watch = ['true', '1'].includes(ctx.query.get('watch') ?? '');
     const verb = verbOf(method, r, watch);
+    access.authorize(
+      resourceAttributes(ctx.user, verb, {
+        apiGroup: r.def.group,
+        resource: r.def.plural,
+        ...(r.subresource ? { subresource: r.subresource } : {}),
+        ...(r.namespace ? { namespace: r.namespace } : {}),
+        ...(r.name ? { name: r.name } : {}),
+      }),
+    );
     if (r.subresource && POST_ONLY_SUBRESOURCES[r.subresource] && verb !== 'create') {
       throw new StatusError(
         405,
@@ -197,15 +225,16 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
         return handleCreate(ctx, r, {
           store,
           tokens,
+          admission,
           ...(options.onEviction ? { onEviction: options.onEviction } : {}),
         });
       case 'update':
-        return handleUpdate(ctx, r, { store });
+        return handleUpdate(ctx, r, { store, admission });
       case 'patch':
-        return handlePatch(ctx, r, { store });
+        return handlePatch(ctx, r, { store, admission });
       case 'delete':
       case 'deletecollection':
-        return handleDelete(ctx, r, { store });
+        return handleDelete(ctx, r, { store, admission });
     }
   }
 
@@ -222,9 +251,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     };
     try {
       if (!UNAUTHENTICATED.has(pathname)) {
-        const caller = authenticate(req);
-        if (!caller) throw new StatusError(401, 'Unauthorized', 'Unauthorized');
-        ctx.user = impersonate(caller, req.headers);
+        ctx.user = access.identify(req);
         ctx.actor = actorOf(req.headers['user-agent'] ?? 'unknown', ctx.user);
       }
       await route(ctx, pathname);
@@ -234,7 +261,14 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   }
 
   const server = createServer(
-    { key: tls.keyPem, cert: tls.certPem },
+    // Client certificates are optional (tokens work too); one the sim's CA did not sign is no identity.
+    {
+      key: tls.keyPem,
+      cert: tls.certPem,
+      ca: tls.caPem,
+      requestCert: true,
+      rejectUnauthorized: false,
+    },
     (req, res) => void onRequest(req, res),
   );
   await new Promise<void>((resolve, reject) => {
@@ -248,6 +282,22 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     port,
     caPem: tls.caPem,
     token,
+    clientCertificate: (user, groups = []) => clientCertificate(tls, user, groups),
+    serviceAccountToken: (namespace, name, boundToPod) => {
+      const spec = {
+        expirationSeconds: 3600,
+        ...(boundToPod
+          ? { boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: boundToPod } }
+          : {}),
+      };
+      const answer = tokens.issue({
+        namespace,
+        serviceAccount: name,
+        body: { spec },
+        requester: SIM_ADMIN,
+      });
+      return (answer.status as { token: string }).token;
+    },
     server,
     setFaults: (rules) => faults.set(rules),
     close: async () => {

@@ -8,6 +8,7 @@ import { R, StatusError } from '../types.js';
 import { evict } from './eviction.js';
 import type { HandlerDeps, Target } from './handlers.js';
 import { dryRunOf, readObject, sendJson, successStatus, type RequestContext } from './http.js';
+import { admitSubresourceCreate } from './admission-hook.js';
 
 function podName(t: Target): string {
   if (t.name === undefined)
@@ -27,6 +28,8 @@ export async function handleEviction(
   const body = await readObject(ctx);
   const deleteOptions = (body['deleteOptions'] ?? {}) as Record<string, unknown>;
   const dryRun = dryRunOf(ctx.query, deleteOptions['dryRun']);
+  // Admission's request.dryRun is the request's own (CreateOptions), as upstream's.
+  admitSubresourceCreate(ctx, t, deps.admission, body, dryRunOf(ctx.query));
   const result = evict({
     store: deps.store,
     namespace: t.namespace ?? '',
@@ -57,6 +60,7 @@ export async function handleBinding(
     );
   const pod = deps.store.get(R.pods, t.namespace, name);
   if (!pod) throw notFound(t.def, name);
+  admitSubresourceCreate(ctx, t, deps.admission, body, dryRunOf(ctx.query));
   const bound = (pod.spec as { nodeName?: string } | undefined)?.nodeName;
   if (bound) throw conflict(t.def, name, `pod ${name} is already assigned to node "${bound}"`);
   if (!dryRunOf(ctx.query)) {
@@ -77,6 +81,7 @@ export async function handleTokenRequest(
   const body = await readObject(ctx);
   if (!deps.tokens)
     throw new StatusError(404, 'NotFound', 'the server could not find the requested resource');
+  admitSubresourceCreate(ctx, t, deps.admission, body, dryRunOf(ctx.query));
   const answer = deps.tokens.issue({
     namespace: t.namespace ?? '',
     serviceAccount: podName(t),

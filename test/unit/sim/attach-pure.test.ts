@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isNotOlder, statusPatch } from '../../../src/sim/attach/status-patch.js';
 import { impersonate, nodeNameOf, SIM_ADMIN } from '../../../src/sim/api/identity.js';
+import { createAuthorizer } from '../../../src/sim/authz/index.js';
+import { createStore } from '../../../src/sim/store.js';
 import { envSources } from '../../../src/sim/jobs-runner-env.js';
 import { initialNodeInfo } from '../../../src/sim/kubelet-node-status.js';
 import { ATTACHED_KUBELET_ANNOTATION, registeredNode } from '../../../src/sim/kubelet-objects.js';
@@ -50,26 +52,28 @@ describe('isNotOlder', () => {
 
 describe('impersonate (the sim API)', () => {
   const asNode = { 'impersonate-user': 'system:node:n1', 'impersonate-group': 'system:nodes' };
+  // No RBAC objects: only system:masters (the privileged-group authorizer) may impersonate.
+  const authz = createAuthorizer(createStore({ now: () => new Date() }));
 
   it('makes the administrator the impersonated node, authenticated', () => {
-    const user = impersonate(SIM_ADMIN, asNode);
+    const user = impersonate(SIM_ADMIN, asNode, authz);
     assert.equal(user.username, 'system:node:n1');
     assert.deepEqual(user.groups, ['system:nodes', 'system:authenticated']);
     assert.equal(nodeNameOf(user), 'n1');
   });
 
   it('leaves a request without headers as its caller', () => {
-    assert.equal(impersonate(SIM_ADMIN, {}), SIM_ADMIN);
+    assert.equal(impersonate(SIM_ADMIN, {}, authz), SIM_ADMIN);
   });
 
-  it('refuses groups without a user (500) and anyone but the administrator (403)', () => {
+  it('refuses groups without a user (500) and anyone RBAC does not let impersonate (403)', () => {
     assert.throws(
-      () => impersonate(SIM_ADMIN, { 'impersonate-group': 'system:nodes' }),
+      () => impersonate(SIM_ADMIN, { 'impersonate-group': 'system:nodes' }, authz),
       (e: StatusError) => e.code === 500 && /without impersonating a user/.test(e.message),
     );
     const account = { username: 'system:serviceaccount:ns:sa', groups: ['system:authenticated'] };
     assert.throws(
-      () => impersonate(account, asNode),
+      () => impersonate(account, asNode, authz),
       (e: StatusError) => e.code === 403 && /cannot impersonate resource "users"/.test(e.message),
     );
   });
