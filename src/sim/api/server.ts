@@ -116,7 +116,6 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   const { store, now } = options;
   const host = options.host ?? '127.0.0.1';
   const token = options.token ?? randomBytes(24).toString('hex');
-  const tokenBuf = Buffer.from(`Bearer ${token}`);
   const faults = new FaultInjector(options.faults ?? [], options.faultSeed ?? 1);
   const version = options.version ?? DEFAULT_VERSION;
   const openWatches = new Set<() => void>();
