@@ -4,6 +4,7 @@
  * in-memory versions that record what happened. Errors: a conditional write that lost its race throws
  * a KubemaintError with code `conflict`; a missing object is `undefined`, not an error.
  */
+import type { MaintenanceRequest } from '../core/request.js';
 
 /** The facts of one Node the executor reads and writes. */
 export interface NodeInfo {
@@ -54,6 +55,18 @@ export type EvictionResult =
   | { outcome: 'refused'; message: string; pdbBlocked: boolean; retryAfterMs?: number }
   /** Anything that retrying will not fix (500 several PDBs, 403, 422). */
   | { outcome: 'failed'; message: string };
+
+/** A request as stored, with the resourceVersion its next status write is conditional on. */
+export interface StoredRequest {
+  request: MaintenanceRequest;
+  resourceVersion: string;
+}
+
+/** The executor's view of its MaintenanceRequest: read it, write its status (409 → `conflict`). */
+export interface RequestsPort {
+  get(id: string): Promise<StoredRequest | undefined>;
+  writeStatus(request: MaintenanceRequest, resourceVersion: string): Promise<string>;
+}
 
 export interface NodesPort {
   getNode(name: string): Promise<NodeInfo | undefined>;

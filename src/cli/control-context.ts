@@ -1,15 +1,15 @@
 /**
  * What every control command shares: the config (global --config, $KUBEMAINT_CONFIG, ./kubemaint.yaml,
  * else the embedded demo), the cluster (the running demo is found without flags), and who is asking
- * (--as, else the local user). The CLI trusts the local account the way kubectl does: what a person
- * may change in the cluster is the kubeconfig's RBAC; who may approve is the config's approvers.
+ * (the apiserver's answer for the kubeconfig, or for the user it impersonates with --as, as kubectl
+ * does). What a person may change in the cluster is their RBAC; who may approve is the config's
+ * approvers; admission binds every request and decision to its author (ADR 0012).
  */
 import { existsSync } from 'node:fs';
-import { userInfo } from 'node:os';
 import type { Command } from 'commander';
 import type { Person } from '../core/approval.js';
 import type { ControlRuntime } from '../compose.js';
-import { CLI_ANYONE } from '../compose/control-settings.js';
+import { kubernetesIdentity } from '../core/identity.js';
 import { configPath, loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { KubemaintError } from '../errors.js';
@@ -53,12 +53,8 @@ export function controlCommand(program: Command, name: string): Command {
     .option('--kubeconfig <path>', "use this kubeconfig instead of the config's cluster")
     .option(
       '--as <user>',
-      'who you are, for approvals (default: your local user name)',
-      (user: string) => {
-        // Checked while parsing, before anything connects: a typo never half-does anything.
-        cliPerson(user);
-        return user;
-      },
+      'act as this Kubernetes user (kubectl --as: impersonation your RBAC must allow); default: whoever your kubeconfig is',
+      impersonationTarget,
     );
 }
 
@@ -76,6 +72,7 @@ export async function withControl<T>(
     log,
     sim: 'attach',
     ...(options.kubeconfig ? { kubeconfigPath: options.kubeconfig } : {}),
+    ...(options.as ? { impersonate: options.as } : {}),
   });
   try {
     return await work(runtime, log);
@@ -84,27 +81,36 @@ export async function withControl<T>(
   }
 }
 
-const CLI_USER = /^[a-z_][a-z0-9_.-]{0,31}\$?$/;
+/** kube-apiserver takes any user name; we refuse only what cannot be one (empty, control characters). */
+const KUBERNETES_USER = /^[^\s\p{Cc}][^\p{Cc}]{0,252}$/u;
 
-/** The person behind a CLI command: `cli:<user>`, always in the group that `approvers.cli: ["*"]` admits. */
-export function cliPerson(as: string | undefined): Person {
-  const user = as ?? localUser();
-  if (!CLI_USER.test(user)) {
-    throw new KubemaintError(
-      'usage',
-      `--as ${JSON.stringify(user.slice(0, 40))} is not a local user name`,
-      {
-        hint: 'e.g. --as alice (lowercase letters, digits, . _ -); approvers are listed in approval.approvers.cli',
-      },
-    );
-  }
-  return { kind: 'person', id: `cli:${user}`, groups: [CLI_ANYONE] };
+/** Checked while parsing, before anything connects: a value that cannot be a user name. */
+export function impersonationTarget(user: string): string {
+  if (KUBERNETES_USER.test(user)) return user;
+  throw new KubemaintError(
+    'usage',
+    `--as ${JSON.stringify(user.slice(0, 40))} is not a user name`,
+    {
+      hint: 'e.g. --as alice (as kubectl --as: your kubeconfig must be allowed to impersonate them)',
+    },
+  );
 }
 
-function localUser(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return process.env['USER'] ?? 'unknown';
+/**
+ * The person behind a CLI command: whoever the apiserver says the kubeconfig (or its impersonation,
+ * --as) authenticates as, with their groups: `k8s:<username>`, groups `k8s:<group>`.
+ */
+export async function cliPerson(runtime: ControlRuntime): Promise<Person> {
+  const { whoAmI } = await import('../adapters/kube/whoami.js');
+  const me = await whoAmI(runtime.client);
+  if (me.username === '') {
+    throw new KubemaintError('unexpected', 'the apiserver did not say who this kubeconfig is', {
+      hint: 'check `kubectl auth whoami` with the same kubeconfig',
+    });
   }
+  return {
+    kind: 'person',
+    id: kubernetesIdentity(me.username),
+    groups: me.groups.map((g) => `k8s:${g}`),
+  };
 }

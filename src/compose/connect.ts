@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { KubeConfig, type User } from '@kubernetes/client-node';
 import { loadKubeConfig } from '../adapters/kube/client.js';
+import { impersonating } from '../adapters/kube/whoami.js';
 import { credentialsFromEnv } from '../adapters/aws/credentials.js';
 import { createEksTokenProvider, type EksTokenProvider } from '../adapters/aws/eks-token-cache.js';
 import type { ClusterConfig, Config } from '../config/schema.js';
@@ -16,6 +17,7 @@ import type { Logger } from '../log.js';
 import type { Sim } from '../sim/index.js';
 import { DEFAULT_KUBECONFIG } from '../sim/kubeconfig-path.js';
 import { simExecutorImages } from './sim-host.js';
+import { installKubemaintKinds } from './sim-kinds.js';
 
 export interface Connection {
   kubeConfig: KubeConfig;
@@ -32,10 +34,23 @@ export interface ConnectOptions {
   sim?: 'start' | 'attach';
   /** A kubeconfig file that wins over the config's cluster (the CLI's --kubeconfig). */
   kubeconfigPath?: string;
+  /** Act as this user (kubectl's --as): impersonation, authorised by the apiserver's RBAC. */
+  impersonate?: string;
   env?: NodeJS.ProcessEnv;
 }
 
 export async function connectCluster(config: Config, options: ConnectOptions): Promise<Connection> {
+  const connection = await connect(config, options);
+  if (options.impersonate === undefined) return connection;
+  if (config.cluster.type === 'eks' && !options.kubeconfigPath) {
+    throw new KubemaintError('usage', '--as is not available with cluster.type eks', {
+      hint: 'use a kubeconfig (--kubeconfig) whose user may impersonate, as with kubectl --as',
+    });
+  }
+  return { ...connection, kubeConfig: impersonating(connection.kubeConfig, options.impersonate) };
+}
+
+async function connect(config: Config, options: ConnectOptions): Promise<Connection> {
   const done = () => Promise.resolve();
   if (options.kubeconfigPath) {
     const path = resolve(options.kubeconfigPath);
@@ -77,8 +92,10 @@ async function startSim(
     delays: { rebootDowntimeMs: 20_000, upgradeDowntimeMs: 10_000 },
     log: log.child({ component: 'sim' }),
   });
+  const kubeConfig = loadKubeConfig(sim.kubeconfigPath);
+  await installKubemaintKinds(kubeConfig);
   return {
-    kubeConfig: loadKubeConfig(sim.kubeconfigPath),
+    kubeConfig,
     kubeconfigPath: sim.kubeconfigPath,
     sim,
     close: () => sim.stop(),

@@ -66,6 +66,8 @@ export interface MaintenanceRequest {
   requestedBy: string;
   /** Detection or a person; absent on requests written before origins were recorded (= person). */
   origin?: Origin;
+  /** The groups the requester held when asking (`k8s:<group>`), checked by admission; for `proposers`. */
+  requestedByGroups?: string[];
   createdAt: string;
   updatedAt: string;
   /** Shared by requests proposed together for the same reason. */
@@ -102,7 +104,34 @@ export interface MaintenanceRequest {
   proven?: { at: string; proof: string; warning?: boolean };
   /** Human explanation of a failure, including the state the node was left in. */
   failure?: string;
+  /** Decision objects already applied to this request (each counts once), with what came of them. */
+  decisions?: AppliedDecision[];
   history: Transition[];
+}
+
+/** What a person (or Slack user, or policy) decided about a request: a MaintenanceApproval's spec. */
+export const DECISION_KINDS = ['approve', 'reject', 'cancel', 'wait', 'skip', 'force'] as const;
+export type DecisionKind = (typeof DECISION_KINDS)[number];
+
+/** A decision the control plane applied: its object, and whether it moved the request (and why not). */
+export interface AppliedDecision {
+  name: string;
+  ok: boolean;
+  message: string;
+}
+
+/** One recorded decision, as the apiserver admitted it (bound to its author by admission). */
+export interface Decision {
+  /** The object's name: deterministic per request, decision and author, so deciding twice is once. */
+  name: string;
+  request: string;
+  /** Core identity: `k8s:<username>`, a Slack user ID, or `policy:<rule>`. */
+  by: string;
+  decision: DecisionKind;
+  /** Groups the author held when deciding (`k8s:<group>` or Slack `S…`), checked by admission. */
+  groups: string[];
+  reason?: string;
+  at: string;
 }
 
 export const isActive = (state: RequestState): state is ActiveState =>

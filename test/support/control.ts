@@ -48,7 +48,7 @@ export function testControlSettings(overrides: Partial<ControlSettings> = {}): C
       packagesAnnotation: 'kubemaint.io/reboot-required-packages',
     },
     kubelet: { enabled: true },
-    approval: { users: ['alice', 'bob'], groups: [], expiresAfterMs: 72 * 3_600_000 },
+    approval: { users: ['k8s:alice', 'k8s:bob'], groups: [], expiresAfterMs: 72 * 3_600_000 },
     lock: { concurrency: 1, pools: {} },
     nodeTimeoutMs: { reboot: 15 * 60_000, upgrade: 15 * 60_000 },
     expectedDurationMs: { reboot: 10 * 60_000, upgrade: 10 * 60_000 },

@@ -7,6 +7,7 @@ import {
   BatchV1Api,
   CoordinationV1Api,
   CoreV1Api,
+  CustomObjectsApi,
   KubeConfig,
   VersionApi,
   Watch,
@@ -19,6 +20,8 @@ export interface KubeClient {
   readonly core: CoreV1Api;
   readonly coordination: CoordinationV1Api;
   readonly batch: BatchV1Api;
+  /** kubemaint's own kinds (MaintenanceRequest, MaintenanceApproval). */
+  readonly custom: CustomObjectsApi;
   readonly version: VersionApi;
   readonly watch: Watch;
   readonly retry: RetryPolicy;
@@ -33,6 +36,7 @@ export function createKubeClient(
     core: config.makeApiClient(CoreV1Api),
     coordination: config.makeApiClient(CoordinationV1Api),
     batch: config.makeApiClient(BatchV1Api),
+    custom: config.makeApiClient(CustomObjectsApi),
     version: config.makeApiClient(VersionApi),
     watch: new Watch(config),
     retry,

@@ -4,9 +4,15 @@
  * helpers as the executor's ports (typed errors, retries, pagination, merge patches).
  */
 import type { V1Node } from '@kubernetes/client-node';
-import type { ClusterPort, JobView, NodeView, SlotView } from '../../app/control/ports.js';
-import { ANN_REQUEST, LABEL_STATE } from '../../core/names.js';
-import type { MaintenanceRequest } from '../../core/request.js';
+import type {
+  ClusterPort,
+  JobView,
+  NodeView,
+  RequestScope,
+  SlotView,
+} from '../../app/control/ports.js';
+import { LABEL_STATE } from '../../core/names.js';
+import { isActive, type MaintenanceRequest } from '../../core/request.js';
 import type { KubeClient } from './client.js';
 import { isKubeError } from './errors.js';
 import { recordNodeEvent } from './events.js';
@@ -15,6 +21,7 @@ import { replaceLease, toLeaseInfo } from './leases.js';
 import { listAll } from './paginate.js';
 import { listNodeObjects, patchNode, readNodeObject, toNodeInfo } from './nodes.js';
 import { evictPod, listPodsOnNode, toPodInfo } from './pods.js';
+import { requestStore, type StoredRequest } from './requests.js';
 import { withRetry } from './retry.js';
 
 const PAUSE_CONFIGMAP = 'kubemaint-pause';
@@ -24,41 +31,136 @@ export function toNodeView(node: V1Node): NodeView {
   const conditions = Object.fromEntries(
     (node.status?.conditions ?? []).map((c) => [c.type, c.status]),
   );
-  const raw = info.annotations[ANN_REQUEST];
-  if (raw === undefined) return { ...info, conditions };
-  try {
-    return { ...info, conditions, request: JSON.parse(raw) as MaintenanceRequest };
-  } catch (error) {
-    return { ...info, conditions, requestError: `unreadable ${ANN_REQUEST}: ${String(error)}` };
-  }
+  return { ...info, conditions };
 }
+
+/**
+ * The request a node is seen with: its active one (the first created, should two proposals have
+ * raced), else its newest.
+ */
+export function requestsByNode(requests: readonly StoredRequest[]): Map<string, StoredRequest> {
+  const byNode = new Map<string, StoredRequest>();
+  for (const stored of requests) {
+    const current = byNode.get(stored.request.node);
+    if (!current || precedes(stored.request, current.request))
+      byNode.set(stored.request.node, stored);
+  }
+  return byNode;
+}
+
+function precedes(a: MaintenanceRequest, b: MaintenanceRequest): boolean {
+  const activeA = isActive(a.state);
+  if (activeA !== isActive(b.state)) return activeA;
+  const order = a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id);
+  return activeA ? order < 0 : order > 0;
+}
+
+function withRequest(view: NodeView, stored: StoredRequest | undefined): NodeView {
+  if (!stored) return view;
+  return {
+    ...view,
+    request: stored.request,
+    requestVersion: stored.resourceVersion,
+    requestAccepted: stored.accepted,
+  };
+}
+
+/** A request whose node is gone: a view with the name only, so the tick can end it. */
+function missingNode(stored: StoredRequest): NodeView {
+  return withRequest(
+    {
+      name: stored.request.node,
+      uid: '',
+      resourceVersion: '',
+      unschedulable: false,
+      bootId: '',
+      kubeletVersion: '',
+      ready: 'Unknown',
+      labels: {},
+      annotations: {},
+      conditions: {},
+      missing: true,
+    },
+    stored,
+  );
+}
+
+/** Above this many nodes with requests, one node list is cheaper than a read per node. */
+const READ_EACH_UP_TO = 10;
 
 export function controlCluster(
   client: KubeClient,
-  options: { namespace: string; now: () => Date },
+  options: { namespace: string; now: () => Date; slackTeam?: string },
 ): ClusterPort {
   const { namespace } = options;
+  const store = requestStore(client, {
+    namespace,
+    ...(options.slackTeam ? { slackTeam: options.slackTeam } : {}),
+  });
+
+  async function joined(nodes: V1Node[]): Promise<NodeView[]> {
+    const { requests } = await store.list();
+    const byNode = requestsByNode(requests);
+    return nodes.map((node) => {
+      const view = toNodeView(node);
+      return withRequest(view, byNode.get(view.name));
+    });
+  }
+
+  async function nodesFor(scope: RequestScope): Promise<NodeView[]> {
+    const { requests } = await store.list();
+    // Every active request (two for one node when a person asked while another was active: the
+    // tick refuses the later one), or each node's request once.
+    const wanted =
+      scope === 'active'
+        ? requests.filter((stored) => isActive(stored.request.state))
+        : [...requestsByNode(requests).values()];
+    if (wanted.length === 0) return [];
+    const found = new Map<string, V1Node>();
+    if (wanted.length > READ_EACH_UP_TO) {
+      for (const node of await listNodeObjects(client)) found.set(node.metadata?.name ?? '', node);
+    } else {
+      const names = [...new Set(wanted.map((s) => s.request.node))];
+      const read = await Promise.all(names.map((name) => readNodeObject(client, name)));
+      for (const node of read) if (node) found.set(node.metadata?.name ?? '', node);
+    }
+    return wanted.map((stored) => {
+      const node = found.get(stored.request.node);
+      return node ? withRequest(toNodeView(node), stored) : missingNode(stored);
+    });
+  }
+
   return {
-    listNodes: async (labelSelector) =>
-      (await listNodeObjects(client, labelSelector)).map(toNodeView),
+    listNodes: async (labelSelector) => joined(await listNodeObjects(client, labelSelector)),
+    listRequestNodes: nodesFor,
     async getNode(name) {
       const node = await readNodeObject(client, name);
-      return node && toNodeView(node);
+      if (!node) return undefined;
+      return (await joined([node]))[0];
     },
-    async writeRequest(node, resourceVersion, request) {
-      const written = await patchNode(
-        client,
-        node,
-        {
-          metadata: {
-            labels: { [LABEL_STATE]: request.state },
-            annotations: { [ANN_REQUEST]: JSON.stringify(request) },
-          },
-        },
-        resourceVersion,
-      );
-      return written.resourceVersion;
+    async findRequest(id) {
+      const stored = await store.get(id);
+      if (!stored) return undefined;
+      const node = await readNodeObject(client, stored.request.node);
+      return node ? withRequest(toNodeView(node), stored) : missingNode(stored);
     },
+    async writeRequest(request, requestVersion) {
+      const resourceVersion =
+        requestVersion === undefined
+          ? (await store.create(request)).resourceVersion
+          : await store.writeStatus(request, requestVersion);
+      // The mirror label (kubectl get nodes -L kubemaint.io/state) is a convenience: the request is
+      // written, so a node that is gone or a refused patch does not undo it.
+      await patchNode(client, request.node, {
+        metadata: { labels: { [LABEL_STATE]: request.state } },
+      }).catch(() => undefined);
+      return resourceVersion;
+    },
+    async submit(request) {
+      await store.submit(request);
+    },
+    decisions: async (requestId) => (await store.decisions(requestId)).decisions,
+    decide: (decision) => store.decide(decision),
     async patchNode(node, patch) {
       const body: Record<string, unknown> = {};
       if (patch.unschedulable !== undefined) body.spec = { unschedulable: patch.unschedulable };

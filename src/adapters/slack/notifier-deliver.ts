@@ -13,7 +13,6 @@ import {
   type SlackLocation,
 } from '../../app/control/slack-thread.js';
 import type { MaintenanceEvent } from '../../core/events.js';
-import { LABEL_STATE } from '../../core/names.js';
 import type { MaintenanceRequest } from '../../core/request.js';
 import type { Logger } from '../../log.js';
 import {
@@ -140,7 +139,7 @@ async function campaignMembers(
   request: MaintenanceRequest,
 ): Promise<MaintenanceRequest[]> {
   const nodes =
-    (await attempt(deps, 'list campaign', () => deps.cluster.listNodes(LABEL_STATE))) ?? [];
+    (await attempt(deps, 'list campaign', () => deps.cluster.listRequestNodes('all'))) ?? [];
   const byId = new Map<string, MaintenanceRequest>();
   for (const { request: member } of nodes)
     if (member && member.campaign === request.campaign) byId.set(member.id, member);

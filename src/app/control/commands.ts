@@ -3,22 +3,20 @@
  * resume, locks, release, and the answer to a stalled drain. One implementation for both front ends,
  * so an approval is checked on the server the same way wherever it comes from (invariant 2).
  */
-import {
-  approve,
-  cancel,
-  propose,
-  reject,
-  type Person,
-  type TransitionResult,
-} from '../../core/approval.js';
-import { LABEL_STATE } from '../../core/names.js';
+import { propose, proposeProblem, type Person, type ProposeInput } from '../../core/approval.js';
 import { maskTokens } from '../../core/redact.js';
-import { isActive, type DrainDecision, type MaintenanceRequest } from '../../core/request.js';
+import {
+  isActive,
+  type DecisionKind,
+  type DrainDecision,
+  type MaintenanceRequest,
+} from '../../core/request.js';
 import { isRequestId, requestId } from '../../core/request-id.js';
 import { isStrictVersion } from '../../core/version.js';
 import { nextKubeletStep } from '../../core/skew.js';
 import { KubemaintError } from '../../errors.js';
-import { persist, type PersistOutcome, type Report } from './persist.js';
+import { applyPending } from './decisions.js';
+import { persist, type PersistOutcome } from './persist.js';
 import type { Clock, ClusterPort, Notifier, NodeView, RandomBytes, SlotView } from './ports.js';
 import type { ControlSettings } from './settings.js';
 import { suggestName } from './suggest.js';
@@ -43,9 +41,9 @@ const persistDeps = (deps: CommandDeps) => ({
   clusterName: deps.settings.cluster,
 });
 
-/** Every node that carries a request (any state), newest change first. */
+/** Every node's request (its active one, else its latest), newest change first. */
 export async function listRequests(deps: CommandDeps): Promise<MaintenanceRequest[]> {
-  const nodes = await deps.cluster.listNodes(LABEL_STATE);
+  const nodes = await deps.cluster.listRequestNodes('all');
   return nodes
     .map((n) => n.request)
     .filter((r): r is MaintenanceRequest => r !== undefined)
@@ -58,9 +56,8 @@ async function findRequest(deps: CommandDeps, id: string): Promise<NodeView> {
       hint: 'request ids look like r-7f3a9c; `kubemaint status` lists them',
     });
   }
-  const nodes = await deps.cluster.listNodes(LABEL_STATE);
-  const node = nodes.find((n) => n.request?.id === id);
-  if (!node) {
+  const node = await deps.cluster.findRequest(id);
+  if (!node?.request) {
     throw new KubemaintError('not_found', `no request ${id}`, {
       hint: 'it may have been replaced by a newer request; `kubemaint status` lists them',
     });
@@ -104,21 +101,24 @@ function outcomeToResult(outcome: PersistOutcome, what: string): CommandResult {
   }
 }
 
-export async function requestMaintenance(
+export interface MaintenanceAsk {
+  node: string;
+  action: 'reboot' | 'upgrade';
+  version?: string;
+  reason?: string;
+  by: Person;
+}
+
+/** The proposal `ask` makes (the next kubelet step for an upgrade), or why there is none. */
+async function planAsk(
   deps: CommandDeps,
-  input: {
-    node: string;
-    action: 'reboot' | 'upgrade';
-    version?: string;
-    reason?: string;
-    by: Person;
-  },
-): Promise<CommandResult> {
-  const node = await findNode(deps, input.node);
+  ask: MaintenanceAsk,
+): Promise<{ node: NodeView; input: ProposeInput } | CommandResult> {
+  const node = await findNode(deps, ask.node);
   let targetVersion: string | undefined;
-  if (input.action === 'upgrade') {
-    if (input.version !== undefined && !isStrictVersion(input.version)) {
-      throw new KubemaintError('usage', `"${clip(input.version)}" is not a kubelet version`, {
+  if (ask.action === 'upgrade') {
+    if (ask.version !== undefined && !isStrictVersion(ask.version)) {
+      throw new KubemaintError('usage', `"${clip(ask.version)}" is not a kubelet version`, {
         hint: 'write it like v1.31.4 (major.minor.patch, nothing else)',
       });
     }
@@ -126,8 +126,8 @@ export async function requestMaintenance(
     const step = nextKubeletStep({
       kubelet: node.kubeletVersion,
       apiservers,
-      ...(input.version
-        ? { target: input.version }
+      ...(ask.version
+        ? { target: ask.version }
         : deps.settings.kubelet.target
           ? { target: deps.settings.kubelet.target }
           : {}),
@@ -141,160 +141,153 @@ export async function requestMaintenance(
     targetVersion = step.version;
   }
   const pool = deps.settings.lock.poolLabel ? node.labels[deps.settings.lock.poolLabel] : undefined;
-  const result = propose(
-    node.request,
-    {
-      id: requestId(deps.randomBytes(3)),
-      node: node.name,
-      action: input.action,
-      ...(targetVersion ? { targetVersion } : {}),
-      reason: maskTokens(input.reason?.trim() ?? '') || `requested by ${input.by.id}`,
-      requestedBy: input.by.id,
-      ...(pool ? { pool } : {}),
-    },
-    deps.clock.now(),
-  );
+  const input: ProposeInput = {
+    id: requestId(deps.randomBytes(3)),
+    node: node.name,
+    action: ask.action,
+    ...(targetVersion ? { targetVersion } : {}),
+    reason: maskTokens(ask.reason?.trim() ?? '') || `requested by ${ask.by.id}`,
+    requestedBy: ask.by.id,
+    origin: 'person',
+    ...(pool ? { pool } : {}),
+  };
+  return { node, input };
+}
+
+/** A proposal made through the control plane (Slack): checked for the propose permission, recorded. */
+export async function requestMaintenance(
+  deps: CommandDeps,
+  ask: MaintenanceAsk,
+): Promise<CommandResult> {
+  const problem = proposeProblem(ask.by, deps.settings.approval);
+  if (problem) return { ok: false, message: problem };
+  const planned = await planAsk(deps, ask);
+  if ('ok' in planned) return planned;
+  const { node, input } = planned;
+  const result = propose(node.request, input, deps.clock.now());
   const outcome = await persist(persistDeps(deps), node, result, {
     kind: 'proposed',
     message: result.ok ? result.request.reason : '',
   });
-  return outcomeToResult(outcome, `${input.action} ${node.name}`);
+  return outcomeToResult(outcome, `${ask.action} ${node.name}`);
 }
 
-/** Find request `id`, apply one state-machine transition to it and write it back with its report. */
-async function transitionRequest(
+/**
+ * A proposal made with the person's own identity (the CLI): the request object is created in their
+ * name (admission checks it is), and the control plane accepts or refuses it on its next tick.
+ */
+export async function submitMaintenance(
+  deps: CommandDeps,
+  ask: MaintenanceAsk,
+): Promise<CommandResult> {
+  const planned = await planAsk(deps, ask);
+  if ('ok' in planned) return planned;
+  const { input } = planned;
+  const at = deps.clock.now().toISOString();
+  const groups = (ask.by.groups ?? []).filter((g) => g.startsWith('k8s:'));
+  const request: MaintenanceRequest = {
+    ...input,
+    ...(groups.length ? { requestedByGroups: groups } : {}),
+    state: 'proposed',
+    createdAt: at,
+    updatedAt: at,
+    approvals: [],
+    history: [],
+  };
+  await deps.cluster.submit(request);
+  return {
+    ok: true,
+    message: `${ask.action} ${input.node}: asked as ${request.id}; kubemaint accepts it on its next tick`,
+    request,
+  };
+}
+
+/**
+ * A decision made through the control plane (a Slack click or command, whose signature it verified):
+ * recorded as a MaintenanceApproval in the person's name, then applied with every other pending
+ * decision on the request. The same path the CLI's decisions take on the next tick, so an approval
+ * counts the same way wherever it comes from (invariant 2). Deciding twice is one decision.
+ */
+export async function decideRequest(
   deps: CommandDeps,
   id: string,
-  verb: string,
-  transition: (request: MaintenanceRequest, now: Date) => TransitionResult,
-  report: (request: MaintenanceRequest) => Report,
+  kind: DecisionKind,
+  by: Person,
+  typed?: string,
 ): Promise<CommandResult> {
-  let node = await findRequest(deps, id);
-  const decidedOn = node.request!.state;
+  await findRequest(deps, id);
+  const reason = typed && maskTokens(typed);
+  const { name } = await deps.cluster.decide({
+    request: id,
+    by: by.id,
+    decision: kind,
+    groups: [...(by.groups ?? [])],
+    ...(reason ? { reason } : {}),
+  });
+  const reconcileDeps = { ...deps, clusterName: deps.settings.cluster };
   for (let attempt = 1; ; attempt++) {
-    const result = transition(node.request!, deps.clock.now());
-    const outcome = await persist(
-      persistDeps(deps),
-      node,
-      result,
-      result.ok ? report(result.request) : undefined,
-    );
-    if (outcome.status !== 'lost-race' || attempt >= LOST_RACE_RETRIES)
-      return outcomeToResult(outcome, `${verb} ${id}`);
-    // Someone wrote the request first (two approvers clicking at once, a tick). Decide again on
-    // what it is now when that is still the state the person saw, or when the answer is already
-    // theirs (an approval that the other click made): otherwise they must look again.
-    node = await findRequest(deps, id);
-    const again = transition(node.request!, deps.clock.now());
-    if (again.ok && !again.changed)
-      return outcomeToResult({ status: 'unchanged', request: again.request }, `${verb} ${id}`);
-    if (node.request!.state !== decidedOn)
-      return outcomeToResult(outcome, `${verb} ${id} (it is ${node.request!.state} now)`);
+    const node = await findRequest(deps, id);
+    const done = node.request!.decisions?.find((d) => d.name === name);
+    if (done) return { ok: done.ok, message: done.message, request: node.request! };
+    const {
+      applied,
+      outcome,
+      node: after,
+    } = await applyPending(reconcileDeps, node, await deps.cluster.decisions(id));
+    const mine = applied.find((d) => d.name === name);
+    if (mine && outcome?.status === 'written')
+      return { ok: mine.ok, message: mine.message, request: after.request! };
+    // Someone wrote the request first (two approvers clicking at once, a tick): read it again.
+    if (attempt >= LOST_RACE_RETRIES)
+      return {
+        ok: false,
+        message: `${kind} ${id}: the request changed while we wrote it; look at it again and retry`,
+      };
   }
+}
+
+/**
+ * A decision made with the person's own identity (the CLI): recorded as a MaintenanceApproval in
+ * their name (admission checks that it is), for the control plane to apply. Refused at once only
+ * when there is nothing left to decide.
+ */
+export async function recordDecision(
+  deps: CommandDeps,
+  id: string,
+  kind: DecisionKind,
+  by: Person,
+  typed?: string,
+): Promise<{ ok: true; name: string; created: boolean } | CommandResult> {
+  const node = await findRequest(deps, id);
+  const request = node.request!;
+  if (!isActive(request.state))
+    return { ok: false, message: `request ${id} is ${request.state}; nothing to ${kind}`, request };
+  const reason = typed && maskTokens(typed);
+  const recorded = await deps.cluster.decide({
+    request: id,
+    by: by.id,
+    decision: kind,
+    groups: [...(by.groups ?? [])],
+    ...(reason ? { reason } : {}),
+  });
+  return { ok: true, ...recorded };
 }
 
 /** A command that loses its conditional write decides again this many times before saying so. */
 const LOST_RACE_RETRIES = 3;
 
-const because = (reason?: string): string => (reason ? `: ${reason}` : '');
+export const approveRequest = (deps: CommandDeps, id: string, by: Person) =>
+  decideRequest(deps, id, 'approve', by);
 
-export async function approveRequest(
-  deps: CommandDeps,
-  id: string,
-  by: Person,
-): Promise<CommandResult> {
-  const policy = deps.settings.approval;
-  return transitionRequest(
-    deps,
-    id,
-    'approve',
-    (request, now) => approve(request, { approver: by, policy }, now),
-    (request) => ({
-      kind: 'approved',
-      message:
-        request.state === 'approved'
-          ? `approved by ${by.id}`
-          : `first approval by ${by.id}; a second approver is needed`,
-      approver: by.id,
-    }),
-  );
-}
+export const rejectRequest = (deps: CommandDeps, id: string, by: Person, typed?: string) =>
+  decideRequest(deps, id, 'reject', by, typed);
 
-export async function rejectRequest(
-  deps: CommandDeps,
-  id: string,
-  by: Person,
-  typed?: string,
-): Promise<CommandResult> {
-  const policy = deps.settings.approval;
-  const reason = typed && maskTokens(typed);
-  return transitionRequest(
-    deps,
-    id,
-    'reject',
-    (request, now) => reject(request, { by, policy, ...(reason ? { reason } : {}) }, now),
-    () => ({
-      kind: 'rejected',
-      message: `rejected by ${by.id}${because(reason)}`,
-      approver: by.id,
-    }),
-  );
-}
+export const cancelRequest = (deps: CommandDeps, id: string, by: Person, typed?: string) =>
+  decideRequest(deps, id, 'cancel', by, typed);
 
-export async function cancelRequest(
-  deps: CommandDeps,
-  id: string,
-  by: Person,
-  typed?: string,
-): Promise<CommandResult> {
-  const policy = deps.settings.approval;
-  const reason = typed && maskTokens(typed);
-  return transitionRequest(
-    deps,
-    id,
-    'cancel',
-    (request, now) => cancel(request, { by, policy, ...(reason ? { reason } : {}) }, now),
-    () => ({
-      kind: 'failed',
-      reason: 'KubemaintCancelled',
-      message: `cancelled by ${by.id}${because(reason)}`,
-    }),
-  );
-}
-
-/** An approver's answer to a stalled drain; the running executor reads it from the request. */
-export async function decideDrain(
-  deps: CommandDeps,
-  id: string,
-  decision: DrainDecision,
-  by: Person,
-): Promise<CommandResult> {
-  const node = await findRequest(deps, id);
-  const request = node.request!;
-  const problem = authorised(deps, by);
-  if (problem) return { ok: false, message: problem };
-  if (request.state !== 'running')
-    return {
-      ok: false,
-      message: `request ${id} is ${request.state}; there is no drain to decide on`,
-    };
-  const now = deps.clock.now().toISOString();
-  const updated: MaintenanceRequest = {
-    ...request,
-    drainDecision: { decision, by: by.id, at: now },
-    updatedAt: now,
-  };
-  const outcome = await persist(
-    persistDeps(deps),
-    node,
-    { ok: true, changed: true, request: updated },
-    {
-      kind: 'blocked',
-      message: `${by.id} decided to ${decision === 'wait' ? 'keep waiting' : decision === 'skip' ? 'skip this node' : 'force the remaining pods out'}`,
-    },
-  );
-  return outcomeToResult(outcome, `drain decision for ${id}`);
-}
+/** An answer to a stalled drain; the running executor reads it from the request. */
+export const decideDrain = (deps: CommandDeps, id: string, decision: DrainDecision, by: Person) =>
+  decideRequest(deps, id, decision, by);
 
 function authorised(deps: CommandDeps, by: Person): string | undefined {
   const policy = deps.settings.approval;

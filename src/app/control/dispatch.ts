@@ -7,7 +7,7 @@
  */
 import { start } from '../../core/approval.js';
 import { evaluatePolicy, type PolicyFacts, type SlotFacts } from '../../core/policy.js';
-import type { MaintenanceRequest } from '../../core/request.js';
+import type { Decision, MaintenanceRequest } from '../../core/request.js';
 import { jobName } from '../../core/names.js';
 import { compare as dispatchOrder } from '../../core/plan.js';
 import {
@@ -18,6 +18,7 @@ import {
   unhealthyNodes,
   windowFacts,
 } from './facts.js';
+import { backedApprovals } from './decisions.js';
 import { persist, tell } from './persist.js';
 import type { AlertsPort, NodeView } from './ports.js';
 import type { ReconcileDeps } from './reconcile.js';
@@ -32,6 +33,7 @@ const IN_FLIGHT = new Set(['running', 'verifying']);
 export async function dispatchApproved(
   deps: DispatchDeps,
   active: readonly NodeView[],
+  decisions: readonly Decision[],
 ): Promise<string[]> {
   // The plan's order (core/plan.ts): oldest approval first, whatever order the API listed them in.
   const approved = active
@@ -51,7 +53,7 @@ export async function dispatchApproved(
   const inFlight = active
     .filter((n) => IN_FLIGHT.has(n.request?.state ?? ''))
     .map((n) => n.request!);
-  const shared = { now, pause, window, unhealthy, alerts, inFlight };
+  const shared = { now, pause, window, unhealthy, alerts, inFlight, decisions };
   const log: string[] = [];
   for (const node of approved) {
     try {
@@ -70,6 +72,7 @@ export async function dispatchApproved(
 type Shared = Pick<PolicyFacts, 'pause' | 'window' | 'unhealthy' | 'alerts'> & {
   now: Date;
   inFlight: MaintenanceRequest[];
+  decisions: readonly Decision[];
 };
 
 /** Judge one approved request and start it when every gate passes; returns its line of the report. */
@@ -104,8 +107,16 @@ async function dispatchOne(
     return `${node.name}: blocked (${reasons.join('; ')})`;
   }
   const job = jobName(node.name, request.id);
+  // Invariant 9: the approvals in status count only where a decision object, bound to its author
+  // by admission, backs them. Status is writable by more than the approvers; the objects are not.
+  const { backed, forged } = backedApprovals(request, shared.decisions);
+  if (forged.length > 0) {
+    const why = `approvals in the request's status that no MaintenanceApproval backs: ${forged.join(', ')} (written by someone who may write request status, not by the approvers); nothing was started`;
+    await failAndRestore(deps, node, request, why);
+    return `${node.name}: failed: ${why}`;
+  }
   const result = start(
-    request,
+    backed,
     { by: { kind: 'system', id: 'kubemaint' }, policy: settings.approval, job },
     now,
   );

@@ -1,11 +1,13 @@
 /**
- * Writing a request back: every transition is a conditional write on the node's resourceVersion, so
- * two ticks (or a tick and a click) cannot both win. A lost race is not an error: the winner's write
- * stands and the next tick decides again from what the cluster says.
+ * Writing a request back: every transition is a conditional write on the request object's
+ * resourceVersion, so two ticks (or a tick and a click) cannot both win. A new request is created; if
+ * another active one for the same node was created first (two proposals racing), the later one is
+ * cancelled at once. A lost race is not an error: the winner's write stands and the next tick decides
+ * again from what the cluster says.
  */
 import type { TransitionResult } from '../../core/approval.js';
 import type { EventKind, MaintenanceEvent } from '../../core/events.js';
-import type { MaintenanceRequest } from '../../core/request.js';
+import { isActive, type MaintenanceRequest } from '../../core/request.js';
 import type { ClusterPort, Notifier } from './ports.js';
 
 export interface PersistDeps {
@@ -25,43 +27,89 @@ export interface Report {
   ask?: MaintenanceEvent['ask'];
 }
 
+/** What persist needs to know about where the request is stored. */
+export interface Stored {
+  name: string;
+  request?: MaintenanceRequest | undefined;
+  /** The stored request's resourceVersion; undefined when `request` is not stored yet. */
+  requestVersion?: string | undefined;
+}
+
 export type PersistOutcome =
   | { status: 'written'; request: MaintenanceRequest; resourceVersion: string }
   | { status: 'unchanged'; request: MaintenanceRequest }
   | { status: 'lost-race' }
   | { status: 'refused'; code: string; message: string };
 
-/** How often a write is retried when the node changed but its request did not (heartbeats, labels). */
+/** How often a write is retried when the object changed but not in a way the decision depends on. */
 const CONFLICT_RETRIES = 10;
 
 export async function persist(
   deps: PersistDeps,
-  node: { name: string; resourceVersion: string; request?: MaintenanceRequest | undefined },
+  node: Stored,
   result: TransitionResult,
   report?: Report,
 ): Promise<PersistOutcome> {
   if (!result.ok)
     return { status: 'refused', code: result.error.code, message: result.error.message };
   if (!result.changed) return { status: 'unchanged', request: result.request };
-  const expected = comparable(node.request);
-  let resourceVersion = node.resourceVersion;
+  let stored: Stored | undefined = node.request?.id === result.request.id ? node : undefined;
+  // A view of the node may carry another of its requests (the active one, or a newer one): read
+  // this one as stored, and create it only when it is not stored yet.
+  if (stored?.requestVersion === undefined)
+    stored = await deps.cluster.findRequest(result.request.id);
+  if (stored?.requestVersion === undefined) return create(deps, result.request, report);
+  const expected = comparable(stored.request);
+  let resourceVersion: string | undefined = stored.requestVersion;
   let request = result.request;
   for (let attempt = 0; ; attempt++) {
     try {
-      resourceVersion = await deps.cluster.writeRequest(node.name, resourceVersion, request);
+      resourceVersion = await deps.cluster.writeRequest(request, resourceVersion);
       break;
     } catch (error) {
       if (!isConflict(error)) throw error;
       if (attempt >= CONFLICT_RETRIES) return { status: 'lost-race' };
-      // The node moved on. If only other fields changed (a kubelet heartbeat, a label), the decision
-      // still holds: write again on the new version. If the request itself changed, someone else won.
-      const fresh = await deps.cluster.getNode(node.name);
-      if (!fresh || comparable(fresh.request) !== expected) return { status: 'lost-race' };
+      // The object moved on. If only what the decision does not depend on changed (where the Slack
+      // prompt lives), the decision still holds: write again on the new version. Else someone won.
+      const fresh = await deps.cluster.findRequest(request.id);
+      if (!fresh?.request || comparable(fresh.request) !== expected) return { status: 'lost-race' };
       // The Slack notifier records where the prompt lives right after posting it: keep that.
-      if (fresh.request?.slack && !request.slack)
+      if (fresh.request.slack && !request.slack)
         request = { ...request, slack: fresh.request.slack };
-      resourceVersion = fresh.resourceVersion;
+      resourceVersion = fresh.requestVersion;
     }
+  }
+  if (report) await tell(deps, request, report);
+  return { status: 'written', request, resourceVersion: resourceVersion ?? '' };
+}
+
+async function create(
+  deps: PersistDeps,
+  request: MaintenanceRequest,
+  report: Report | undefined,
+): Promise<PersistOutcome> {
+  const resourceVersion = await deps.cluster.writeRequest(request, undefined);
+  // Two proposals for one node may race (a tick and a person): the first created stays active.
+  const view = await deps.cluster.getNode(request.node);
+  const winner = view?.request;
+  if (winner && winner.id !== request.id && isActive(winner.state)) {
+    const at = request.updatedAt;
+    const note = `${request.node} already has request ${winner.id}`;
+    await deps.cluster
+      .writeRequest(
+        {
+          ...request,
+          state: 'cancelled',
+          updatedAt: at,
+          history: [
+            ...request.history,
+            { from: request.state, to: 'cancelled', at, by: 'kubemaint', note },
+          ],
+        },
+        resourceVersion,
+      )
+      .catch(() => undefined);
+    return { status: 'lost-race' };
   }
   if (report) await tell(deps, request, report);
   return { status: 'written', request, resourceVersion };
@@ -114,7 +162,7 @@ export const isConflict = (error: unknown): boolean =>
 /** Record that `what` was reported, and report it; a lost race means the next tick says it instead. */
 export async function announce(
   deps: PersistDeps,
-  node: { name: string; resourceVersion: string; request?: MaintenanceRequest | undefined },
+  node: Stored,
   request: MaintenanceRequest,
   what: string,
   report: Report,

@@ -4,18 +4,29 @@
  * knows about HTTP, Slack or the SDKs.
  */
 import type { MaintenanceEvent } from '../../core/events.js';
-import type { MaintenanceRequest } from '../../core/request.js';
+import type { Decision, MaintenanceRequest } from '../../core/request.js';
 import type { NodeInfo, PodInfo } from '../ports.js';
 
-/** A node as the control plane sees it: the executor's NodeInfo plus conditions and the parsed request. */
+/**
+ * A node as the control plane sees it: the executor's NodeInfo plus conditions and its request (the
+ * active MaintenanceRequest for the node, else its latest one).
+ */
 export interface NodeView extends NodeInfo {
   /** Condition type → status, for detection through node conditions (Node Problem Detector). */
   conditions: Record<string, string>;
-  /** Parsed `kubemaint.io/request`; undefined when absent. */
   request?: MaintenanceRequest;
-  /** Why the annotation could not be read as a request (reported, never thrown). */
+  /** The request object's resourceVersion: every status write is conditional on it. */
+  requestVersion?: string;
+  /** False for a request a person created that kubemaint has not accepted yet (no status). */
+  requestAccepted?: boolean;
+  /** The node no longer exists, but a request for it does (the view carries only the name). */
+  missing?: boolean;
+  /** Why a request object for this node could not be read (reported, never thrown). */
   requestError?: string;
 }
+
+/** Which nodes with requests to read: those with an active request, or every one with any. */
+export type RequestScope = 'active' | 'all';
 
 export interface JobView {
   name: string;
@@ -38,12 +49,29 @@ export interface SlotView {
 export interface ClusterPort {
   /** Paginated list; `labelSelector` narrows it (the cheap path of an idle tick). */
   listNodes(labelSelector?: string): Promise<NodeView[]>;
-  getNode(name: string): Promise<NodeView | undefined>;
   /**
-   * Replace the node's request with a conditional write on `resourceVersion` (409 → ConflictError),
-   * keeping the `kubemaint.io/state` label in step. Returns the node's new resourceVersion.
+   * The nodes that carry a request, read from the requests (one list) and then their nodes: the
+   * idle tick's first read. A request whose node is gone comes back as a `missing` view.
    */
-  writeRequest(node: string, resourceVersion: string, request: MaintenanceRequest): Promise<string>;
+  listRequestNodes(scope: RequestScope): Promise<NodeView[]>;
+  getNode(name: string): Promise<NodeView | undefined>;
+  /** The node of request `id` with that request (any state), or undefined when there is none. */
+  findRequest(id: string): Promise<NodeView | undefined>;
+  /**
+   * Write a request: create it when `requestVersion` is undefined, else replace its status with a
+   * conditional write (409 → ConflictError). Keeps the node's `kubemaint.io/state` mirror label in
+   * step. Returns the request's new resourceVersion.
+   */
+  writeRequest(request: MaintenanceRequest, requestVersion: string | undefined): Promise<string>;
+  /**
+   * Create a request as the caller, without a status (the CLI, in a person's name): the control
+   * plane accepts or refuses it on its next tick.
+   */
+  submit(request: MaintenanceRequest): Promise<void>;
+  /** Decisions recorded for a request (or all), oldest first, as admission admitted them. */
+  decisions(requestId?: string): Promise<Decision[]>;
+  /** Record a decision in the author's name; `created: false` when it was already recorded. */
+  decide(decision: Omit<Decision, 'name' | 'at'>): Promise<{ name: string; created: boolean }>;
   patchNode(node: string, patch: NodePatch): Promise<void>;
   /** gitVersion of the apiserver(s); the oldest when several answer. */
   apiserverVersions(): Promise<string[]>;

@@ -1,7 +1,7 @@
 /**
  * Where a request's Slack prompt lives (`request.slack`), written onto the request so any instance
  * (a Lambda, a restarted `serve`) can reply in the thread and edit the prompt. The write is
- * conditional on the node's resourceVersion and retried on conflicts, like persist.ts; it only adds
+ * conditional on the request's resourceVersion and retried on conflicts, like persist.ts; it only adds
  * the location to the request as it is now, so it never undoes a transition that won in between.
  */
 import type { MaintenanceRequest } from '../../core/request.js';
@@ -25,30 +25,30 @@ export async function recordSlackThread(
   slack: SlackLocation,
 ): Promise<RecordOutcome> {
   for (let attempt = 0; attempt <= CONFLICT_RETRIES; attempt++) {
-    const view = await deps.cluster.getNode(node);
+    const view = await deps.cluster.findRequest(requestId);
     const request = view?.request;
-    if (!view || request?.id !== requestId) return 'gone';
+    if (!view || request?.id !== requestId || request.node !== node) return 'gone';
     if (request.slack?.channel === slack.channel && request.slack.ts === slack.ts)
       return 'unchanged';
     const updated: MaintenanceRequest = { ...request, slack: { ...slack } };
     try {
-      await deps.cluster.writeRequest(node, view.resourceVersion, updated);
+      await deps.cluster.writeRequest(updated, view.requestVersion);
       return 'written';
     } catch (error) {
-      // Someone wrote the node in between (a heartbeat, a transition): read it again and add the
-      // location to whatever the request is now.
+      // Someone wrote the request in between (a transition): read it again and add the location
+      // to whatever the request is now.
       if (!isConflict(error)) throw error;
     }
   }
   return 'lost-race';
 }
 
-/** The prompt's location: on the request as passed, or, when that copy predates it, on the node. */
+/** The prompt's location: on the request as passed, or, when that copy predates it, as stored. */
 export async function findSlackThread(
   deps: { cluster: ClusterPort },
   request: MaintenanceRequest,
 ): Promise<SlackLocation | undefined> {
   if (request.slack) return request.slack;
-  const view = await deps.cluster.getNode(request.node);
-  return view?.request?.id === request.id ? view.request.slack : undefined;
+  const view = await deps.cluster.findRequest(request.id);
+  return view?.request?.slack;
 }

@@ -5,15 +5,17 @@
  * reboot-required label. The full, paginated node list (conditions and kubelet skew) is read only on
  * a skew scan, which runs on its own slower schedule.
  */
-import { propose } from '../../core/approval.js';
+import { fail, propose } from '../../core/approval.js';
 import { detectNeeds, type Need } from '../../core/detect.js';
-import { ACTIVE_STATES } from '../../core/request.js';
+import type { Decision } from '../../core/request.js';
 import { requestId } from '../../core/request-id.js';
-import { LABEL_STATE } from '../../core/names.js';
+import { applyPending } from './decisions.js';
 import { dispatchApproved, type DispatchDeps } from './dispatch.js';
+import { intake } from './intake.js';
 import { persist } from './persist.js';
 import type { NodeView, RandomBytes } from './ports.js';
 import { reconcileRequest } from './reconcile.js';
+import { SYSTEM } from './restore.js';
 
 export interface TickDeps extends DispatchDeps {
   randomBytes: RandomBytes;
@@ -29,8 +31,6 @@ export interface TickReport {
   skipped: string[];
 }
 
-export const ACTIVE_SELECTOR = `${LABEL_STATE} in (${ACTIVE_STATES.join(',')})`;
-
 export async function runTick(
   deps: TickDeps,
   options: { skewScan?: boolean } = {},
@@ -42,15 +42,56 @@ export async function runTick(
     proposed: [],
     skipped: [],
   };
-  const active = await deps.cluster.listNodes(ACTIVE_SELECTOR);
+  const active = await deps.cluster.listRequestNodes('active');
+  const decisions = active.length > 0 ? await deps.cluster.decisions() : [];
   for (const node of active) {
-    report.reconciled.push(`${node.name}: ${await reconcileRequest(deps, node)}`);
+    report.reconciled.push(`${node.name}: ${await step(deps, node, active, decisions)}`);
   }
   // Reconciling changed some requests; dispatch works on what the cluster says now.
-  const current = active.length > 0 ? await deps.cluster.listNodes(ACTIVE_SELECTOR) : [];
-  report.dispatched = await dispatchApproved(deps, current);
+  const current = active.length > 0 ? await deps.cluster.listRequestNodes('active') : [];
+  report.dispatched = await dispatchApproved(
+    deps,
+    current.filter((n) => n.requestAccepted !== false),
+    decisions,
+  );
   await detectAndPropose(deps, options.skewScan === true, report, current);
   return report;
+}
+
+/**
+ * One request's step: accept a person's new request, end one whose node is gone, apply the decisions
+ * people made since the last tick, then reconcile.
+ */
+async function step(
+  deps: TickDeps,
+  node: NodeView,
+  active: readonly NodeView[],
+  decisions: readonly Decision[],
+): Promise<string> {
+  const request = node.request!;
+  if (node.requestAccepted === false) {
+    const others = active
+      .filter((n) => n.name === node.name && n.requestAccepted !== false)
+      .map((n) => n.request!);
+    return intake(deps, node, others);
+  }
+  if (node.missing) {
+    const result = fail(
+      request,
+      { by: SYSTEM, failure: `node ${node.name} no longer exists` },
+      deps.clock.now(),
+    );
+    await persist(deps, node, result, {
+      kind: 'failed',
+      message: `node ${node.name} is gone`,
+      warning: true,
+    });
+    return 'failed: node gone';
+  }
+  const applied = await applyPending(deps, node, decisions);
+  const said = applied.applied.map((a) => a.message).join('; ');
+  const result = await reconcileRequest(deps, applied.node);
+  return said ? `${said}; ${result}` : result;
 }
 
 /** What needs maintenance now: marked nodes (cheap), or every node with kubelet skew (a skew scan). */
@@ -122,6 +163,7 @@ async function proposeNeed(
       ...(need.targetVersion ? { targetVersion: need.targetVersion } : {}),
       reason: need.reason,
       requestedBy: 'detector',
+      origin: 'detection',
       ...(campaign ? { campaign } : {}),
       ...(pool ? { pool } : {}),
     },

@@ -1,43 +1,24 @@
 /**
- * The executor's hold on the node's `kubemaint.io/request`: check that it is ours and still active,
- * and change it only with conditional writes. On a conflict (someone else wrote the node: the tick, a
- * Slack click, the kubelet's own status does not count — annotations change the resourceVersion, so
- * any write does) it re-reads, re-checks and re-applies the same change, so a cancel that won the race
- * is seen instead of overwritten.
+ * The executor's hold on its MaintenanceRequest (ADR 0012): check that it is the one named, for this
+ * node, and still active, and change its status only with conditional writes. On a conflict (the
+ * control plane wrote it: a cancel, a drain decision) it re-reads, re-checks and re-applies the same
+ * change, so a cancel that won the race is seen instead of overwritten. Admission lets the executor
+ * move only a running request, to verifying or failed, and never touch its approvals.
  */
 import { KubemaintError } from '../../errors.js';
-import { ANN_REQUEST, LABEL_STATE } from '../../core/names.js';
 import { isActive, type MaintenanceRequest, type RequestState } from '../../core/request.js';
-import type { Clock, NodeInfo, NodesPort } from '../ports.js';
+import type { Clock, NodeInfo, NodesPort, RequestsPort, StoredRequest } from '../ports.js';
 
 export const EXECUTOR_ACTOR = 'executor';
 
-export function parseRequest(node: NodeInfo): MaintenanceRequest | undefined {
-  const raw = node.annotations[ANN_REQUEST];
-  if (raw === undefined) return undefined;
-  try {
-    const parsed = JSON.parse(raw) as MaintenanceRequest;
-    return typeof parsed === 'object' && parsed !== null && typeof parsed.id === 'string'
-      ? parsed
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The request on `node`, if it is the one named and still active; else why not. */
+/** The request `requestId` as stored, if it is for `nodeName` and still active; else why not. */
 export function checkRequest(
-  node: NodeInfo | undefined,
+  stored: StoredRequest | undefined,
   nodeName: string,
   requestId: string,
 ): { ok: true; request: MaintenanceRequest } | { ok: false; why: string } {
-  if (!node) return { ok: false, why: `node ${nodeName} does not exist` };
-  const request = parseRequest(node);
-  if (!request)
-    return { ok: false, why: `node ${nodeName} has no readable ${ANN_REQUEST} annotation` };
-  if (request.id !== requestId) {
-    return { ok: false, why: `node ${nodeName} carries request ${request.id}, not ${requestId}` };
-  }
+  if (!stored) return { ok: false, why: `there is no request ${requestId}` };
+  const request = stored.request;
   if (request.node !== nodeName) {
     return {
       ok: false,
@@ -73,26 +54,39 @@ const MAX_CONFLICTS = 20;
 
 export class RequestHandle {
   private readonly nodes: NodesPort;
+  private readonly requests: RequestsPort;
   private readonly clock: Clock;
   private readonly requestId: string;
+  private version: string;
   node: NodeInfo;
   request: MaintenanceRequest;
 
-  constructor(nodes: NodesPort, clock: Clock, node: NodeInfo, request: MaintenanceRequest) {
-    this.nodes = nodes;
-    this.clock = clock;
+  constructor(
+    ports: { nodes: NodesPort; requests: RequestsPort; clock: Clock },
+    node: NodeInfo,
+    stored: StoredRequest,
+  ) {
+    this.nodes = ports.nodes;
+    this.requests = ports.requests;
+    this.clock = ports.clock;
     this.node = node;
-    this.request = request;
-    this.requestId = request.id;
+    this.request = stored.request;
+    this.version = stored.resourceVersion;
+    this.requestId = stored.request.id;
   }
 
-  /** Read the node again; throws `request_invalid` when the request is no longer ours or active. */
+  /** Read node and request again; throws `request_invalid` when the request is no longer ours or active. */
   async refresh(): Promise<MaintenanceRequest> {
-    const node = await this.nodes.getNode(this.node.name);
-    const checked = checkRequest(node, this.node.name, this.requestId);
+    const [node, stored] = await Promise.all([
+      this.nodes.getNode(this.node.name),
+      this.requests.get(this.requestId),
+    ]);
+    if (!node) throw new KubemaintError('request_invalid', `node ${this.node.name} does not exist`);
+    const checked = checkRequest(stored, this.node.name, this.requestId);
     if (!checked.ok) throw new KubemaintError('request_invalid', checked.why);
-    this.node = node!;
+    this.node = node;
     this.request = checked.request;
+    this.version = stored!.resourceVersion;
     return checked.request;
   }
 
@@ -108,10 +102,7 @@ export class RequestHandle {
       if (next === undefined || next === this.request) return this.request;
       const stamped = { ...next, updatedAt: this.clock.now().toISOString() };
       try {
-        this.node = await this.nodes.writeNodeMeta(this.node.name, this.node.resourceVersion, {
-          annotations: { [ANN_REQUEST]: JSON.stringify(stamped) },
-          labels: { [LABEL_STATE]: stamped.state },
-        });
+        this.version = await this.requests.writeStatus(stamped, this.version);
         this.request = stamped;
         return stamped;
       } catch (error) {

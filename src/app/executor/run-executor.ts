@@ -8,7 +8,15 @@
 import { EXIT, type ExitCode } from '../../core/exit-codes.js';
 import { KubemaintError } from '../../errors.js';
 import type { Logger } from '../../log.js';
-import type { Clock, EventsPort, HostPort, LeasesPort, NodesPort, PodsPort } from '../ports.js';
+import type {
+  Clock,
+  EventsPort,
+  HostPort,
+  LeasesPort,
+  NodesPort,
+  PodsPort,
+  RequestsPort,
+} from '../ports.js';
 import { cordon } from './cordon.js';
 import { waitAsAsked } from './delay.js';
 import { drainNode, type DrainReport } from './drain.js';
@@ -22,6 +30,7 @@ import { throttled } from './throttle.js';
 
 export interface ExecutorPorts {
   nodes: NodesPort;
+  requests: RequestsPort;
   pods: PodsPort;
   leases: LeasesPort;
   events: EventsPort;
@@ -56,9 +65,11 @@ export async function runExecutor(
   ports: ExecutorPorts,
   input: ExecutorInput,
 ): Promise<ExecutorOutcome> {
-  const { nodes, clock, log } = ports;
+  const { nodes, requests, clock, log } = ports;
   const node = await nodes.getNode(input.node);
-  const checked = checkRequest(node, input.node, input.requestId);
+  if (!node) return outcome(EXIT.requestInvalid, `node ${input.node} does not exist`);
+  const stored = await requests.get(input.requestId);
+  const checked = checkRequest(stored, input.node, input.requestId);
   if (!checked.ok) return outcome(EXIT.requestInvalid, checked.why);
   const request = checked.request;
   if (request.hostCommandIssuedAt) {
@@ -92,7 +103,7 @@ export async function runExecutor(
     isHolderLive: async (other: string) => {
       const parsed = parseHolder(other);
       if (!parsed) return false;
-      return checkRequest(await nodes.getNode(parsed.node), parsed.node, parsed.requestId).ok;
+      return checkRequest(await requests.get(parsed.requestId), parsed.node, parsed.requestId).ok;
     },
   };
   const slot = await acquireSlot(slotDeps, slots, holder);
@@ -105,7 +116,7 @@ export async function runExecutor(
     log.error({ why }, 'slot lost');
     lost.abort(why);
   });
-  const handle = new RequestHandle(nodes, clock, node!, request);
+  const handle = new RequestHandle(ports, node, stored!);
   try {
     return await runSteps(ports, input, handle, {
       slotName: slot.name,

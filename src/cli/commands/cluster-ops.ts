@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import { listLocks, releaseLock, setPause } from '../../app/control/commands.js';
-import { cliPerson, controlCommand, globals, withControl } from '../control-context.js';
+import { cliPerson, controlCommand, withControl } from '../control-context.js';
 import { printResult, REFUSED_HELP } from './requests.js';
 import { printable } from '../../core/printable.js';
 import { out } from '../output.js';
@@ -15,12 +15,12 @@ export function registerClusterCommands(program: Command): void {
     .argument('[reason...]', 'why, shown on every waiting request')
     .addHelpText('after', REFUSED_HELP)
     .action(async (reason: string[], _options: unknown, command: Command) =>
-      withControl(command, async ({ deps }) =>
+      withControl(command, async (runtime) =>
         printResult(
           await setPause(
-            deps,
+            runtime.deps,
             true,
-            cliPerson(globals(command).as),
+            await cliPerson(runtime),
             reason.length ? reason.join(' ').slice(0, 500) : undefined,
           ),
         ),
@@ -31,8 +31,8 @@ export function registerClusterCommands(program: Command): void {
     .description('lift a pause')
     .addHelpText('after', REFUSED_HELP)
     .action(async (_options: unknown, command: Command) =>
-      withControl(command, async ({ deps }) =>
-        printResult(await setPause(deps, false, cliPerson(globals(command).as))),
+      withControl(command, async (runtime) =>
+        printResult(await setPause(runtime.deps, false, await cliPerson(runtime))),
       ),
     );
 
@@ -60,8 +60,8 @@ export function registerClusterCommands(program: Command): void {
     .argument('<slot>', 'e.g. kubemaint-slot-0 (see `kubemaint locks`)')
     .addHelpText('after', REFUSED_HELP)
     .action(async (slot: string, _options: unknown, command: Command) =>
-      withControl(command, async ({ deps }) =>
-        printResult(await releaseLock(deps, slot, cliPerson(globals(command).as))),
+      withControl(command, async (runtime) =>
+        printResult(await releaseLock(runtime.deps, slot, await cliPerson(runtime))),
       ),
     );
 }

@@ -116,7 +116,7 @@ export function registerDrainCommand(program: Command): void {
         import('../../adapters/kube/executor-ports.js'),
       ]);
       const client = createKubeClient(loadKubeConfig(options.kubeconfig));
-      const ports = kubePorts(client, silentLogger(), systemClock);
+      const ports = kubePorts(client, silentLogger(), systemClock, DEFAULT_SETTINGS.namespace);
       const info = await ports.nodes.getNode(node);
       if (!info) throw new KubemaintError('usage', `node ${node} does not exist`);
       if (!options.dryRun) {

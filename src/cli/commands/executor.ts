@@ -71,7 +71,12 @@ export function registerExecutorCommand(program: Command): void {
         ? `${env['POD_NAMESPACE'] ?? 'default'}/${env['POD_NAME']}`
         : undefined;
       const outcome = await runExecutor(
-        { ...kubePorts(client, log, systemClock), host: processHost, clock: systemClock, log },
+        {
+          ...kubePorts(client, log, systemClock, settings.namespace),
+          host: processHost,
+          clock: systemClock,
+          log,
+        },
         {
           node: options.node,
           requestId: options.request,

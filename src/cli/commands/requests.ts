@@ -4,26 +4,28 @@
  * wherever it comes from. Each action is one thin function: parse, call, print.
  */
 import type { Command } from 'commander';
-import {
-  approveRequest,
-  cancelRequest,
-  decideDrain,
-  listLocks,
-  listRequests,
-  rejectRequest,
-  requestMaintenance,
-  type CommandResult,
-} from '../../app/control/commands.js';
+import { listLocks, listRequests, type CommandResult } from '../../app/control/commands.js';
 import type { DrainDecision } from '../../core/request.js';
 import { isRequestId } from '../../core/request-id.js';
 import { printable } from '../../core/printable.js';
 import { KubemaintError } from '../../errors.js';
 import { statusJson, statusTable } from '../../../templates/cli-status.js';
-import { cliPerson, controlCommand, globals, withControl } from '../control-context.js';
+import { cliPerson, controlCommand, withControl } from '../control-context.js';
+import { askAs, decideAs, waitOf, WAIT_HELP } from '../decide-as.js';
 import { out } from '../output.js';
 
 export const REFUSED_HELP = `
 Exit codes: 0 done; 2 bad flags or config; 5 refused (not an approver, the request has ended, …).`;
+
+/** Commands that record something in the person's name and wait for kubemaint to act on it. */
+const decisionCommand = (program: Command, name: string): Command =>
+  controlCommand(program, name)
+    .option(
+      '--wait <seconds>',
+      'how long to wait for kubemaint to act on it (0: do not wait)',
+      '30',
+    )
+    .addHelpText('after', WAIT_HELP);
 
 /** Print what happened; a refusal is an error with exit code 5, so scripts can tell. */
 export function printResult(result: CommandResult): void {
@@ -52,39 +54,39 @@ export function registerRequestCommands(program: Command): void {
       }),
     );
 
-  controlCommand(program, 'approve')
+  decisionCommand(program, 'approve')
     .description('approve a proposed request (you must be an approver: approval.approvers)')
     .argument('<id>', 'request id, e.g. r-7f3a9c (see `kubemaint status`)', requestIdArg)
     .addHelpText('after', REFUSED_HELP)
     .action(async (id: string, _options: unknown, command: Command) =>
-      withControl(command, async ({ deps }) =>
-        printResult(await approveRequest(deps, id, cliPerson(globals(command).as))),
+      withControl(command, async (runtime) =>
+        printResult(await decideAs(runtime, id, 'approve', waitOf(command))),
       ),
     );
 
-  controlCommand(program, 'reject')
+  decisionCommand(program, 'reject')
     .description('reject a proposed request; the node is left alone')
     .argument('<id>', 'request id, e.g. r-7f3a9c', requestIdArg)
     .argument('[reason...]', 'why, shown to everyone who follows the request')
     .addHelpText('after', REFUSED_HELP)
     .action(async (id: string, reason: string[], _options: unknown, command: Command) =>
-      withControl(command, async ({ deps }) =>
-        printResult(await rejectRequest(deps, id, cliPerson(globals(command).as), text(reason))),
+      withControl(command, async (runtime) =>
+        printResult(await decideAs(runtime, id, 'reject', waitOf(command), text(reason))),
       ),
     );
 
-  controlCommand(program, 'cancel')
+  decisionCommand(program, 'cancel')
     .description('cancel a request that has not issued its host command; the node is handed back')
     .argument('<id>', 'request id, e.g. r-7f3a9c', requestIdArg)
     .argument('[reason...]', 'why')
     .addHelpText('after', REFUSED_HELP)
     .action(async (id: string, reason: string[], _options: unknown, command: Command) =>
-      withControl(command, async ({ deps }) =>
-        printResult(await cancelRequest(deps, id, cliPerson(globals(command).as), text(reason))),
+      withControl(command, async (runtime) =>
+        printResult(await decideAs(runtime, id, 'cancel', waitOf(command), text(reason))),
       ),
     );
 
-  controlCommand(program, 'decide')
+  decisionCommand(program, 'decide')
     .description(
       'answer a stalled drain: keep waiting, skip the node, or force the remaining pods out',
     )
@@ -98,30 +100,30 @@ export function registerRequestCommands(program: Command): void {
         REFUSED_HELP,
     )
     .action(async (id: string, decision: DrainDecision, _options: unknown, command: Command) =>
-      withControl(command, async ({ deps }) =>
-        printResult(await decideDrain(deps, id, decision, cliPerson(globals(command).as))),
+      withControl(command, async (runtime) =>
+        printResult(await decideAs(runtime, id, decision, waitOf(command))),
       ),
     );
 
-  controlCommand(program, 'reboot')
+  decisionCommand(program, 'reboot')
     .description('propose a reboot of a node (it still needs an approval, like any proposal)')
     .argument('<node>', 'node name, as in `kubectl get nodes`')
     .argument('[reason...]', 'why (default: requested by you)')
     .addHelpText('after', REFUSED_HELP)
     .action(async (node: string, reason: string[], _options: unknown, command: Command) =>
-      withControl(command, async ({ deps }) =>
+      withControl(command, async (runtime) =>
         printResult(
-          await requestMaintenance(deps, {
+          await askAs(runtime, waitOf(command), {
             node,
             action: 'reboot',
-            by: cliPerson(globals(command).as),
+            by: await cliPerson(runtime),
             ...(reason.length ? { reason: text(reason) } : {}),
           }),
         ),
       ),
     );
 
-  controlCommand(program, 'upgrade')
+  decisionCommand(program, 'upgrade')
     .description(
       "propose a kubelet upgrade: one minor at a time, never past the apiserver's version",
     )
@@ -130,12 +132,12 @@ export function registerRequestCommands(program: Command): void {
     .addHelpText('after', REFUSED_HELP)
     .action(
       async (node: string, version: string | undefined, _options: unknown, command: Command) =>
-        withControl(command, async ({ deps }) =>
+        withControl(command, async (runtime) =>
           printResult(
-            await requestMaintenance(deps, {
+            await askAs(runtime, waitOf(command), {
               node,
               action: 'upgrade',
-              by: cliPerson(globals(command).as),
+              by: await cliPerson(runtime),
               ...(version ? { version } : {}),
             }),
           ),

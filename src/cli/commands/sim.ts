@@ -122,6 +122,12 @@ export function registerSimCommand(program: Command): void {
         images: parseImages(options.image),
         log: createLogger({ service: 'sim' }),
       });
+      // kubemaint's own kinds, as `kubectl apply -k infra/k8s` installs them on a real cluster.
+      const [{ installKubemaintKinds }, { loadKubeConfig }] = await Promise.all([
+        import('../../compose/sim-kinds.js'),
+        import('../../adapters/kube/client.js'),
+      ]);
+      await installKubemaintKinds(loadKubeConfig(sim.kubeconfigPath));
       process.stdout.write(`kubemaint sim ready: kubeconfig=${sim.kubeconfigPath}\n`);
       await new Promise<void>((resolve) => {
         process.once('SIGINT', () => resolve());

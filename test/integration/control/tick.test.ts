@@ -13,10 +13,11 @@ import { runTick, type TickDeps } from '../../../src/app/control/tick.js';
 import { createKubeClient } from '../../../src/adapters/kube/client.js';
 import { controlCluster } from '../../../src/adapters/kube/control-cluster.js';
 import type { MaintenanceEvent } from '../../../src/core/events.js';
-import { ANN_REQUEST, jobName } from '../../../src/core/names.js';
+import { jobName } from '../../../src/core/names.js';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
 import { startTestSim, waitFor, type TestSim } from '../sim/support.js';
 import { testControlSettings } from '../../support/control.js';
+import { requestReader } from '../../support/requests.js';
 
 const settingsFor = testControlSettings;
 
@@ -24,7 +25,7 @@ describe('tick on the demo sim', () => {
   let sim: TestSim;
   let deps: TickDeps;
   const events: MaintenanceEvent[] = [];
-  const alice = { kind: 'person', id: 'alice' } as const;
+  const alice = { kind: 'person', id: 'k8s:alice' } as const;
 
   before(async () => {
     // The noop executor Job runs 1 sim minute (3 s of wall time at scale 20; a slower clock also keeps kubelet heartbeats from racing every write), long enough to see it hold a slot.
@@ -45,11 +46,8 @@ describe('tick on the demo sim', () => {
   });
   after(async () => sim.close());
 
-  const requestOn = async (node: string): Promise<MaintenanceRequest | undefined> => {
-    const found = await sim.core.readNode({ name: node });
-    const raw = found.metadata?.annotations?.[ANN_REQUEST];
-    return raw ? (JSON.parse(raw) as MaintenanceRequest) : undefined;
-  };
+  const requestOn = (node: string): Promise<MaintenanceRequest | undefined> =>
+    requestReader(sim.kubeconfigPath).ofNode(node);
 
   it('proposes the two marked nodes as one campaign, and a second tick proposes nothing more', async () => {
     const first = await runTick(deps);
@@ -77,7 +75,7 @@ describe('tick on the demo sim', () => {
     await runTick(deps);
     const blocked = await requestOn('node-2');
     assert.equal(blocked?.state, 'approved');
-    assert.ok(blocked?.blockedReasons?.some((r) => r.includes('paused by alice: change freeze')));
+    assert.ok(blocked?.blockedReasons?.some((r) => r.includes('paused by k8s:alice: change freeze')));
     await setPause(deps, false, alice);
     const report = await runTick(deps);
     assert.deepEqual(report.dispatched, [`node-2: started ${jobName('node-2', id)}`]);
@@ -124,18 +122,10 @@ describe('tick on the demo sim', () => {
       wasCordoned: false,
     };
     await sim.core.patchNode(
-      {
-        name: 'node-5',
-        body: {
-          spec: { unschedulable: true },
-          metadata: {
-            labels: { 'kubemaint.io/state': 'verifying' },
-            annotations: { [ANN_REQUEST]: JSON.stringify(verifying) },
-          },
-        },
-      },
+      { name: 'node-5', body: { spec: { unschedulable: true } } },
       (await import('../../../src/adapters/kube/nodes.js')).MERGE_PATCH,
     );
+    await requestReader(sim.kubeconfigPath).put(verifying);
     sim.admin.reboot('node-5');
     const done = await waitFor(
       'node-5 reboot to be proven',

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppsV1Api, BatchV1Api, CoreV1Api, KubeConfig, PolicyV1Api } from '@kubernetes/client-node';
+import { installKubemaintKinds } from '../../../src/compose/sim-kinds.js';
 import { createSim, type Sim, type SimOptions } from '../../../src/sim/index.js';
 
 export interface TestSim extends Sim {
@@ -26,6 +27,8 @@ export async function startTestSim(options: SimOptions = {}): Promise<TestSim> {
   });
   const kc = new KubeConfig();
   kc.loadFromFile(sim.kubeconfigPath);
+  // kubemaint's own kinds, as `kubectl apply -k infra/k8s` installs them on a real cluster.
+  await installKubemaintKinds(kc);
   return {
     ...sim,
     dir,

@@ -1,0 +1,183 @@
+/**
+ * kubemaint's requests and decisions in the cluster (ADR 0012): MaintenanceRequest objects, whose
+ * status only the control plane (and, narrowly, the executor) writes, and MaintenanceApproval objects,
+ * each bound to its author by admission. Status writes are conditional on resourceVersion (409 →
+ * `conflict`), so two ticks or two clicks cannot both win.
+ */
+import { createHash } from 'node:crypto';
+import type { Decision, DecisionKind, MaintenanceRequest } from '../../core/request.js';
+import type { KubeClient } from './client.js';
+import { isKubeError } from './errors.js';
+import { listAll } from './paginate.js';
+import {
+  DECISIONS,
+  GROUP,
+  LABEL_DECIDES,
+  REQUESTS,
+  VERSION,
+  decodeDecision,
+  decodeRequest,
+  encodeDecision,
+  encodeRequest,
+  type StoredRequest,
+} from './request-codec.js';
+import { withRetry } from './retry.js';
+
+export type { StoredRequest } from './request-codec.js';
+
+/** An object of kubemaint's kinds that could not be read, and why (reported, never thrown). */
+export interface StoredProblem {
+  name: string;
+  problem: string;
+}
+
+export interface RequestStore {
+  list(): Promise<{ requests: StoredRequest[]; problems: StoredProblem[] }>;
+  get(id: string): Promise<StoredRequest | undefined>;
+  /** Create the object (spec), then write its status; returns it as stored. */
+  create(request: MaintenanceRequest): Promise<StoredRequest>;
+  /** Create the object only (spec): a person's request, which the control plane accepts later. */
+  submit(request: MaintenanceRequest): Promise<string>;
+  /** Replace the status at `resourceVersion`; returns the new resourceVersion. */
+  writeStatus(request: MaintenanceRequest, resourceVersion: string): Promise<string>;
+  decisions(requestId?: string): Promise<{ decisions: Decision[]; problems: StoredProblem[] }>;
+  /** Record a decision; false when this identity already made it (the object exists). */
+  decide(decision: Omit<Decision, 'name' | 'at'>): Promise<{ name: string; created: boolean }>;
+}
+
+/** Deterministic per request, decision and author: deciding twice makes one object. */
+export function decisionName(request: string, decision: DecisionKind, by: string): string {
+  const digest = createHash('sha256').update(by).digest('hex').slice(0, 10);
+  return `${request}-${decision}-${digest}`;
+}
+
+export function requestStore(
+  client: KubeClient,
+  options: { namespace: string; slackTeam?: string },
+): RequestStore {
+  const { namespace } = options;
+  const team = options.slackTeam ?? 'T0';
+  const scope = { group: GROUP, version: VERSION, namespace };
+
+  async function read(id: string): Promise<StoredRequest | undefined> {
+    try {
+      const object: unknown = await withRetry(
+        `get maintenancerequest ${id}`,
+        () => client.custom.getNamespacedCustomObject({ ...scope, plural: REQUESTS, name: id }),
+        client.retry,
+      );
+      const decoded = decodeRequest(object);
+      if (!decoded.ok) throw unreadable(decoded.name, decoded.problem);
+      return decoded.stored;
+    } catch (error) {
+      if (isKubeError(error, 'not-found')) return undefined;
+      throw error;
+    }
+  }
+
+  async function replaceStatus(
+    request: MaintenanceRequest,
+    resourceVersion: string,
+  ): Promise<string> {
+    const body = encodeRequest(request, namespace);
+    const written = (await withRetry(
+      `write status of maintenancerequest ${request.id}`,
+      () =>
+        client.custom.replaceNamespacedCustomObjectStatus({
+          ...scope,
+          plural: REQUESTS,
+          name: request.id,
+          body: { ...body, metadata: { ...body.metadata, resourceVersion } },
+        }),
+      client.retry,
+    )) as { metadata?: { resourceVersion?: string } };
+    return written.metadata?.resourceVersion ?? '';
+  }
+
+  async function createObject(request: MaintenanceRequest): Promise<string> {
+    const body = encodeRequest(request, namespace);
+    const created = (await withRetry(
+      `create maintenancerequest ${request.id}`,
+      () => client.custom.createNamespacedCustomObject({ ...scope, plural: REQUESTS, body }),
+      client.retry,
+    )) as { metadata?: { resourceVersion?: string } };
+    return created.metadata?.resourceVersion ?? '';
+  }
+
+  return {
+    submit: createObject,
+    async list() {
+      const objects = await listAll(
+        `list maintenancerequests in ${namespace}`,
+        async (cont, limit) =>
+          (await client.custom.listNamespacedCustomObject({
+            ...scope,
+            plural: REQUESTS,
+            limit,
+            ...(cont === undefined ? {} : { _continue: cont }),
+          })) as { items: unknown[]; metadata?: { _continue?: string } },
+        client.retry,
+      );
+      const requests: StoredRequest[] = [];
+      const problems: StoredProblem[] = [];
+      for (const object of objects) {
+        const decoded = decodeRequest(object);
+        if (decoded.ok) requests.push(decoded.stored);
+        else problems.push({ name: decoded.name, problem: decoded.problem });
+      }
+      return { requests, problems };
+    },
+    get: read,
+    async create(request) {
+      // The status subresource drops .status on create: write it as a second, conditional step.
+      const resourceVersion = await replaceStatus(request, await createObject(request));
+      return { request, resourceVersion, accepted: true };
+    },
+    writeStatus: replaceStatus,
+    async decisions(requestId) {
+      const objects = await listAll(
+        `list maintenanceapprovals in ${namespace}`,
+        async (cont, limit) =>
+          (await client.custom.listNamespacedCustomObject({
+            ...scope,
+            plural: DECISIONS,
+            limit,
+            ...(requestId === undefined ? {} : { labelSelector: `${LABEL_DECIDES}=${requestId}` }),
+            ...(cont === undefined ? {} : { _continue: cont }),
+          })) as { items: unknown[]; metadata?: { _continue?: string } },
+        client.retry,
+      );
+      const decisions: Decision[] = [];
+      const problems: StoredProblem[] = [];
+      for (const object of objects) {
+        const decoded = decodeDecision(object);
+        if ('problem' in decoded) problems.push(decoded);
+        // The label narrows the list; the spec is what counts (labels are not bound to the author).
+        else if (requestId === undefined || decoded.request === requestId) decisions.push(decoded);
+      }
+      decisions.sort((a, b) => a.at.localeCompare(b.at) || a.name.localeCompare(b.name));
+      return { decisions, problems };
+    },
+    async decide(decision) {
+      const name = decisionName(decision.request, decision.decision, decision.by);
+      const body = encodeDecision({ ...decision, name }, namespace, team);
+      try {
+        await withRetry(
+          `record ${decision.decision} of ${decision.request}`,
+          () => client.custom.createNamespacedCustomObject({ ...scope, plural: DECISIONS, body }),
+          client.retry,
+        );
+        return { name, created: true };
+      } catch (error) {
+        if (isKubeError(error, 'already-exists')) return { name, created: false };
+        throw error;
+      }
+    },
+  };
+}
+
+function unreadable(name: string, problem: string): Error {
+  return new Error(
+    `MaintenanceRequest ${name} is not one kubemaint can read (${problem}); delete it with kubectl -n <namespace> delete mr ${name}`,
+  );
+}
