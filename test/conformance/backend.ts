@@ -24,6 +24,8 @@ export interface RequestOptions {
   body?: unknown;
   /** @default 'application/json' when there is a body */
   contentType?: string;
+  /** @default 'application/json' */
+  accept?: string;
 }
 
 export interface WatchEvent {
@@ -96,7 +98,7 @@ export function createBackend(parts: BackendParts): Backend {
     await kc.applyToHTTPSOptions(opts);
     opts.headers = {
       ...opts.headers,
-      accept: 'application/json',
+      accept: options.accept ?? 'application/json',
       ...(body === undefined
         ? {}
         : {

@@ -2,6 +2,7 @@
  * Every conformance case, by behaviour family, in the order the suite runs them.
  */
 import type { CaseGroup } from '../case.js';
+import { crdCases } from './crds.js';
 import { deletionCases } from './deletion.js';
 import { errorCases } from './errors.js';
 import { evictionCases } from './eviction.js';
@@ -24,4 +25,5 @@ export const GROUPS: readonly CaseGroup[] = [
   subresourceCases,
   jobCases,
   taintCases,
+  crdCases,
 ];
