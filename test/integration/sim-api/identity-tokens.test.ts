@@ -86,6 +86,31 @@ describe('sim API: identities, impersonation and the TokenRequest API', () => {
       actor,
     );
     podUid = pod.metadata.uid ?? '';
+    // What the tests write as the node and as the service account, granted as a real cluster needs it.
+    const rbac = 'rbac.authorization.k8s.io';
+    sim.store.create(
+      `clusterroles.${rbac}`,
+      {
+        metadata: { name: 'identity-test' },
+        rules: [
+          { apiGroups: [''], resources: ['configmaps'], verbs: ['create'] },
+          { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
+        ],
+      },
+      actor,
+    );
+    sim.store.create(
+      `clusterrolebindings.${rbac}`,
+      {
+        metadata: { name: 'identity-test' },
+        roleRef: { apiGroup: rbac, kind: 'ClusterRole', name: 'identity-test' },
+        subjects: [
+          { apiGroup: rbac, kind: 'Group', name: 'system:nodes' },
+          { kind: 'ServiceAccount', name: 'runner', namespace: 'default' },
+        ],
+      },
+      actor,
+    );
   });
   after(async () => sim.close());
 
