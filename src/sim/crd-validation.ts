@@ -1,9 +1,11 @@
 /**
  * The CustomResourceDefinition kind's own rules: what kube-apiserver defaults on a new CRD (singular,
  * listKind, conversion None, a status with nothing accepted yet) and the part of its validation a
- * CRD author meets first (name, group, names, scope, one storage version, a schema per version).
+ * CRD author meets first (name, group, names, scope, one storage version, a schema per version, CEL
+ * rules that compile).
  * Serving what a CRD defines is crd-controller.ts's work.
  */
+import { ruleCompileErrors } from './schema/cel-rules.js';
 import type { StatusCause } from './status-errors.js';
 import type { KObject } from './types.js';
 
@@ -137,7 +139,10 @@ export function crdValidate(crd: KObject): StatusCause[] {
     );
   }
   s.versions.forEach((v, i) => {
-    if (obj(obj(v.raw['schema'])['openAPIV3Schema'])['type'] === undefined) {
+    const schema = obj(obj(v.raw['schema'])['openAPIV3Schema']);
+    // A rule that does not compile is refused with the CRD, not met by every object later.
+    causes.push(...ruleCompileErrors(schema, 'spec.validation.openAPIV3Schema'));
+    if (schema['type'] === undefined) {
       add(
         `spec.versions[${i}].schema.openAPIV3Schema`,
         'FieldValueRequired',
