@@ -58,6 +58,25 @@ describe('sim kubelets attached to an apiserver (the embedded sim)', () => {
     for (const name of ['default', 'runner']) {
       sim.store.create(R.serviceaccounts, { metadata: { name, namespace: NS } }, setup);
     }
+    // The PROVE image writes a ConfigMap as the runner account: RBAC must allow it, as on a real cluster.
+    const rbac = 'rbac.authorization.k8s.io';
+    sim.store.create(
+      `roles.${rbac}`,
+      {
+        metadata: { name: 'prove', namespace: NS },
+        rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['create'] }],
+      },
+      setup,
+    );
+    sim.store.create(
+      `rolebindings.${rbac}`,
+      {
+        metadata: { name: 'prove', namespace: NS },
+        roleRef: { apiGroup: rbac, kind: 'Role', name: 'prove' },
+        subjects: [{ kind: 'ServiceAccount', name: 'runner', namespace: NS }],
+      },
+      setup,
+    );
     sim.store.create(
       R.configmaps,
       { metadata: { name: 'greetings', namespace: NS }, data: { hello: 'hi from a configmap' } },
