@@ -7,19 +7,24 @@
 import { readFileSync } from 'node:fs';
 import {
   ApiextensionsV1Api,
+  loadAllYaml,
   type KubeConfig,
   type V1CustomResourceDefinition,
 } from '@kubernetes/client-node';
-import { parseAllDocuments } from 'yaml';
 import { isKubeError } from '../adapters/kube/errors.js';
 import { withRetry, DEFAULT_RETRY } from '../adapters/kube/retry.js';
 
 export const CRDS_MANIFEST = new URL('../../infra/k8s/crds.yaml', import.meta.url);
 
+/**
+ * Read through client-node's own YAML loader: its typed clients serialize by their camelCase field
+ * names, so a plain parse would silently drop `x-kubernetes-validations` and
+ * `x-kubernetes-preserve-unknown-fields` (the spec's immutability and the status's free-form parts).
+ */
 export function kubemaintCrds(): V1CustomResourceDefinition[] {
-  return parseAllDocuments(readFileSync(CRDS_MANIFEST, 'utf8'))
-    .map((doc) => doc.toJS() as V1CustomResourceDefinition | null)
-    .filter((crd): crd is V1CustomResourceDefinition => crd?.kind === 'CustomResourceDefinition');
+  return (
+    loadAllYaml(readFileSync(CRDS_MANIFEST, 'utf8')) as (V1CustomResourceDefinition | null)[]
+  ).filter((crd): crd is V1CustomResourceDefinition => crd?.kind === 'CustomResourceDefinition');
 }
 
 export async function installKubemaintKinds(kubeConfig: KubeConfig): Promise<void> {

@@ -63,3 +63,27 @@ interface PdbShape {
 export function pdbFingerprint(object: KubeObject): string {
   return ((object as PdbShape).status?.disruptionsAllowed ?? 0) > 0 ? 'allows' : 'refuses';
 }
+
+interface RequestShape {
+  status?: {
+    state?: string;
+    hostCommandIssuedAt?: string;
+    drain?: { stalledSince?: string };
+  };
+}
+
+/**
+ * A MaintenanceRequest matters when someone asked (a new one, no status yet) or its state moved (the
+ * executor wrote `verifying`), or its drain stalled. Drain progress counts move often and do not.
+ */
+export function requestFingerprint(object: KubeObject): string {
+  const status = (object as RequestShape).status;
+  return JSON.stringify([
+    status?.state ?? 'asked',
+    status?.hostCommandIssuedAt ?? '',
+    status?.drain?.stalledSince ?? '',
+  ]);
+}
+
+/** A decision never changes (it is immutable): that it appeared is the change. */
+export const decisionFingerprint = (): string => 'made';

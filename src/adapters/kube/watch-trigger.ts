@@ -1,7 +1,9 @@
 /**
- * What wakes `serve` between scheduled ticks: watches on the nodes that matter (those with a
- * request, `kubemaint.io/state`, and those carrying the reboot-required label) and on kubemaint's
- * Jobs, so verification and slot hand-off happen within seconds rather than at the next minute; and
+ * What wakes `serve` between scheduled ticks: watches on kubemaint's requests (a person asked, the
+ * executor moved one on) and decisions (an approval recorded from the CLI or kubectl), on the nodes
+ * that matter (those with a request, `kubemaint.io/state`, and those carrying the reboot-required
+ * label) and on kubemaint's Jobs, so approvals, verification and slot hand-off happen within seconds
+ * rather than at the next minute; and
  * on PodDisruptionBudgets turning from refusing to allowing a disruption, which is what a request held
  * by the PDB preflight waits for (typically replacement pods becoming Ready).
  * Bursts (a Job finishing touches the Job, then the node, then the Lease) are debounced into one
@@ -10,6 +12,7 @@
 import {
   BatchV1Api,
   CoreV1Api,
+  CustomObjectsApi,
   type KubeConfig,
   PolicyV1Api,
   Watch,
@@ -21,7 +24,14 @@ import {
   LABEL_STATE,
   MANAGED_BY,
 } from '../../core/names.js';
-import { jobFingerprint, nodeFingerprint, pdbFingerprint } from './watch-fingerprints.js';
+import {
+  decisionFingerprint,
+  jobFingerprint,
+  nodeFingerprint,
+  pdbFingerprint,
+  requestFingerprint,
+} from './watch-fingerprints.js';
+import { DECISIONS, GROUP, REQUESTS, VERSION } from './request-codec.js';
 import { startWatchStream, type KubeObject, type WatchStream } from './watch-stream.js';
 
 export interface WatchTriggerOptions {
@@ -53,6 +63,7 @@ export function watchForChanges(
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const batch = kubeConfig.makeApiClient(BatchV1Api);
   const policy = kubeConfig.makeApiClient(PolicyV1Api);
+  const custom = kubeConfig.makeApiClient(CustomObjectsApi);
   const watch = new Watch(kubeConfig);
   const debounce = debouncer(options);
   const common = {
@@ -71,7 +82,26 @@ export function watchForChanges(
       fingerprint: nodeFingerprint,
     });
   const jobSelector = `${LABEL_MANAGED_BY}=${MANAGED_BY}`;
+  const ours = (plural: string, fingerprint: (object: KubeObject) => string): WatchStream =>
+    startWatchStream({
+      ...common,
+      name: plural,
+      path: `/apis/${GROUP}/${VERSION}/namespaces/${encodeURIComponent(options.namespace)}/${plural}`,
+      query: {},
+      list: async () =>
+        listed(
+          (await custom.listNamespacedCustomObject({
+            group: GROUP,
+            version: VERSION,
+            namespace: options.namespace,
+            plural,
+          })) as { metadata?: { resourceVersion?: string }; items: object[] },
+        ),
+      fingerprint,
+    });
   const streams = [
+    ours(REQUESTS, requestFingerprint),
+    ours(DECISIONS, decisionFingerprint),
     nodeStream(LABEL_STATE),
     nodeStream(options.rebootLabel ?? LABEL_REBOOT_REQUIRED),
     startWatchStream({

@@ -12,6 +12,7 @@ import { requestId } from '../../core/request-id.js';
 import { applyPending } from './decisions.js';
 import { dispatchApproved, type DispatchDeps } from './dispatch.js';
 import { intake } from './intake.js';
+import { migrateAnnotations } from './migrate.js';
 import { persist } from './persist.js';
 import type { NodeView, RandomBytes } from './ports.js';
 import { reconcileRequest } from './reconcile.js';
@@ -29,6 +30,8 @@ export interface TickReport {
   dispatched: string[];
   proposed: string[];
   skipped: string[];
+  /** Requests carried over from the first release's node annotation (skew scans only). */
+  migrated?: string[];
 }
 
 export async function runTick(
@@ -129,6 +132,8 @@ async function detectAndPropose(
   activeRead: readonly NodeView[],
 ): Promise<void> {
   const { nodes, needs, skipped } = await findNeeds(deps, skewScan);
+  // The full node list of a skew scan also shows requests the first release left in annotations.
+  if (skewScan) report.migrated = await migrateAnnotations(deps, nodes);
   deps.observe?.(uniqueByName([...activeRead, ...nodes]));
   report.skipped = skipped.map((s) => `${s.node}: ${s.why}`);
   const byName = new Map(nodes.map((n) => [n.name, n]));

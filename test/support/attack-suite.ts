@@ -1,0 +1,675 @@
+/**
+ * The attack suite of issue 15, written once and run on both backends: the embedded sim
+ * (test/integration/attack.test.ts) and the real kube-apiserver (test/real/attack.test.ts). With
+ * infra/k8s's CRDs, RBAC and admission policies applied, four attacker identities try every route
+ * to an unapproved drain we could think of:
+ *
+ * - mallory: may patch nodes and do anything to kubemaint.io objects, and is not an approver;
+ * - the agent's ServiceAccount, its token bound to a pod on node A;
+ * - the executor's ServiceAccount, its token bound to a pod on node A;
+ * - alice, an approver, acting twice (twice from the CLI, and once more as her Slack self).
+ *
+ * The control plane runs as serve's ServiceAccount (kubemaint's real tick code). After every route
+ * the suite checks the outcome that matters: no Job for node A, node A not cordoned, and the refusal
+ * says why. A positive control (alice and bob approve a request for node B) proves the suite is not
+ * vacuous: that one does get its Job. Each route counts its attempts for RELIABILITY.md.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import {
+  ApiException,
+  BatchV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  KubeConfig,
+  KubernetesObjectApi,
+  loadAllYaml,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
+import {
+  approveRequest,
+  submitMaintenance,
+  type CommandDeps,
+} from '../../src/app/control/commands.js';
+import { runTick, type TickDeps } from '../../src/app/control/tick.js';
+import { createKubeClient } from '../../src/adapters/kube/client.js';
+import { controlCluster } from '../../src/adapters/kube/control-cluster.js';
+import { MERGE_PATCH } from '../../src/adapters/kube/nodes.js';
+import { decisionName } from '../../src/adapters/kube/requests.js';
+import { ANN_REQUEST } from '../../src/core/names.js';
+import type { MaintenanceRequest } from '../../src/core/request.js';
+import type { Identities } from './sim-identities.js';
+import { testControlSettings } from './control.js';
+import { requestReader } from './requests.js';
+
+export interface AttackBackend {
+  name: 'sim' | 'real';
+  /** system:masters: for setting up and reading back only. */
+  adminKubeconfig: string;
+  identities: Identities;
+  /** The folder of infra/k8s. */
+  infra: string;
+  /** Wall-time wait helper, e.g. the sim support's waitFor. */
+  close?: () => Promise<void>;
+}
+
+const NS = 'kubemaint';
+const NODE_A = 'attack-a';
+const NODE_B = 'attack-b';
+const GROUP = 'kubemaint.io';
+const VERSION = 'v1alpha1';
+
+/** Attempts per route, printed at the end (the figures RELIABILITY.md quotes). */
+const attempts = new Map<string, number>();
+const count = (route: string, n = 1) => attempts.set(route, (attempts.get(route) ?? 0) + n);
+
+function config(path: string, impersonate?: string): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromFile(path);
+  if (!impersonate) return kc;
+  const user = kc.getCurrentUser()!;
+  const next = new KubeConfig();
+  next.loadFromOptions({
+    clusters: kc.clusters,
+    contexts: kc.contexts,
+    currentContext: kc.getCurrentContext(),
+    users: kc.users.map((u) => (u.name === user.name ? { ...u, impersonateUser: impersonate } : u)),
+  });
+  return next;
+}
+
+/** The apiserver's refusal (status code and message), or a failed assertion when it allowed it. */
+async function refused(
+  route: string,
+  run: () => Promise<unknown>,
+): Promise<{ code: number; message: string }> {
+  count(route);
+  try {
+    await run();
+  } catch (error) {
+    if (error instanceof ApiException) {
+      const body = typeof error.body === 'string' ? error.body : JSON.stringify(error.body);
+      let message = body;
+      try {
+        message = (JSON.parse(body) as { message?: string }).message ?? body;
+      } catch {
+        // not JSON: keep the body
+      }
+      return { code: error.code, message };
+    }
+    throw error;
+  }
+  return assert.fail(`${route}: the apiserver allowed it`);
+}
+
+function manifests(infra: string): KubernetesObject[] {
+  const files = [
+    'crds.yaml',
+    'namespace.yaml',
+    'service-accounts.yaml',
+    'rbac-serve.yaml',
+    'rbac-executor.yaml',
+    'rbac-agent.yaml',
+    'rbac-people.yaml',
+    'admission-policy.yaml',
+    'admission-requests.yaml',
+  ];
+  // client-node's loader, not a plain YAML parse: its serializer drops keys it does not know by
+  // their camelCase names (x-kubernetes-validations would vanish from the CRDs).
+  return files.flatMap((file) =>
+    (loadAllYaml(readFileSync(join(infra, file), 'utf8')) as (KubernetesObject | null)[]).filter(
+      (o): o is KubernetesObject => o !== null,
+    ),
+  );
+}
+
+/** Create, or replace what is there: what `kubectl apply` does for these objects. */
+async function apply(api: KubernetesObjectApi, object: KubernetesObject): Promise<void> {
+  try {
+    await api.create(object);
+  } catch (error) {
+    if (!(error instanceof ApiException) || error.code !== 409) throw error;
+    const current = await api.read(object as never);
+    await api.replace({
+      ...object,
+      metadata: { ...object.metadata, resourceVersion: current.metadata?.resourceVersion },
+    });
+  }
+}
+
+const mr = (spec: Record<string, unknown>, name = `r-${randomBytes(3).toString('hex')}`) => ({
+  apiVersion: `${GROUP}/${VERSION}`,
+  kind: 'MaintenanceRequest',
+  metadata: { name, namespace: NS },
+  spec: { action: 'reboot', reason: 'attack', origin: 'person', ...spec },
+});
+
+const decision = (request: string, approver: string, extra: Record<string, unknown> = {}) => ({
+  apiVersion: `${GROUP}/${VERSION}`,
+  kind: 'MaintenanceApproval',
+  metadata: { name: `d-${randomBytes(4).toString('hex')}`, namespace: NS },
+  spec: { request, approver, decision: 'approve', ...extra },
+});
+
+export function attackSuite(start: () => Promise<AttackBackend>): void {
+  describe('attacks on approvals (issue 15)', () => {
+    let backend: AttackBackend;
+    let admin: KubeConfig;
+    let core: CoreV1Api;
+    let batch: BatchV1Api;
+    let serveDeps: TickDeps & CommandDeps;
+    let mallory: KubeConfig;
+    let reader: ReturnType<typeof requestReader>;
+
+    const tick = (skewScan = false) => runTick(serveDeps, { skewScan });
+    const depsAs = (kubeconfig: KubeConfig): TickDeps & CommandDeps => ({
+      ...serveDeps,
+      cluster: controlCluster(createKubeClient(kubeconfig), {
+        namespace: NS,
+        now: () => new Date(),
+        slackTeam: 'T0KUBEMAINT',
+      }),
+    });
+
+    /** What must hold after every route: nothing disruptive happened to node A. */
+    async function nodeAUntouched(route: string): Promise<void> {
+      await tick();
+      const jobs = await batch.listNamespacedJob({ namespace: NS });
+      const forA = jobs.items.filter((j) => j.metadata?.name?.includes(NODE_A));
+      assert.deepEqual(
+        forA.map((j) => j.metadata?.name),
+        [],
+        `${route}: a Job for ${NODE_A}`,
+      );
+      const node = await core.readNode({ name: NODE_A });
+      assert.notEqual(node.spec?.unschedulable, true, `${route}: ${NODE_A} was cordoned`);
+    }
+
+    before(async () => {
+      backend = await start();
+      admin = config(backend.adminKubeconfig);
+      core = admin.makeApiClient(CoreV1Api);
+      batch = admin.makeApiClient(BatchV1Api);
+      const objects = KubernetesObjectApi.makeApiClient(admin);
+      for (const object of manifests(backend.infra)) await apply(objects, object);
+      for (const name of [NODE_A, NODE_B]) {
+        await apply(objects, {
+          apiVersion: 'v1',
+          kind: 'Node',
+          metadata: { name, labels: { 'kubernetes.io/hostname': name } },
+        });
+      }
+      for (const [pod, account] of [
+        ['agent-a', 'kubemaint-agent'],
+        ['executor-a', 'kubemaint-executor'],
+      ] as const) {
+        await apply(objects, {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: pod, namespace: NS },
+          spec: {
+            nodeName: NODE_A,
+            serviceAccountName: account,
+            containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }],
+          },
+        } as KubernetesObject);
+      }
+      // mallory: nodes and every verb on kubemaint.io; alice and bob (group sre): kubemaint:person
+      // and reading nodes, as infra/k8s/rbac-people.yaml tells operators to bind.
+      const rbac = [
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRole',
+          metadata: { name: 'attack-mallory' },
+          rules: [
+            { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'patch', 'update'] },
+            { apiGroups: [GROUP], resources: ['*'], verbs: ['*'] },
+          ],
+        },
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRoleBinding',
+          metadata: { name: 'attack-mallory' },
+          roleRef: {
+            apiGroup: 'rbac.authorization.k8s.io',
+            kind: 'ClusterRole',
+            name: 'attack-mallory',
+          },
+          subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'mallory' }],
+        },
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRole',
+          metadata: { name: 'attack-read-nodes' },
+          rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list'] }],
+        },
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRoleBinding',
+          metadata: { name: 'attack-sre-read-nodes' },
+          roleRef: {
+            apiGroup: 'rbac.authorization.k8s.io',
+            kind: 'ClusterRole',
+            name: 'attack-read-nodes',
+          },
+          subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'sre' }],
+        },
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'RoleBinding',
+          metadata: { name: 'sre-kubemaint', namespace: NS },
+          roleRef: {
+            apiGroup: 'rbac.authorization.k8s.io',
+            kind: 'ClusterRole',
+            name: 'kubemaint:person',
+          },
+          subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'sre' }],
+        },
+      ];
+      for (const object of rbac) await apply(objects, object);
+
+      mallory = config(backend.identities.userKubeconfig('mallory', ['devs']));
+      const serve = config(backend.identities.serviceAccountKubeconfig(NS, 'kubemaint-serve'));
+      serveDeps = {
+        cluster: controlCluster(createKubeClient(serve), {
+          namespace: NS,
+          now: () => new Date(),
+          slackTeam: 'T0KUBEMAINT',
+        }),
+        notifier: { notify: async () => undefined },
+        clusterName: backend.name,
+        settings: testControlSettings({
+          approval: {
+            users: ['k8s:alice', 'k8s:bob', 'k8s:carol', 'U0ALICE'],
+            groups: [],
+            twoPersonRule: true,
+            people: { 'k8s:alice': 'alice', U0ALICE: 'alice', 'k8s:bob': 'bob' },
+            expiresAfterMs: 3_600_000,
+          },
+          // Bare Node objects never turn Ready on the real apiserver: not what this suite tests.
+          blockers: { podSelectors: [], maxUnhealthyNodes: { count: 1_000 } },
+        }),
+        clock: { now: () => new Date() },
+        randomBytes: (n) => new Uint8Array(randomBytes(n)),
+      };
+      reader = requestReader(backend.adminKubeconfig);
+      // A new policy takes a moment to be enforced on the real apiserver (its informer): probe with
+      // a server-side dry run until the decision policy refuses mallory naming alice.
+      const custom = mallory.makeApiClient(CustomObjectsApi);
+      for (let i = 0; ; i++) {
+        try {
+          await custom.createNamespacedCustomObject({
+            group: GROUP,
+            version: VERSION,
+            namespace: NS,
+            plural: 'maintenanceapprovals',
+            body: decision('r-000000', 'alice'),
+            dryRun: 'All',
+          });
+        } catch (error) {
+          if (error instanceof ApiException && error.code === 403) break;
+        }
+        if (i > 100) assert.fail('the admission policies were never enforced');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    });
+
+    after(async () => {
+      const table = [...attempts].map(([route, n]) => `${n}\t${route}`).join('\n');
+      process.stdout.write(`# attack attempts per route (${backend?.name}):\n${table}\n`);
+      await backend?.close?.();
+    });
+
+    it('mallory writes a whole approved request into the node annotation: carried over unapproved', async () => {
+      count('node annotation: forged request');
+      const forged: MaintenanceRequest = {
+        id: 'r-f0f0f0',
+        node: NODE_A,
+        action: 'reboot',
+        state: 'approved',
+        reason: 'forged',
+        requestedBy: 'detector',
+        createdAt: new Date().toISOString(),
+        updatedAt: new Date().toISOString(),
+        approvals: [
+          { by: 'k8s:alice', at: new Date().toISOString() },
+          { by: 'k8s:bob', at: new Date().toISOString() },
+        ],
+        history: [],
+      };
+      await mallory.makeApiClient(CoreV1Api).patchNode(
+        {
+          name: NODE_A,
+          body: { metadata: { annotations: { [ANN_REQUEST]: JSON.stringify(forged) } } },
+        },
+        MERGE_PATCH,
+      );
+      await tick(true);
+      const carried = await reader.byId('r-f0f0f0');
+      assert.equal(carried?.state, 'proposed');
+      assert.deepEqual(carried?.approvals, [], 'approvals from an annotation never count');
+      await nodeAUntouched('node annotation');
+    });
+
+    it('mallory cannot ask in anyone else’s name, nor pose as detection', async () => {
+      const custom = mallory.makeApiClient(CustomObjectsApi);
+      const create = (body: object) => () =>
+        custom.createNamespacedCustomObject({
+          group: GROUP,
+          version: VERSION,
+          namespace: NS,
+          plural: 'maintenancerequests',
+          body,
+        });
+      const asAlice = await refused(
+        'request in another name',
+        create(mr({ node: NODE_A, requestedBy: 'k8s:alice' })),
+      );
+      assert.equal(asAlice.code, 403);
+      assert.match(asAlice.message, /mallory may only request maintenance in their own name/);
+      const detection = await refused(
+        'request posing as detection',
+        create(mr({ node: NODE_A, requestedBy: 'k8s:mallory', origin: 'detection' })),
+      );
+      assert.match(detection.message, /only kubemaint records detections/);
+      const groups = await refused(
+        'request claiming groups',
+        create(mr({ node: NODE_A, requestedBy: 'k8s:mallory', requestedByGroups: ['sre'] })),
+      );
+      assert.match(groups.message, /claims groups they are not in: sre/);
+      await nodeAUntouched('requests in others’ names');
+    });
+
+    it('mallory’s own request is refused by kubemaint: she may not propose', async () => {
+      count('request in her own name');
+      await mallory.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
+        group: GROUP,
+        version: VERSION,
+        namespace: NS,
+        plural: 'maintenancerequests',
+        body: mr({ node: NODE_B, requestedBy: 'k8s:mallory' }, 'r-3a11e0'),
+      });
+      await tick();
+      const hers = await reader.byId('r-3a11e0');
+      assert.equal(hers?.state, 'rejected');
+      assert.match(hers?.failure ?? '', /may not propose maintenance/);
+      await nodeAUntouched('her own request');
+    });
+
+    it('mallory cannot write a request’s status, whatever RBAC grants her', async () => {
+      const target = (await reader.byId('r-f0f0f0'))!;
+      const custom = mallory.makeApiClient(CustomObjectsApi);
+      const current = (await custom.getNamespacedCustomObject({
+        group: GROUP,
+        version: VERSION,
+        namespace: NS,
+        plural: 'maintenancerequests',
+        name: target.id,
+      })) as { metadata: object; spec: object };
+      const forged = await refused('request status', () =>
+        custom.replaceNamespacedCustomObjectStatus({
+          group: GROUP,
+          version: VERSION,
+          namespace: NS,
+          plural: 'maintenancerequests',
+          name: target.id,
+          body: {
+            ...current,
+            status: {
+              state: 'approved',
+              approvals: [{ by: 'k8s:alice', at: new Date().toISOString(), record: 'x' }],
+            },
+          },
+        }),
+      );
+      assert.equal(forged.code, 403);
+      assert.match(forged.message, /mallory may not write a MaintenanceRequest's status/);
+      const moved = await refused('request spec', () =>
+        custom.patchNamespacedCustomObject(
+          {
+            group: GROUP,
+            version: VERSION,
+            namespace: NS,
+            plural: 'maintenancerequests',
+            name: target.id,
+            body: { spec: { node: NODE_B } },
+          },
+          MERGE_PATCH,
+        ),
+      );
+      assert.match(moved.message, /spec is immutable/);
+      await nodeAUntouched('request status');
+    });
+
+    it('mallory cannot record a decision for anyone but herself, and hers does not count', async () => {
+      const custom = mallory.makeApiClient(CustomObjectsApi);
+      const record = (body: object) => () =>
+        custom.createNamespacedCustomObject({
+          group: GROUP,
+          version: VERSION,
+          namespace: NS,
+          plural: 'maintenanceapprovals',
+          body,
+        });
+      for (const [approver, why] of [
+        ['alice', /mallory may only record a decision in their own name, not as alice/],
+        ['slack:T0KUBEMAINT/U0ALICE', /only kubemaint's control plane speaks for Slack users/],
+        [
+          'policy:autoApprove',
+          /only kubemaint's control plane speaks for Slack users and policies/,
+        ],
+        ['kubemaint:detector', /only kubemaint's control plane/],
+      ] as const) {
+        const answer = await refused(
+          `decision as ${approver}`,
+          record(decision('r-f0f0f0', approver)),
+        );
+        assert.equal(answer.code, 403);
+        assert.match(answer.message, why);
+      }
+      const claims = await refused(
+        'decision claiming groups',
+        record(decision('r-f0f0f0', 'mallory', { groups: ['sre'] })),
+      );
+      assert.match(claims.message, /claims groups they are not in: sre/);
+      count('decision in her own name');
+      await record(decision('r-f0f0f0', 'mallory'))();
+      await nodeAUntouched('decisions');
+      const request = await reader.byId('r-f0f0f0');
+      assert.equal(request?.state, 'proposed');
+      const applied = request?.decisions?.find((d) => /k8s:mallory/.test(d.message) || !d.ok);
+      assert.equal(applied?.ok, false);
+      assert.match(applied?.message ?? '', /k8s:mallory is not an approver/);
+    });
+
+    it('mallory cannot borrow alice’s identity (impersonation needs RBAC’s impersonate)', async () => {
+      const asAlice = config(backend.identities.userKubeconfig('mallory', ['devs']), 'alice');
+      const answer = await refused('impersonation', () =>
+        asAlice.makeApiClient(CoreV1Api).listNode(),
+      );
+      assert.equal(answer.code, 403);
+      assert.match(answer.message, /User "mallory" cannot impersonate resource "users"/);
+      await nodeAUntouched('impersonation');
+    });
+
+    it('the agent of node A may change only its own keys on its own node', async () => {
+      const agent = config(
+        backend.identities.serviceAccountKubeconfig(NS, 'kubemaint-agent', 'agent-a'),
+      );
+      const nodes = agent.makeApiClient(CoreV1Api);
+      const patch = (name: string, metadata: object) => () =>
+        nodes.patchNode({ name, body: { metadata } }, MERGE_PATCH);
+      const other = await refused(
+        'agent: another node',
+        patch(NODE_B, { labels: { 'kubemaint.io/reboot-required': 'true' } }),
+      );
+      assert.match(other.message, /the kubemaint agent on attack-a may not change node attack-b/);
+      const request = await refused(
+        'agent: request annotation',
+        patch(NODE_A, { annotations: { [ANN_REQUEST]: '{}' } }),
+      );
+      assert.match(request.message, /may only change its own annotations/);
+      const state = await refused(
+        'agent: state label',
+        patch(NODE_A, { labels: { 'kubemaint.io/state': 'approved' } }),
+      );
+      assert.match(state.message, /may only change the kubemaint.io\/reboot-required label/);
+      const create = await refused('agent: create a request', () =>
+        agent.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
+          group: GROUP,
+          version: VERSION,
+          namespace: NS,
+          plural: 'maintenancerequests',
+          body: mr({
+            node: NODE_A,
+            requestedBy: 'k8s:system:serviceaccount:kubemaint:kubemaint-agent',
+          }),
+        }),
+      );
+      assert.equal(create.code, 403);
+      // Its own key is allowed ('false': the suite wants no detection proposal on node A).
+      count('agent: own key (allowed)');
+      await patch(NODE_A, { labels: { 'kubemaint.io/reboot-required': 'false' } })();
+      await nodeAUntouched('agent');
+    });
+
+    it('the executor’s token cannot move a request that is not running', async () => {
+      const executor = config(
+        backend.identities.serviceAccountKubeconfig(NS, 'kubemaint-executor', 'executor-a'),
+      );
+      const custom = executor.makeApiClient(CustomObjectsApi);
+      const current = (await custom.getNamespacedCustomObject({
+        group: GROUP,
+        version: VERSION,
+        namespace: NS,
+        plural: 'maintenancerequests',
+        name: 'r-f0f0f0',
+      })) as { status: Record<string, unknown> };
+      const answer = await refused('executor: start a proposal', () =>
+        custom.replaceNamespacedCustomObjectStatus({
+          group: GROUP,
+          version: VERSION,
+          namespace: NS,
+          plural: 'maintenancerequests',
+          name: 'r-f0f0f0',
+          body: { ...current, status: { ...current.status, state: 'running', job: 'x' } },
+        }),
+      );
+      assert.equal(answer.code, 403);
+      assert.match(
+        answer.message,
+        /may only move a running request to verifying or failed, not proposed to running/,
+      );
+      await nodeAUntouched('executor token');
+    });
+
+    it('a status forged with serve’s own token is caught: no decision object backs it', async () => {
+      count('status written with the control plane’s token');
+      const target = (await reader.byId('r-f0f0f0'))!;
+      const forged: MaintenanceRequest = {
+        ...target,
+        state: 'approved',
+        approvals: [
+          { by: 'k8s:alice', at: new Date().toISOString(), record: 'r-f0f0f0-approve-0000000000' },
+          { by: 'k8s:bob', at: new Date().toISOString() },
+        ],
+      };
+      const stored = await serveDeps.cluster.findRequest(target.id);
+      await serveDeps.cluster.writeRequest(forged, stored!.requestVersion);
+      await nodeAUntouched('forged status');
+      const after = await reader.byId('r-f0f0f0');
+      assert.equal(after?.state, 'failed');
+      assert.match(after?.failure ?? '', /no MaintenanceApproval backs: k8s:alice, k8s:bob/);
+    });
+
+    it('one approver twice counts once, her Slack self is the same person, and alice + bob get their Job', async () => {
+      const alice = config(backend.identities.userKubeconfig('alice', ['sre']));
+      const bob = config(backend.identities.userKubeconfig('bob', ['sre']));
+      const aliceDeps = depsAs(alice);
+      const asked = await submitMaintenance(aliceDeps, {
+        node: NODE_B,
+        action: 'reboot',
+        reason: 'kernel',
+        by: { kind: 'person', id: 'k8s:alice', groups: ['k8s:sre'] },
+      });
+      assert.ok(asked.ok, asked.message);
+      const id = asked.request!.id;
+      await tick();
+      assert.equal((await reader.byId(id))?.state, 'proposed');
+      // The requester may not approve under the two-person rule: a request bob asks for instead.
+      const bobDeps = depsAs(bob);
+      const bobAsks = await submitMaintenance(bobDeps, {
+        node: NODE_A,
+        action: 'reboot',
+        by: { kind: 'person', id: 'k8s:bob', groups: ['k8s:sre'] },
+      });
+      assert.ok(bobAsks.ok);
+      await tick();
+      const target = bobAsks.request!.id;
+      const me = { kind: 'person', id: 'k8s:alice', groups: ['k8s:sre'] } as const;
+      count('one approver twice', 2);
+      const first = await aliceDeps.cluster.decide({
+        request: target,
+        by: me.id,
+        decision: 'approve',
+        groups: ['k8s:sre'],
+      });
+      const second = await aliceDeps.cluster.decide({
+        request: target,
+        by: me.id,
+        decision: 'approve',
+        groups: ['k8s:sre'],
+      });
+      assert.equal(first.created, true);
+      assert.equal(second.created, false, 'deciding twice is one object');
+      assert.equal(first.name, decisionName(target, 'approve', 'k8s:alice'));
+      await nodeAUntouched('alice twice');
+      assert.equal((await reader.byId(target))?.state, 'proposed', 'one person is not two');
+      count('same person from Slack');
+      const slack = await approveRequest(serveDeps, target, { kind: 'person', id: 'U0ALICE' });
+      assert.equal(slack.ok, false);
+      assert.match(slack.message, /same person \(alice\)/);
+      await nodeAUntouched('alice from Slack');
+      // Bob asked for node A, so he may not approve it: still no second person.
+      count('requester approves own request');
+      await bobDeps.cluster.decide({
+        request: target,
+        by: 'k8s:bob',
+        decision: 'approve',
+        groups: ['k8s:sre'],
+      });
+      await nodeAUntouched('requester approves');
+      assert.equal((await reader.byId(target))?.state, 'proposed');
+      // Positive control: alice asked for node B, so under the rule two others approve it.
+      await bobDeps.cluster.decide({
+        request: id,
+        by: 'k8s:bob',
+        decision: 'approve',
+        groups: ['k8s:sre'],
+      });
+      const carol = depsAs(config(backend.identities.userKubeconfig('carol', ['sre'])));
+      await carol.cluster.decide({
+        request: id,
+        by: 'k8s:carol',
+        decision: 'approve',
+        groups: ['k8s:sre'],
+      });
+      await tick();
+      await tick();
+      const started = await reader.byId(id);
+      assert.ok(
+        started && ['running', 'verifying', 'done', 'failed'].includes(started.state),
+        `the control request starts (it is ${started?.state})`,
+      );
+      const jobs = await batch.listNamespacedJob({ namespace: NS });
+      assert.ok(
+        jobs.items.some((j) => j.metadata?.name?.includes(NODE_B)),
+        'two persons approved: the Job exists',
+      );
+      await nodeAUntouched('after the control');
+    });
+  });
+}
