@@ -169,6 +169,15 @@ export function namespaceDefaults(ns: KObject): void {
   setDefault(ensureObj(ns, 'status'), 'phase', 'Active');
 }
 
+/**
+ * A Node always has a spec and a status, empty or not: kube-apiserver serializes the Go structs, so
+ * admission policies (and clients) can read `object.spec` of a Node created without one.
+ */
+export function nodeDefaults(node: KObject): void {
+  ensureObj(node, 'spec');
+  ensureObj(node, 'status');
+}
+
 export function secretDefaults(secret: KObject): void {
   setDefault(secret, 'type', 'Opaque');
 }

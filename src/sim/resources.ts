@@ -14,6 +14,7 @@ import {
   jobDefaults,
   jobValidate,
   namespaceDefaults,
+  nodeDefaults,
   podDefaults,
   podGracePeriod,
   podValidate,
@@ -149,6 +150,7 @@ const DEFS: readonly ResourceDef[] = [
     namespaced: false,
     shortNames: ['no'],
     subresources: ['status'],
+    defaults: nodeDefaults,
     fields: { 'spec.unschedulable': (o) => (asObj(o.spec)['unschedulable'] ? 'true' : 'false') },
   }),
   def({
