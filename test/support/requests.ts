@@ -16,9 +16,17 @@ export interface RequestReader {
   decisions(id?: string): Promise<Decision[]>;
   /** Overwrite a request's status as stored (what an executor or an attacker with status rights does). */
   put(request: MaintenanceRequest): Promise<void>;
+  /**
+   * Store `request` as it is, creating it if needed, with a decision object behind each approval (as
+   * if each approver had recorded one), so dispatch's re-check against the decisions passes.
+   */
+  seed(request: MaintenanceRequest): Promise<MaintenanceRequest>;
 }
 
-export function requestReader(kubeconfig: string | KubeConfig, namespace = 'kubemaint'): RequestReader {
+export function requestReader(
+  kubeconfig: string | KubeConfig,
+  namespace = 'kubemaint',
+): RequestReader {
   const config = typeof kubeconfig === 'string' ? loaded(kubeconfig) : kubeconfig;
   const store = requestStore(createKubeClient(config), { namespace });
   return {
@@ -34,6 +42,23 @@ export function requestReader(kubeconfig: string | KubeConfig, namespace = 'kube
     },
     async decisions(id) {
       return (await store.decisions(id)).decisions;
+    },
+    async seed(request) {
+      const approvals = [];
+      for (const approval of request.approvals) {
+        const { name } = await store.decide({
+          request: request.id,
+          by: approval.by,
+          decision: 'approve',
+          groups: [],
+        });
+        approvals.push({ ...approval, record: approval.record ?? name });
+      }
+      const seeded = { ...request, approvals };
+      const stored = await store.get(request.id);
+      if (stored) await store.writeStatus(seeded, stored.resourceVersion);
+      else await store.create(seeded);
+      return seeded;
     },
     async put(request) {
       const stored = await store.get(request.id);
