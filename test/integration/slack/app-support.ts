@@ -5,11 +5,11 @@
  */
 import type { ControlSettings } from '../../../src/app/control/settings.js';
 import { createSlackApp, type SlackApp } from '../../../src/adapters/slack/app.js';
-import { ANN_REQUEST } from '../../../src/core/names.js';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
 import { silentLogger, type Logger } from '../../../src/log.js';
 import { testControlDeps, testControlSettings } from '../../support/control.js';
 import { interactionBody, slackHeaders, slashCommandBody } from '../../support/slack-sign.js';
+import { requestReader } from '../../support/requests.js';
 import { startSlackWebApi, type SlackWebApi } from '../../support/slack-web-api.js';
 import type { TestSim } from '../sim/support.js';
 
@@ -45,7 +45,13 @@ export async function startHarness(
 ): Promise<Harness> {
   const api = await startSlackWebApi();
   const settings = testControlSettings({
-    approval: { users: ['UALICE', 'UBOB'], groups: ['SAPPROVERS'], expiresAfterMs: 72 * 3_600_000 },
+    approval: {
+      users: ['UALICE', 'UBOB'],
+      groups: ['SAPPROVERS'],
+      // UREQ asks for maintenance in the tests without being an approver (approval.proposers).
+      proposers: { users: ['UREQ'], groups: [] },
+      expiresAfterMs: 72 * 3_600_000,
+    },
     ...overrides,
   });
   const deps = testControlDeps(sim, { settings });
@@ -165,13 +171,12 @@ export async function startHarness(
   };
 }
 
+/** The node's request (its MaintenanceRequest, as the control plane reads it). */
 export async function requestOn(
   sim: TestSim,
   node: string,
 ): Promise<MaintenanceRequest | undefined> {
-  const found = await sim.core.readNode({ name: node });
-  const raw = found.metadata?.annotations?.[ANN_REQUEST];
-  return raw ? (JSON.parse(raw) as MaintenanceRequest) : undefined;
+  return requestReader(sim.kubeconfigPath).ofNode(node);
 }
 
 /** Events kubemaint recorded on a node with `reason`. */

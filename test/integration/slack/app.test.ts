@@ -229,7 +229,7 @@ describe('Slack app over HTTP on the demo sim', () => {
     assert.equal((await requestOn(sim, 'node-6'))?.state, 'approved');
     const text = responses(from).join('\n');
     assert.match(text, /UMALLORY is not an approver/);
-    assert.match(text, new RegExp(`approve ${request.id}: ${request.id} is approved`));
+    assert.match(text, new RegExp(`approve by UBOB: ${request.id} is approved`));
   });
 
   it('every Web API call and response passed Block Kit’s limits', () => {
