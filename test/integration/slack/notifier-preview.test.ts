@@ -14,7 +14,7 @@ import { startTestSim, waitFor, type TestSim } from '../sim/support.js';
 describe('previewRequest on the demo sim', () => {
   let sim: TestSim;
   let deps: TickDeps;
-  const alice = { kind: 'person', id: 'alice' } as const;
+  const alice = { kind: 'person', id: 'k8s:alice' } as const;
 
   before(async () => {
     sim = await startTestSim({ scenario: 'demo', scale: 20 });

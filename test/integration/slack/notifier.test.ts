@@ -20,7 +20,7 @@ import { startSlackWebApi, type SlackCall, type SlackWebApi } from '../../suppor
 import { startTestSim, type TestSim } from '../sim/support.js';
 
 const CHANNEL = 'C0MAINT';
-const alice = { kind: 'person', id: 'alice' } as const;
+const alice = { kind: 'person', id: 'k8s:alice' } as const;
 
 describe('slack notifier on the demo sim', () => {
   let sim: TestSim;
@@ -100,7 +100,7 @@ describe('slack notifier on the demo sim', () => {
     assert.match(blocksText(update), /node-5`[^•]*waiting for approval/);
     const reply = calls.find((c) => c.method === 'chat.postMessage');
     assert.equal(reply?.args['thread_ts'], request.slack?.ts);
-    assert.match(String(reply?.args['text']), /Approved by alice/);
+    assert.match(String(reply?.args['text']), /Approved by k8s:alice/);
     assert.equal(topLevel().length, 1, 'no new prompt');
   });
 
