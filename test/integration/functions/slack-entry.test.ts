@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { AwsEvent, DeferredEvent } from '../../../functions/slack-handler.js';
 import { runTick } from '../../../src/app/control/tick.js';
-import { ANN_REQUEST } from '../../../src/core/names.js';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
 import { testControlDeps } from '../../support/control.js';
+import { requestReader } from '../../support/requests.js';
 import { slackHeaders, slashCommandBody } from '../../support/slack-sign.js';
 import { startSlackWebApi, type SlackWebApi } from '../../support/slack-web-api.js';
 import { startTestSim, type TestSim } from '../sim/support.js';
@@ -35,6 +35,7 @@ describe('functions/slack.ts entry', () => {
       `    path: ${sim.kubeconfigPath}`,
       'slack:',
       '  channel: C0MAINT',
+      '  allowedChannels: [C0MAINT]',
       'approval:',
       '  approvers:',
       '    users: [U0ALICE]',
@@ -68,11 +69,8 @@ describe('functions/slack.ts entry', () => {
     await slack.close();
   });
 
-  const requestOn = async (node: string): Promise<MaintenanceRequest | undefined> => {
-    const found = await sim.core.readNode({ name: node });
-    const raw = found.metadata?.annotations?.[ANN_REQUEST];
-    return raw ? (JSON.parse(raw) as MaintenanceRequest) : undefined;
-  };
+  const requestOn = (node: string): Promise<MaintenanceRequest | undefined> =>
+    requestReader(sim.kubeconfigPath).ofNode(node);
 
   const slashCommand = (text: string, userId: string): AwsEvent => {
     const body = slashCommandBody({

@@ -27,6 +27,7 @@ describe('functions/tick.ts entry', () => {
       `    path: ${sim.kubeconfigPath}`,
       'slack:',
       '  channel: C0MAINT',
+      '  allowedChannels: [C0MAINT]',
       'approval:',
       '  approvers:',
       '    users: [U0ALICE]',

@@ -134,7 +134,7 @@ describe('loadLambdaConfig (cold start)', () => {
         SLACK_BOT_TOKEN_SSM_PARAMETER: '/kubemaint/ci/slack-bot-token',
         SLACK_SIGNING_SECRET_SSM_PARAMETER: '/kubemaint/ci/slack-signing-secret',
         // A variable already set wins over its parameter (local runs), and is not read.
-        KUBEMAINT_CONFIG_YAML: `${configYaml}lock:\n  concurrency: 3\nslack:\n  channel: C0123ABCD\n`,
+        KUBEMAINT_CONFIG_YAML: `${configYaml}lock:\n  concurrency: 3\nslack:\n  channel: C0123ABCD\n  allowedChannels: [C0123ABCD]\n`,
       }),
     );
     assert.equal(config.cluster.type, 'eks');
