@@ -30,7 +30,8 @@ import { startKubelets, type Kubelets } from './kubelets.js';
 import { isScenarioName, SCENARIOS, type ScenarioName } from './scenarios/index.js';
 import { DEFAULT_KUBECONFIG } from './kubeconfig-path.js';
 import { createStore } from './store.js';
-import type { AuditEntry, Store } from './types.js';
+import { R, type AuditEntry, type Store } from './types.js';
+import { installKubemaintAccess } from './infra-access.js';
 
 export { DEFAULT_KUBECONFIG };
 
@@ -67,6 +68,11 @@ export interface Sim {
   kubeconfigPath: string;
   /** The host endpoint (`KUBEMAINT_SIM_HOST_URL` of the pods the sim runs). */
   hostUrl: string;
+  /**
+   * What tests need to act as someone other than the administrator (test/support/sim-identities.ts):
+   * client certificates for any user and groups, ServiceAccount tokens.
+   */
+  credentials: Pick<ApiServer, 'url' | 'caPem' | 'clientCertificate' | 'serviceAccountToken'>;
   admin: HostControls & {
     /** The kubelet process dies (containers keep running), or comes back. */
     stopKubelet(node: string): void;
@@ -103,6 +109,8 @@ export async function createSim(options: SimOptions = {}): Promise<Sim> {
     ...(options.nodes === undefined ? {} : { nodes: options.nodes }),
     ...(options.podsPerNode === undefined ? {} : { podsPerNode: options.podsPerNode }),
   });
+  // Where kubemaint is "installed" (its namespace exists), its accounts get infra/k8s's RBAC and policies.
+  if (store.get(R.namespaces, undefined, 'kubemaint')) installKubemaintAccess(store);
   const kubeconfigPath = resolve(options.kubeconfigPath ?? DEFAULT_KUBECONFIG);
   const stops: Stop[] = [];
   const ctx: ControllerContext = { store, clock, delays, log };
@@ -176,6 +184,12 @@ export async function createSim(options: SimOptions = {}): Promise<Sim> {
     url: api.url,
     kubeconfigPath,
     hostUrl,
+    credentials: {
+      url: api.url,
+      caPem: api.caPem,
+      clientCertificate: (user, groups) => api.clientCertificate(user, groups),
+      serviceAccountToken: (namespace, name, pod) => api.serviceAccountToken(namespace, name, pod),
+    },
     admin: {
       ...hostControls(host, runner),
       stopKubelet: (node) => kubeletOf(node).stopKubelet(),
