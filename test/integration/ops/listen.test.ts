@@ -29,7 +29,7 @@ const SLACK = {
 
 function configFile(name: string, serve: string): string {
   const path = join(dir, name);
-  writeFileSync(path, `slack:\n  channel: C0MAINT\nserve:\n${serve}`);
+  writeFileSync(path, `slack:\n  channel: C0MAINT\n  allowedChannels: [C0MAINT]\nserve:\n${serve}`);
   return path;
 }
 
