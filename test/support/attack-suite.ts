@@ -16,8 +16,6 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import {
   ApiException,
@@ -26,7 +24,6 @@ import {
   CustomObjectsApi,
   KubeConfig,
   KubernetesObjectApi,
-  loadAllYaml,
   type KubernetesObject,
 } from '@kubernetes/client-node';
 import {
@@ -43,6 +40,7 @@ import { ANN_REQUEST } from '../../src/core/names.js';
 import type { MaintenanceRequest } from '../../src/core/request.js';
 import { buildExecutorJob } from '../../templates/executor-job.js';
 import type { Identities } from './sim-identities.js';
+import { apply, applyKubemaint } from './apply-infra.js';
 import { testControlSettings } from './control.js';
 import { requestReader } from './requests.js';
 
@@ -106,43 +104,6 @@ async function refused(
   return assert.fail(`${route}: the apiserver allowed it`);
 }
 
-function manifests(infra: string): KubernetesObject[] {
-  const files = [
-    'crds.yaml',
-    'namespace.yaml',
-    'service-accounts.yaml',
-    'rbac-serve.yaml',
-    'rbac-executor.yaml',
-    'rbac-agent.yaml',
-    'rbac-people.yaml',
-    'admission-policy.yaml',
-    'admission-requests.yaml',
-  ];
-  // client-node's loader, not a plain YAML parse: its serializer drops keys it does not know by
-  // their camelCase names (x-kubernetes-validations would vanish from the CRDs).
-  return files.flatMap((file) =>
-    (loadAllYaml(readFileSync(join(infra, file), 'utf8')) as (KubernetesObject | null)[]).filter(
-      (o): o is KubernetesObject => o !== null,
-    ),
-  );
-}
-
-/** Create, or replace what is there: what `kubectl apply` does for these objects. */
-async function apply(api: KubernetesObjectApi, object: KubernetesObject): Promise<void> {
-  try {
-    await api.create(object);
-  } catch (error) {
-    if (!(error instanceof ApiException) || error.code !== 409) throw error;
-    // A pod's spec cannot change once created: the one there (a run before, on a kept cluster) does.
-    if (object.kind === 'Pod') return;
-    const current = await api.read(object as never);
-    await api.replace({
-      ...object,
-      metadata: { ...object.metadata, resourceVersion: current.metadata?.resourceVersion },
-    });
-  }
-}
-
 const mr = (spec: Record<string, unknown>, name = `r-${randomBytes(3).toString('hex')}`) => ({
   apiVersion: `${GROUP}/${VERSION}`,
   kind: 'MaintenanceRequest',
@@ -197,7 +158,7 @@ export function attackSuite(start: () => Promise<AttackBackend>): void {
       core = admin.makeApiClient(CoreV1Api);
       batch = admin.makeApiClient(BatchV1Api);
       const objects = KubernetesObjectApi.makeApiClient(admin);
-      for (const object of manifests(backend.infra)) await apply(objects, object);
+      mallory = config(backend.identities.userKubeconfig('mallory', ['devs']));
       for (const name of [NODE_A, NODE_B]) {
         await apply(objects, {
           apiVersion: 'v1',
@@ -274,7 +235,6 @@ export function attackSuite(start: () => Promise<AttackBackend>): void {
       ];
       for (const object of rbac) await apply(objects, object);
 
-      mallory = config(backend.identities.userKubeconfig('mallory', ['devs']));
       const serve = config(backend.identities.serviceAccountKubeconfig(NS, 'kubemaint-serve'));
       serveDeps = {
         cluster: controlCluster(createKubeClient(serve), {
@@ -312,25 +272,8 @@ export function attackSuite(start: () => Promise<AttackBackend>): void {
         randomBytes: (n) => new Uint8Array(randomBytes(n)),
       };
       reader = requestReader(backend.adminKubeconfig);
-      // A new policy takes a moment to be enforced on the real apiserver (its informer): probe with
-      // a server-side dry run until the decision policy refuses mallory naming alice.
-      const custom = mallory.makeApiClient(CustomObjectsApi);
-      for (let i = 0; ; i++) {
-        try {
-          await custom.createNamespacedCustomObject({
-            group: GROUP,
-            version: VERSION,
-            namespace: NS,
-            plural: 'maintenanceapprovals',
-            body: decision('r-000000', 'alice'),
-            dryRun: 'All',
-          });
-        } catch (error) {
-          if (error instanceof ApiException && error.code === 403) break;
-        }
-        if (i > 100) assert.fail('the admission policies were never enforced');
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      // mallory's RBAC lets her create decisions: the probe that says the policies are enforced.
+      await applyKubemaint(admin, backend.infra, mallory);
     });
 
     after(async () => {

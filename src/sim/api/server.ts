@@ -138,9 +138,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       access.authorize(resourceAttributes(ctx.user, 'create', { apiGroup: group, resource }));
       return handleReview(ctx, resource, access.authorizer);
     }
-    if (pathname.startsWith('/_sim/')) {
-      access.authorize(pathAttributes(ctx.user, ctx.req.method ?? 'GET', pathname));
-    }
+    // Upstream authorizes before routing: an unknown path outside the API is a 403, not a 404.
+    const apiPath = /^\/apis?(\/|$)/.test(pathname);
+    if (!apiPath) access.authorize(pathAttributes(ctx.user, ctx.req.method ?? 'GET', pathname));
     if (pathname.startsWith('/_sim/'))
       return handleAdmin(ctx, pathname, {
         store,
