@@ -75,15 +75,24 @@ export function clientCertificate(
   }
 }
 
-/** The user of a verified client certificate on this connection, else undefined. */
+/**
+ * The user of a verified client certificate on this connection, else undefined. Like kube-apiserver
+ * 1.34, the credential is named in the `authentication.kubernetes.io/credential-id` extra as
+ * `X509SHA256=<hex SHA-256 of the certificate>`.
+ */
 export function certificateUser(socket: TLSSocket): UserInfo | undefined {
   if (!socket.authorized) return undefined;
-  const subject = socket.getPeerCertificate().subject as
-    Record<string, string | string[] | undefined> | undefined;
+  const peer = socket.getPeerCertificate();
+  const subject = peer.subject as Record<string, string | string[] | undefined> | undefined;
   const cn = subject?.['CN'];
   const user = Array.isArray(cn) ? cn[0] : cn;
   if (!user) return undefined;
   const o = subject?.['O'];
   const groups = o === undefined ? [] : Array.isArray(o) ? o : [o];
-  return { username: user, groups: [...groups, 'system:authenticated'] };
+  const fingerprint = peer.fingerprint256.replace(/:/g, '').toLowerCase();
+  return {
+    username: user,
+    groups: [...groups, 'system:authenticated'],
+    extra: { 'authentication.kubernetes.io/credential-id': [`X509SHA256=${fingerprint}`] },
+  };
 }

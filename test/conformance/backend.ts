@@ -6,8 +6,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:https';
-import type { KubeConfig } from '@kubernetes/client-node';
-import { BatchV1Api, CoordinationV1Api, CoreV1Api, PolicyV1Api } from '@kubernetes/client-node';
+import {
+  BatchV1Api,
+  CoordinationV1Api,
+  CoreV1Api,
+  KubeConfig,
+  PolicyV1Api,
+} from '@kubernetes/client-node';
+import type { Identities } from '../support/sim-identities.js';
 
 export type BackendName = 'sim' | 'real';
 
@@ -26,6 +32,8 @@ export interface RequestOptions {
   contentType?: string;
   /** @default 'application/json' */
   accept?: string;
+  /** More request headers (`Impersonate-User`, …). */
+  headers?: Record<string, string>;
 }
 
 export interface WatchEvent {
@@ -62,6 +70,10 @@ export interface Backend {
   namespace(): Promise<string>;
   /** A unique name for a cluster-scoped object (`conf-<prefix>-xxxxx`). */
   unique(prefix: string): string;
+  /** Users and ServiceAccounts other than the admin, the same way on both backends. */
+  identities: Identities;
+  /** The same backend seen through another kubeconfig (a user's, a ServiceAccount's). */
+  as(kubeconfigPath: string): Backend;
   /** Registers work for `cleanup` (last registered runs first). */
   defer(fn: () => Promise<unknown>): void;
   /** Runs the deferred work of the current case; failures are ignored (the object may be gone). */
@@ -74,6 +86,8 @@ export interface BackendParts {
   kc: KubeConfig;
   /** How this backend makes a namespace usable (the real one waits for its default ServiceAccount). */
   namespaceReady?: (backend: Backend, namespace: string) => Promise<void>;
+  /** Other identities: client-certificate users, ServiceAccount tokens (test/support/sim-identities.ts). */
+  identities?: Identities;
   close: () => Promise<void>;
 }
 
@@ -105,6 +119,7 @@ export function createBackend(parts: BackendParts): Backend {
             'content-type': contentType ?? 'application/json',
             'content-length': String(Buffer.byteLength(body)),
           }),
+      ...options.headers,
     };
     return { url, opts, body };
   };
@@ -116,6 +131,17 @@ export function createBackend(parts: BackendParts): Backend {
     coordination: kc.makeApiClient(CoordinationV1Api),
     batch: kc.makeApiClient(BatchV1Api),
     policy: kc.makeApiClient(PolicyV1Api),
+
+    get identities(): Identities {
+      if (!parts.identities) throw new Error(`the ${name} backend has no identities`);
+      return parts.identities;
+    },
+
+    as(kubeconfigPath) {
+      const other = new KubeConfig();
+      other.loadFromFile(kubeconfigPath);
+      return createBackend({ ...parts, kc: other, close: async () => undefined });
+    },
 
     async request(method, path, options = {}) {
       const { url, opts, body } = await open(method, path, options);

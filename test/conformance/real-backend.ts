@@ -11,6 +11,7 @@ export async function startRealBackend(): Promise<Backend> {
   return createBackend({
     name: 'real',
     kc: cluster.admin,
+    identities: cluster,
     // The ServiceAccount admission plugin refuses pods until the namespace's `default` account exists.
     namespaceReady: async (backend, namespace) => {
       await eventually(`serviceaccount ${namespace}/default`, () =>

@@ -17,6 +17,7 @@ import { startControllers } from '../../src/sim/controllers/index.js';
 import { SCENARIOS } from '../../src/sim/scenarios/index.js';
 import { createStore } from '../../src/sim/store.js';
 import type { Store } from '../../src/sim/types.js';
+import { simIdentities } from '../support/sim-identities.js';
 import { createBackend, type Backend } from './backend.js';
 
 /**
@@ -53,6 +54,7 @@ export async function startSimBackend(
   const backend = createBackend({
     name: 'sim',
     kc,
+    identities: simIdentities(api),
     close: async () => {
       stopControllers();
       clock.stop();

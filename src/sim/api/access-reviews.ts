@@ -6,6 +6,7 @@
  */
 import type { Authorizer, AuthzAttributes } from '../authz/attributes.js';
 import { badRequest } from '../status-errors.js';
+import { formatTime } from '../store-meta.js';
 import type { UserInfo } from './identity.js';
 import { readObject, sendJson, type RequestContext } from './http.js';
 
@@ -81,7 +82,8 @@ export async function handleReview(
     sendJson(ctx.res, 201, {
       kind: 'SelfSubjectReview',
       apiVersion: 'authentication.k8s.io/v1',
-      metadata: { creationTimestamp: null },
+      // kube-apiserver 1.34 stamps the review's creation time (the access reviews carry null).
+      metadata: { creationTimestamp: formatTime(ctx.now()) },
       status: { userInfo: userInfoJson(ctx.user) },
     });
     return;

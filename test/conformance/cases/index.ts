@@ -2,6 +2,7 @@
  * Every conformance case, by behaviour family, in the order the suite runs them.
  */
 import type { CaseGroup } from '../case.js';
+import { accessCases } from './access.js';
 import { crdCases } from './crds.js';
 import { deletionCases } from './deletion.js';
 import { errorCases } from './errors.js';
@@ -15,6 +16,7 @@ import { taintCases } from './taints.js';
 import { watchCases } from './watch.js';
 
 export const GROUPS: readonly CaseGroup[] = [
+  accessCases,
   errorCases,
   leaseCases,
   patchCases,

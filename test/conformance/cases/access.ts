@@ -1,0 +1,326 @@
+/**
+ * Who may do what, as kubemaint's attack suite relies on: client-certificate users and ServiceAccount
+ * tokens are who they say (SelfSubjectReview, with the pod and node extras of a pod-bound token); RBAC
+ * refusals read exactly as kube-apiserver's (cluster scope, namespace, subresource, non-resource
+ * path, a binding to a missing role); Roles grant in their namespace only, resourceNames and
+ * subresources narrow; impersonation needs the `impersonate` verb; access reviews (kubectl auth
+ * can-i) answer from the same authorizer.
+ */
+import assert from 'node:assert/strict';
+import type { Backend } from '../backend.js';
+import type { CaseGroup } from '../case.js';
+import {
+  canI,
+  clusterRole,
+  clusterRoleBinding,
+  created,
+  role,
+  roleBinding,
+  until,
+  user,
+  userSubject,
+  whoami,
+} from '../access-fixtures.js';
+import { assertStatus, fakeNode, MERGE } from '../fixtures.js';
+
+type Obj = Record<string, unknown>;
+
+const cannot = (who: string, verb: string, resource: string, group: string, ns?: string) =>
+  `User "${who}" cannot ${verb} resource "${resource}" in API group "${group}" ${
+    ns ? `in the namespace "${ns}"` : 'at the cluster scope'
+  }`;
+
+async function aNode(b: Backend): Promise<string> {
+  const name = b.unique('node');
+  await created(b, '/api/v1/nodes', { metadata: { name } });
+  return name;
+}
+
+export const accessCases: CaseGroup = {
+  name: 'Authentication, RBAC and impersonation',
+  cases: [
+    {
+      id: 'RBAC: a user without rights is refused in kube-apiserver words (scope, namespace, subresource, path)',
+      async run(b) {
+        const ns = await b.namespace();
+        const node = await aNode(b);
+        const m = user(b, 'mallory', ['conf-devs']);
+        const patch = { body: { metadata: { labels: { x: 'y' } } }, contentType: MERGE };
+        assertStatus(await m.as.request('PATCH', `/api/v1/nodes/${node}`, patch), {
+          code: 403,
+          reason: 'Forbidden',
+          message: `nodes "${node}" is forbidden: ${cannot(m.name, 'patch', 'nodes', '')}`,
+          details: { name: node, kind: 'nodes' },
+        });
+        assertStatus(await m.as.request('PATCH', `/api/v1/nodes/${node}/status`, patch), {
+          code: 403,
+          reason: 'Forbidden',
+          message: `nodes "${node}" is forbidden: ${cannot(m.name, 'patch', 'nodes/status', '')}`,
+        });
+        assertStatus(await m.as.request('GET', `/api/v1/namespaces/${ns}/configmaps`), {
+          code: 403,
+          reason: 'Forbidden',
+          message: `configmaps is forbidden: ${cannot(m.name, 'list', 'configmaps', '', ns)}`,
+          details: { kind: 'configmaps' },
+        });
+        assertStatus(await m.as.request('DELETE', `/api/v1/namespaces/${ns}/configmaps`), {
+          code: 403,
+          reason: 'Forbidden',
+          message: `configmaps is forbidden: ${cannot(m.name, 'deletecollection', 'configmaps', '', ns)}`,
+        });
+        const lease = `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases/l1`;
+        assertStatus(await m.as.request('GET', lease), {
+          code: 403,
+          reason: 'Forbidden',
+          message: `leases.coordination.k8s.io "l1" is forbidden: ${cannot(m.name, 'get', 'leases', 'coordination.k8s.io', ns)}`,
+          details: { name: 'l1', group: 'coordination.k8s.io', kind: 'leases' },
+        });
+        assertStatus(await m.as.request('GET', '/api/v1/nodes?watch=true'), {
+          code: 403,
+          reason: 'Forbidden',
+          message: `nodes is forbidden: ${cannot(m.name, 'watch', 'nodes', '')}`,
+        });
+        assertStatus(await m.as.request('GET', '/logs'), {
+          code: 403,
+          reason: 'Forbidden',
+          message: `forbidden: User "${m.name}" cannot get path "/logs"`,
+          details: {},
+        });
+        // Discovery and whoami are everyone's (system:discovery, system:basic-user).
+        assert.equal((await m.as.request('GET', '/api/v1')).code, 200);
+        assert.equal((await whoami(m.as)).code, 201);
+      },
+    },
+    {
+      id: 'RBAC: a Role grants in its namespace only, resourceNames and subresources narrow, a missing role is named',
+      async run(b) {
+        const ns = await b.namespace();
+        const other = await b.namespace();
+        const node = await aNode(b);
+        const d = user(b, 'dave');
+        for (const n of [ns, other]) {
+          await created(b, `/api/v1/namespaces/${n}/configmaps`, { metadata: { name: 'allowed' } });
+        }
+        await role(b, ns, 'reader', [
+          {
+            apiGroups: [''],
+            resources: ['configmaps'],
+            verbs: ['get'],
+            resourceNames: ['allowed'],
+          },
+        ]);
+        await roleBinding(b, ns, 'reader', { kind: 'Role', name: 'reader' }, [userSubject(d.name)]);
+        const statusPatcher = b.unique('status');
+        await clusterRole(b, statusPatcher, [
+          { apiGroups: ['*'], resources: ['nodes/status'], verbs: ['patch'] },
+        ]);
+        await clusterRoleBinding(b, statusPatcher, statusPatcher, [userSubject(d.name)]);
+        const cm = (n: string, name: string) => `/api/v1/namespaces/${n}/configmaps/${name}`;
+        await until(200, 'the Role to take effect', () => d.as.request('GET', cm(ns, 'allowed')));
+        assertStatus(await d.as.request('GET', cm(ns, 'other')), {
+          code: 403,
+          reason: 'Forbidden',
+          message: `configmaps "other" is forbidden: ${cannot(d.name, 'get', 'configmaps', '', ns)}`,
+        });
+        assertStatus(await d.as.request('GET', cm(other, 'allowed')), {
+          code: 403,
+          reason: 'Forbidden',
+          message: `configmaps "allowed" is forbidden: ${cannot(d.name, 'get', 'configmaps', '', other)}`,
+        });
+        const patch = { body: { metadata: { labels: { x: 'y' } } }, contentType: MERGE };
+        await until(200, 'the ClusterRole to take effect', () =>
+          d.as.request('PATCH', `/api/v1/nodes/${node}/status`, patch),
+        );
+        assertStatus(await d.as.request('PATCH', `/api/v1/nodes/${node}`, patch), {
+          code: 403,
+          reason: 'Forbidden',
+          message: `nodes "${node}" is forbidden: ${cannot(d.name, 'patch', 'nodes', '')}`,
+        });
+        // A binding whose role does not exist grants nothing, and says so in every refusal there.
+        const missing = b.unique('missing');
+        await roleBinding(b, ns, 'dangling', { kind: 'ClusterRole', name: missing }, [
+          userSubject(d.name),
+        ]);
+        const refused = await until(403, 'the dangling binding to be seen', async () => {
+          const reply = await d.as.request('GET', cm(ns, 'other'));
+          return String(reply.json['message']).includes('RBAC:') ? reply : { ...reply, code: 0 };
+        });
+        assertStatus(refused, {
+          code: 403,
+          reason: 'Forbidden',
+          message: `configmaps "other" is forbidden: ${cannot(d.name, 'get', 'configmaps', '', ns)}: RBAC: clusterrole.rbac.authorization.k8s.io "${missing}" not found`,
+        });
+      },
+    },
+    {
+      id: 'Impersonation: refused without the impersonate verb (users, groups, serviceaccounts); granted, the request acts as them',
+      async run(b) {
+        const ns = await b.namespace();
+        const eve = user(b, 'eve');
+        const bob = b.unique('bob');
+        assertStatus(await whoami(eve.as, { 'Impersonate-User': bob }), {
+          code: 403,
+          reason: 'Forbidden',
+          message: `users "${bob}" is forbidden: ${cannot(eve.name, 'impersonate', 'users', '')}`,
+          details: { name: bob, kind: 'users' },
+        });
+        assertStatus(
+          await whoami(eve.as, { 'Impersonate-User': `system:serviceaccount:${ns}:robot` }),
+          {
+            code: 403,
+            reason: 'Forbidden',
+            message: `serviceaccounts "robot" is forbidden: ${cannot(eve.name, 'impersonate', 'serviceaccounts', '', ns)}`,
+          },
+        );
+        const grant = b.unique('imp');
+        await clusterRole(b, grant, [
+          { apiGroups: [''], resources: ['users'], verbs: ['impersonate'], resourceNames: [bob] },
+          {
+            apiGroups: [''],
+            resources: ['groups'],
+            verbs: ['impersonate'],
+            resourceNames: ['conf-g1'],
+          },
+        ]);
+        await clusterRoleBinding(b, grant, grant, [userSubject(eve.name)]);
+        const asBob = await until(201, 'the impersonation grant', () =>
+          whoami(eve.as, { 'Impersonate-User': bob, 'Impersonate-Group': 'conf-g1' }),
+        );
+        assert.deepEqual((asBob.json['status'] as Obj)['userInfo'], {
+          username: bob,
+          groups: ['conf-g1', 'system:authenticated'],
+        });
+        assertStatus(
+          await whoami(eve.as, { 'Impersonate-User': bob, 'Impersonate-Group': 'conf-g2' }),
+          {
+            code: 403,
+            reason: 'Forbidden',
+            message: `groups "conf-g2" is forbidden: ${cannot(eve.name, 'impersonate', 'groups', '')}`,
+          },
+        );
+        // Acting as bob, the request has bob's rights (none), not eve's.
+        assertStatus(
+          await eve.as.request('GET', `/api/v1/namespaces/${ns}/pods`, {
+            headers: { 'Impersonate-User': bob },
+          }),
+          {
+            code: 403,
+            reason: 'Forbidden',
+            message: `pods is forbidden: ${cannot(bob, 'list', 'pods', '', ns)}`,
+          },
+        );
+      },
+    },
+    {
+      id: 'SelfSubjectReview (kubectl auth whoami): a client certificate, a ServiceAccount token, a pod-bound token',
+      async run(b) {
+        const ns = await b.namespace();
+        const u = user(b, 'carol', ['conf-a', 'conf-b']);
+        const me = await whoami(u.as);
+        assert.equal(me.code, 201, me.text);
+        const mine = (me.json['status'] as { userInfo: Obj }).userInfo;
+        assert.equal(mine['username'], u.name);
+        assert.deepEqual(mine['groups'], ['conf-a', 'conf-b', 'system:authenticated']);
+        // The certificate is the credential: named by its SHA-256 (kube-apiserver 1.34).
+        const id = (mine['extra'] as Record<string, string[]>)[
+          'authentication.kubernetes.io/credential-id'
+        ];
+        assert.match(id?.[0] ?? '', /^X509SHA256=[0-9a-f]{64}$/);
+        assert.deepEqual(Object.keys(mine).sort(), ['extra', 'groups', 'username']);
+        assert.match(
+          String((me.json['metadata'] as Obj)['creationTimestamp']),
+          /^\d{4}-\d\d-\d\dT/,
+        );
+        const account = await created(b, `/api/v1/namespaces/${ns}/serviceaccounts`, {
+          metadata: { name: 'robot' },
+        });
+        const saUid = (account['metadata'] as Obj)['uid'];
+        const sa = b.as(b.identities.serviceAccountKubeconfig(ns, 'robot'));
+        const info = (await whoami(sa)).json['status'] as { userInfo: Obj };
+        const groups = [
+          'system:serviceaccounts',
+          `system:serviceaccounts:${ns}`,
+          'system:authenticated',
+        ];
+        assert.equal(info.userInfo['username'], `system:serviceaccount:${ns}:robot`);
+        assert.equal(info.userInfo['uid'], saUid);
+        assert.deepEqual(info.userInfo['groups'], groups);
+        const extra = info.userInfo['extra'] as Record<string, string[]>;
+        assert.deepEqual(Object.keys(extra), ['authentication.kubernetes.io/credential-id']);
+        assert.match(extra['authentication.kubernetes.io/credential-id']?.[0] ?? '', /^JTI=/);
+
+        const node = await fakeNode(b);
+        const nodeUid = ((await b.request('GET', `/api/v1/nodes/${node}`)).json['metadata'] as Obj)[
+          'uid'
+        ];
+        const pod = await created(b, `/api/v1/namespaces/${ns}/pods`, {
+          metadata: { name: 'bound' },
+          spec: {
+            nodeName: node,
+            serviceAccountName: 'robot',
+            containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }],
+          },
+        });
+        const bound = b.as(b.identities.serviceAccountKubeconfig(ns, 'robot', 'bound'));
+        const boundInfo = (await whoami(bound)).json['status'] as { userInfo: Obj };
+        const boundExtra = boundInfo.userInfo['extra'] as Record<string, string[]>;
+        assert.deepEqual(Object.keys(boundExtra).sort(), [
+          'authentication.kubernetes.io/credential-id',
+          'authentication.kubernetes.io/node-name',
+          'authentication.kubernetes.io/node-uid',
+          'authentication.kubernetes.io/pod-name',
+          'authentication.kubernetes.io/pod-uid',
+        ]);
+        assert.deepEqual(boundExtra['authentication.kubernetes.io/node-name'], [node]);
+        assert.deepEqual(boundExtra['authentication.kubernetes.io/node-uid'], [nodeUid]);
+        assert.deepEqual(boundExtra['authentication.kubernetes.io/pod-name'], ['bound']);
+        assert.deepEqual(boundExtra['authentication.kubernetes.io/pod-uid'], [
+          (pod['metadata'] as Obj)['uid'],
+        ]);
+        assert.deepEqual(boundInfo.userInfo['groups'], groups);
+      },
+    },
+    {
+      id: 'Access reviews (kubectl auth can-i): SelfSubjectAccessReview answers from RBAC; SubjectAccessReview needs its own right',
+      async run(b) {
+        const ns = await b.namespace();
+        const f = user(b, 'frank');
+        const attributes = { namespace: ns, verb: 'create', resource: 'configmaps' };
+        assert.deepEqual(await canI(f.as, attributes), { allowed: false });
+        assert.deepEqual(await canI(b, attributes), { allowed: true });
+        await role(b, ns, 'writer', [
+          { apiGroups: [''], resources: ['configmaps'], verbs: ['create'] },
+        ]);
+        await roleBinding(b, ns, 'writer', { kind: 'Role', name: 'writer' }, [userSubject(f.name)]);
+        let status: Obj = {};
+        await until(201, 'the Role to take effect', async () => {
+          status = await canI(f.as, attributes);
+          return {
+            code: status['allowed'] === true ? 201 : 0,
+            headers: {},
+            json: status,
+            text: '',
+          };
+        });
+        assert.deepEqual(status, {
+          allowed: true,
+          reason: `RBAC: allowed by RoleBinding "writer/${ns}" of Role "writer" to User "${f.name}"`,
+        });
+        const review = {
+          apiVersion: 'authorization.k8s.io/v1',
+          kind: 'SubjectAccessReview',
+          spec: { user: f.name, resourceAttributes: { ...attributes, verb: 'delete' } },
+        };
+        const sar = '/apis/authorization.k8s.io/v1/subjectaccessreviews';
+        assertStatus(await f.as.request('POST', sar, { body: review }), {
+          code: 403,
+          reason: 'Forbidden',
+          message: `subjectaccessreviews.authorization.k8s.io is forbidden: ${cannot(f.name, 'create', 'subjectaccessreviews', 'authorization.k8s.io')}`,
+        });
+        const answer = await b.request('POST', sar, { body: review });
+        assert.equal(answer.code, 201, answer.text);
+        assert.deepEqual(answer.json['status'], { allowed: false });
+      },
+    },
+  ],
+};
