@@ -17,7 +17,7 @@ import type { Logger } from '../log.js';
 import type { Sim } from '../sim/index.js';
 import { DEFAULT_KUBECONFIG } from '../sim/kubeconfig-path.js';
 import { simExecutorImages } from './sim-host.js';
-import { installKubemaintKinds } from './sim-kinds.js';
+import { bindDemoPeople, installKubemaintKinds } from './sim-kinds.js';
 
 export interface Connection {
   kubeConfig: KubeConfig;
@@ -94,6 +94,7 @@ async function startSim(
   });
   const kubeConfig = loadKubeConfig(sim.kubeconfigPath);
   await installKubemaintKinds(kubeConfig);
+  await bindDemoPeople(kubeConfig);
   return {
     kubeConfig,
     kubeconfigPath: sim.kubeconfigPath,
