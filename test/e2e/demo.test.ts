@@ -15,14 +15,17 @@ import { waitFor } from '../integration/sim/support.js';
 
 // The demo's own config with 3 slots, so the three nodes go in parallel and the test stays short,
 // and a tick schedule that never fires during the test: after the first tick at start, every step
-// is driven by serve's watches (a CLI approval, a Job finishing, a node coming back).
+// is driven by serve's watches (a CLI approval, a Job finishing, a node coming back). Only alice
+// approves: the CLI acts as its Kubernetes identity (--as impersonates) and serve decides, so the
+// approvers are serve's to list (ADR 0012).
 const CONFIG = `cluster:
   type: sim
   sim:
     scenario: demo
 approval:
   approvers:
-    cli: ["*"]
+    kubernetes:
+      users: [alice]
 lock:
   concurrency: 3
 schedules:
@@ -68,13 +71,11 @@ describe('the demo, end to end on the CLI', { timeout: 300_000 }, () => {
   });
 
   it('a non-approver is refused with exit code 5 and nothing changes', async () => {
-    writeFileSync(join(dir, 'strict.yaml'), CONFIG.replace('cli: ["*"]', 'cli: ["alice"]'));
     const id = /proposed\s+node-2 reboot \[(r-[0-9a-f]{6})\]/.exec(serve.stdout())![1]!;
-    const refused = await runCli(['approve', id, '--config', 'strict.yaml', '--as', 'mallory'], {
-      cwd: dir,
-    });
+    // mallory's decision is recorded in her name; serve refuses it and the CLI says so.
+    const refused = await runCli(['approve', id, '--as', 'mallory'], { cwd: dir });
     assert.equal(refused.code, 5, refused.stderr);
-    assert.match(refused.stderr, /mallory is not an approver/);
+    assert.match(refused.stderr, /k8s:mallory is not an approver/);
     const status = await runCli(['status', '--json'], { cwd: dir });
     const requests = (JSON.parse(status.stdout) as { requests: { id: string; state: string }[] })
       .requests;
