@@ -1,8 +1,15 @@
 /**
- * An in-memory cluster behind the executor's ports: nodes, pods and leases with resourceVersions and
- * conflicts, evictions decided by a `refuse` rule (a stand-in for PDBs), graceful deletion that ends
- * after `terminationMs`, a pod watch, and Events. It records what happened (`log`), it asserts nothing.
+ * An in-memory cluster behind the executor's ports: nodes, pods, leases and MaintenanceRequests with
+ * resourceVersions and conflicts, evictions decided by a `refuse` rule (a stand-in for PDBs), graceful
+ * deletion that ends after `terminationMs`, a pod watch, and Events. It records what happened (`log`),
+ * it asserts nothing.
+ *
+ * Requests behave as the status subresource does (ADR 0012): a status write is conditional on the
+ * object's resourceVersion (stale → `conflict`), goes over the wire through the kube adapter's codec,
+ * and changes only the status: the spec (node, action, who asked…) stays as it was created.
  */
+import { decodeRequest, encodeRequest } from '../../src/adapters/kube/request-codec.js';
+import type { MaintenanceRequest } from '../../src/core/request.js';
 import { KubemaintError } from '../../src/errors.js';
 import type {
   Clock,
@@ -17,6 +24,8 @@ import type {
   PodInfo,
   PodWatchEvent,
   PodsPort,
+  RequestsPort,
+  StoredRequest,
 } from '../../src/app/ports.js';
 
 export const conflict = (what: string): KubemaintError =>
@@ -36,6 +45,10 @@ export class FakeCluster {
   readonly nodes = new Map<string, NodeInfo>();
   readonly pods = new Map<string, PodInfo>();
   readonly leases = new Map<string, LeaseInfo>();
+  /** MaintenanceRequests by id, as stored. */
+  readonly requests = new Map<string, StoredRequest>();
+  /** Every status write the executor made through `requestsPort()`: the states it moved between. */
+  readonly statusWrites: { id: string; from: string; to: string }[] = [];
   readonly events: { node: string; event: NodeEvent }[] = [];
   readonly log: string[] = [];
   readonly host: string[] = [];
@@ -82,6 +95,37 @@ export class FakeCluster {
     this.pods.set(`${full.namespace}/${full.name}`, full);
     this.notify('ADDED', full);
     return full;
+  }
+
+  /** Create a request (spec and status), as the control plane does. */
+  addRequest(request: MaintenanceRequest): StoredRequest {
+    if (this.requests.has(request.id))
+      throw conflict(`maintenancerequests "${request.id}" already exists`);
+    const stored = { request: wire(request), resourceVersion: this.nextRv() };
+    this.requests.set(request.id, stored);
+    return structuredClone(stored);
+  }
+
+  /** The request as stored now (a copy). */
+  request(id: string): MaintenanceRequest | undefined {
+    const stored = this.requests.get(id);
+    return stored ? structuredClone(stored.request) : undefined;
+  }
+
+  /**
+   * The control plane writes a request's status (a cancel, a drain decision, a forger with status
+   * rights): unconditionally, and it changes the resourceVersion, so the executor's next write conflicts.
+   */
+  writeRequestStatus(
+    id: string,
+    change: (request: MaintenanceRequest) => MaintenanceRequest,
+  ): void {
+    const stored = this.requests.get(id);
+    if (!stored) throw new KubemaintError('not_found', `maintenancerequests "${id}" not found`);
+    this.requests.set(id, {
+      request: statusOnly(stored.request, change(structuredClone(stored.request))),
+      resourceVersion: this.nextRv(),
+    });
   }
 
   podsOn(node: string): PodInfo[] {
@@ -136,6 +180,32 @@ export class FakeCluster {
         node.resourceVersion = this.nextRv();
         this.log.push(`${unschedulable ? 'cordon' : 'uncordon'} ${name}`);
         return structuredClone(node);
+      },
+    };
+  }
+
+  requestsPort(): RequestsPort {
+    return {
+      get: async (id) => {
+        const stored = this.requests.get(id);
+        return stored ? structuredClone(stored) : undefined;
+      },
+      writeStatus: async (request, resourceVersion) => {
+        const stored = this.requests.get(request.id);
+        if (!stored) {
+          throw new KubemaintError('not_found', `maintenancerequests "${request.id}" not found`);
+        }
+        if (stored.resourceVersion !== resourceVersion) {
+          throw conflict(`maintenancerequests "${request.id}"`);
+        }
+        const next = {
+          request: statusOnly(stored.request, request),
+          resourceVersion: this.nextRv(),
+        };
+        this.requests.set(request.id, next);
+        this.statusWrites.push({ id: request.id, from: stored.request.state, to: request.state });
+        this.log.push(`write-request ${request.id}`);
+        return next.resourceVersion;
       },
     };
   }
@@ -221,6 +291,33 @@ export class FakeCluster {
       },
     };
   }
+}
+
+const NAMESPACE = 'kubemaint';
+
+/** A request as it comes back from the apiserver: encoded, sent as JSON, decoded by the one codec. */
+function wire(request: MaintenanceRequest): MaintenanceRequest {
+  const sent: unknown = JSON.parse(JSON.stringify(encodeRequest(request, NAMESPACE)));
+  return decoded(sent, request.id);
+}
+
+/** A status-subresource write: the written status over the stored spec. */
+function statusOnly(stored: MaintenanceRequest, written: MaintenanceRequest): MaintenanceRequest {
+  const object = encodeRequest(stored, NAMESPACE);
+  const { status } = encodeRequest(written, NAMESPACE);
+  const sent: unknown = JSON.parse(JSON.stringify({ ...object, status }));
+  return decoded(sent, stored.id);
+}
+
+function decoded(object: unknown, id: string): MaintenanceRequest {
+  const result = decodeRequest(object);
+  if (!result.ok) {
+    throw new KubemaintError(
+      'unexpected',
+      `maintenancerequests "${id}" is invalid: ${result.problem}`,
+    );
+  }
+  return result.stored.request;
 }
 
 /** The wall clock, for tests whose timings are a few milliseconds. */

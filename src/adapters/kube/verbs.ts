@@ -19,9 +19,11 @@ export interface ResourceVerbs {
 }
 
 /**
- * What the executor Job does: read and patch its Node (cordon, the request annotation), list and watch
- * the node's pods in every namespace, evict them (or delete them for disable-eviction / force), hold a
- * Lease slot in the kubemaint namespace, and record Events on the Node (namespace `default`).
+ * What the executor Job does: read and patch its Node (cordon and uncordon), list and watch the node's
+ * pods in every namespace, evict them (or delete them for disable-eviction / force), hold a Lease slot
+ * in the kubemaint namespace, read its MaintenanceRequest by name and replace its status there
+ * (progress, verifying or failed: admission-requests.yaml narrows what it may write; ADR 0012), and
+ * record Events on the Node (namespace `default`).
  */
 export const EXECUTOR_API_VERBS: readonly ResourceVerbs[] = [
   { group: '', resource: 'nodes', verbs: ['get', 'patch'] },
@@ -33,6 +35,19 @@ export const EXECUTOR_API_VERBS: readonly ResourceVerbs[] = [
     group: 'coordination.k8s.io',
     resource: 'leases',
     verbs: ['create', 'get', 'update'],
+    namespace: KUBEMAINT_NAMESPACE,
+  },
+  // requestStore(): get reads the request, replaceNamespacedCustomObjectStatus is a PUT (update).
+  {
+    group: 'kubemaint.io',
+    resource: 'maintenancerequests',
+    verbs: ['get'],
+    namespace: KUBEMAINT_NAMESPACE,
+  },
+  {
+    group: 'kubemaint.io',
+    resource: 'maintenancerequests/status',
+    verbs: ['update'],
     namespace: KUBEMAINT_NAMESPACE,
   },
 ];

@@ -1,6 +1,6 @@
 /**
- * The control commands as a person meets them: bad ids, decisions, users and ports are refused with
- * exit 2 and a hint before anything connects; without a running demo the CLI says how to start one;
+ * The control commands as a person meets them: bad ids, decisions, --as user names (empty or with
+ * control characters) and ports are refused with exit 2 and a hint before anything connects; without a running demo the CLI says how to start one;
  * the status table and console lines read well.
  */
 import assert from 'node:assert/strict';
@@ -13,6 +13,8 @@ import { after, describe, it } from 'node:test';
 import { consoleLines } from '../../../templates/console.js';
 import { statusJson, statusTable } from '../../../templates/cli-status.js';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
+import { impersonationTarget } from '../../../src/cli/control-context.js';
+import { KubemaintError } from '../../../src/errors.js';
 import { runCli } from '../../support/cli-process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kubemaint-cli-'));
@@ -30,10 +32,25 @@ describe('control commands refuse bad input before connecting', () => {
       ['decide', 'r-abcdef', 'maybe'],
       /"maybe" is not a drain decision[\s\S]*wait, skip or force/,
     ],
+    // --as is kubectl's impersonation (ADR 0012): any Kubernetes user name goes, but not an empty one
+    // or one with control characters (it would end up in an HTTP header).
     [
-      'a user name that is not one',
-      ['approve', 'r-abcdef', '--as', '--rm -rf'],
-      /is not a local user name/,
+      'an empty user name',
+      ['approve', 'r-abcdef', '--as', ''],
+      /--as "" is not a user name[\s\S]*hint: e\.g\. --as alice/,
+    ],
+    [
+      'a user name with a control character',
+      ['approve', 'r-abcdef', '--as', 'alice\nImpersonate-Group: system:masters'],
+      // Echoed escaped: the newline does not reach the terminal as one.
+      /--as "alice\\nImpersonate-Group: [^"\n]*" is not a user name\nhint: /,
+    ],
+    [
+      // Any other name is the apiserver's to judge: parsing lets it through, and the command goes on
+      // to look for a cluster (here: finds none).
+      'a Kubernetes user name that is no local user name',
+      ['approve', 'r-abcdef', '--as', 'system:serviceaccount:ops:deploy-bot'],
+      /no running demo cluster found/,
     ],
     ['a port that is not one', ['serve', '--ops-port', 'http'], /--ops-port "http" is not a port/],
     [
@@ -50,6 +67,43 @@ describe('control commands refuse bad input before connecting', () => {
       assert.equal(result.stdout, '');
     });
   }
+});
+
+describe('--as takes a Kubernetes user name', () => {
+  it('accepts what kube-apiserver accepts: service accounts, e-mails, spaces, any script', () => {
+    for (const user of [
+      'alice',
+      'system:serviceaccount:kubemaint:kubemaint-serve',
+      'alice@example.com',
+      'arn:aws:iam::123456789012:user/alice',
+      'Alice Smith',
+      '--rm -rf',
+      'ユーザー',
+      'a'.repeat(253),
+    ]) {
+      assert.equal(impersonationTarget(user), user);
+    }
+  });
+  it('refuses what cannot be one, as a usage error before anything connects', () => {
+    for (const user of [
+      '',
+      'al\tice',
+      'alice\n',
+      'alice\r\nX-Evil: 1',
+      '\u0000',
+      ' alice',
+      'a'.repeat(254),
+    ]) {
+      assert.throws(
+        () => impersonationTarget(user),
+        (error: unknown) =>
+          error instanceof KubemaintError &&
+          error.code === 'usage' &&
+          /is not a user name/.test(error.message),
+        JSON.stringify(user),
+      );
+    }
+  });
 });
 
 describe('serve refuses before it starts anything', () => {

@@ -1,6 +1,7 @@
 /**
  * infra/k8s/rbac-executor.yaml grants exactly what the kube adapter says the executor uses: no verb
- * missing (the Job would fail with 403 mid-drain) and none extra (least privilege).
+ * missing (the Job would fail with 403 mid-drain) and none extra (least privilege). Since ADR 0012 that
+ * includes its MaintenanceRequest: read by name, status replaced (PUT = update).
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -53,6 +54,16 @@ describe('executor RBAC', () => {
       ]),
     );
     assert.deepEqual(Object.fromEntries(granted()), Object.fromEntries(wanted));
+  });
+
+  it('reads its request and writes only its status: no decisions, no spec, nothing cluster-wide', () => {
+    // ADR 0012: the executor reports progress on the request it was started for; deciding, creating
+    // or rewriting what was asked is the control plane's (and admission narrows the status writes).
+    const kubemaint = [...granted()].filter(([k]) => k.includes(' kubemaint.io '));
+    assert.deepEqual(Object.fromEntries(kubemaint), {
+      'kubemaint kubemaint.io maintenancerequests': ['get'],
+      'kubemaint kubemaint.io maintenancerequests/status': ['update'],
+    });
   });
 
   it('binds every role to the executor service account and nothing else', () => {

