@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { BatchV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { SLACK_ACTION } from '../../src/adapters/slack/ids.js';
 import { startCli, type LongRunning } from '../support/cli-process.js';
+import { requestReader, type RequestReader } from '../support/requests.js';
 import { approveClickBody, slackHeaders, slashCommandBody } from '../support/slack-sign.js';
 import { startSlackWebApi, type SlackCall, type SlackWebApi } from '../support/slack-web-api.js';
 import { waitFor } from '../integration/sim/support.js';
@@ -27,6 +28,7 @@ approval:
     users: [U0ALICE]
 slack:
   channel: ${CHANNEL}
+  allowedChannels: [${CHANNEL}]
 # Two at once: node-1's reboot and node-4's upgrade go side by side (their pods are under
 # different budgets), which keeps the test short. node-1 holds the demo's emptyDir pod.
 lock:
@@ -46,6 +48,7 @@ describe('Slack, end to end on the demo', { timeout: 300_000 }, () => {
   let slackUrl: string;
   let core: CoreV1Api;
   let batch: BatchV1Api;
+  let requests: RequestReader;
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'kubemaint-slack-e2e-'));
@@ -66,6 +69,7 @@ describe('Slack, end to end on the demo', { timeout: 300_000 }, () => {
     kc.loadFromFile(ready[1]!);
     core = kc.makeApiClient(CoreV1Api);
     batch = kc.makeApiClient(BatchV1Api);
+    requests = requestReader(kc);
   });
 
   after(async () => {
@@ -115,10 +119,8 @@ describe('Slack, end to end on the demo', { timeout: 300_000 }, () => {
 
   const requestOn = async (node: string) => {
     const read = await core.readNode({ name: node });
-    const request = JSON.parse(read.metadata?.annotations?.['kubemaint.io/request'] ?? '{}') as {
-      state?: string;
-      approvals?: { by: string }[];
-    };
+    const request: { state?: string; approvals?: { by: string }[] } =
+      (await requests.ofNode(node)) ?? {};
     return { node: read, request };
   };
 
