@@ -3,6 +3,7 @@
  */
 import type { CaseGroup } from '../case.js';
 import { accessCases } from './access.js';
+import { admissionCases } from './admission.js';
 import { crdCases } from './crds.js';
 import { deletionCases } from './deletion.js';
 import { errorCases } from './errors.js';
@@ -16,7 +17,6 @@ import { taintCases } from './taints.js';
 import { watchCases } from './watch.js';
 
 export const GROUPS: readonly CaseGroup[] = [
-  accessCases,
   errorCases,
   leaseCases,
   patchCases,
@@ -28,4 +28,6 @@ export const GROUPS: readonly CaseGroup[] = [
   jobCases,
   taintCases,
   crdCases,
+  accessCases,
+  admissionCases,
 ];
