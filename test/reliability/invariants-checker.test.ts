@@ -4,25 +4,28 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ANN_REQUEST, LABEL_REQUEST } from '../../src/core/names.js';
+import { encodeRequest } from '../../src/adapters/kube/request-codec.js';
+import { LABEL_REQUEST } from '../../src/core/names.js';
 import type { MaintenanceRequest } from '../../src/core/request.js';
 import type { HostAction } from '../../src/sim/host.js';
 import { R, type AuditEntry, type KObject } from '../../src/sim/types.js';
 import { approvedRequest } from '../fakes/requests.js';
-import { checkInvariants } from '../support/invariants.js';
+import { checkInvariants, R_REQUESTS } from '../support/invariants.js';
 
 const T0 = Date.parse('2026-11-22T02:00:00Z');
 const iso = (s: number) => new Date(T0 + s * 1_000).toISOString();
 
-const nodeObj = (name: string, request?: MaintenanceRequest, unschedulable = false): KObject => ({
-  metadata: {
-    name,
-    annotations: request ? { [ANN_REQUEST]: JSON.stringify(request) } : {},
-  },
+const nodeObj = (name: string, unschedulable = false): KObject => ({
+  metadata: { name },
   spec: unschedulable ? { unschedulable: true } : {},
 });
 
+/** The MaintenanceRequest object kubemaint stores for `request` (ADR 0012). */
+const requestObj = (request: MaintenanceRequest): KObject =>
+  encodeRequest(request, 'kubemaint');
+
 interface Step {
+  /** A write of the node and, when given, of its request (the node first, as the executor cordons). */
   node?: [name: string, request: MaintenanceRequest | undefined, unschedulable?: boolean];
   job?: [node: string, requestId: string];
   host?: string;
@@ -57,15 +60,33 @@ function run(steps: Step[], concurrency = 1) {
   const audit: AuditEntry[] = [];
   const hostLog: HostAction[] = [];
   const nodes = new Map<string, KObject>();
+  const requests = new Map<string, KObject>();
   const leases = new Map<string, KObject>();
+  let written = 0;
   steps.forEach((step, i) => {
     const at = iso(i);
-    const rv = i + 1;
+    const rv = i + 1 + written;
     if (step.node) {
       const [name, request, unschedulable] = step.node;
-      const object = nodeObj(name, request, unschedulable);
+      const object = nodeObj(name, unschedulable);
       nodes.set(name, object);
       audit.push({ rv, at, verb: 'update', resource: R.nodes, name, actor: 't', object });
+      if (request) {
+        // The request's own write, right after the node's (one more resourceVersion).
+        written++;
+        const stored = requestObj(request);
+        requests.set(request.id, stored);
+        audit.push({
+          rv: rv + 1,
+          at,
+          verb: 'update',
+          resource: R_REQUESTS,
+          namespace: 'kubemaint',
+          name: request.id,
+          actor: 't',
+          object: stored,
+        });
+      }
     }
     if (step.job) {
       const [node, requestId] = step.job;
@@ -159,9 +180,11 @@ function run(steps: Step[], concurrency = 1) {
     list: (resource: string) =>
       resource === R.nodes
         ? [...nodes.values()]
-        : resource === R.leases
-          ? [...leases.values()]
-          : [],
+        : resource === R_REQUESTS
+          ? [...requests.values()]
+          : resource === R.leases
+            ? [...leases.values()]
+            : [],
   };
   return checkInvariants({ audit, hostLog, store, concurrency, approvers: APPROVERS });
 }

@@ -4,12 +4,26 @@
  * state of the store. Decides, for a run, the list of violations (empty is the goal) and the figures
  * the reliability report quotes. It reads only what the sim saw on the wire, so it holds kubemaint
  * to what it did, not to what it believes it did. PDBs are judged apart (invariants-pdb.ts).
+ *
+ * A request is its MaintenanceRequest object (ADR 0012), read through the kube adapter's codec; a
+ * node's request at any point is the one the control plane sees it with (its active request, else its
+ * newest: requestsByNode), replayed from the writes of both the nodes and the requests.
  */
-import { ANN_REQUEST, LABEL_REQUEST } from '../../src/core/names.js';
+import { requestsByNode } from '../../src/adapters/kube/control-cluster.js';
+import {
+  decodeRequest,
+  GROUP,
+  REQUESTS,
+  type StoredRequest,
+} from '../../src/adapters/kube/request-codec.js';
+import { LABEL_REQUEST } from '../../src/core/names.js';
 import { isActive, type MaintenanceRequest } from '../../src/core/request.js';
 import type { HostAction } from '../../src/sim/host.js';
 import { R, type AuditEntry, type KObject, type Store } from '../../src/sim/types.js';
 import { checkEvictions } from './invariants-pdb.js';
+
+/** The store key of MaintenanceRequest objects in the sim. */
+export const R_REQUESTS = `${REQUESTS}.${GROUP}`;
 
 export interface InvariantInput {
   audit: readonly AuditEntry[];
@@ -30,7 +44,7 @@ export interface InvariantInput {
 
 export interface InvariantReport {
   violations: string[];
-  /** Most nodes disrupted by kubemaint at once, from the replayed node writes. */
+  /** Most nodes disrupted by kubemaint at once, from the replayed node and request writes. */
   maxDisrupted: number;
   /** Host actions issued (reboots and upgrades), duplicates included. */
   hostActions: number;
@@ -45,14 +59,23 @@ export interface InvariantReport {
   staleSlots: string[];
 }
 
-export function readRequest(node: KObject): MaintenanceRequest | undefined {
-  const raw = node.metadata.annotations?.[ANN_REQUEST];
-  if (!raw) return undefined;
-  try {
-    return JSON.parse(raw) as MaintenanceRequest;
-  } catch {
-    return undefined;
-  }
+/** A MaintenanceRequest object as the control plane reads it (undefined: not a readable request). */
+export function readStored(object: KObject): StoredRequest | undefined {
+  const decoded = decodeRequest(object);
+  return decoded.ok ? decoded.stored : undefined;
+}
+
+export function readRequest(object: KObject): MaintenanceRequest | undefined {
+  return readStored(object)?.request;
+}
+
+/** Each node's request in a store, as the control plane sees it (its active one, else its newest). */
+export function requestsOfNodes(store: Pick<Store, 'list'>): Map<string, MaintenanceRequest> {
+  const stored = store
+    .list(R_REQUESTS)
+    .map(readStored)
+    .filter((s): s is StoredRequest => s !== undefined);
+  return new Map([...requestsByNode(stored)].map(([node, s]) => [node, s.request]));
 }
 
 /**
@@ -60,8 +83,10 @@ export function readRequest(node: KObject): MaintenanceRequest | undefined {
  * it (not a person before), or its request is past the host command. A request marked running whose
  * executor has not taken a slot yet has touched nothing, so it does not count.
  */
-export function disruptedByKubemaint(node: KObject): boolean {
-  const request = readRequest(node);
+export function disruptedByKubemaint(
+  node: KObject,
+  request: MaintenanceRequest | undefined,
+): boolean {
   if (!request) return false;
   if (request.state === 'verifying') return true;
   return (
@@ -82,28 +107,59 @@ const approved = (r: MaintenanceRequest, approvers: ReadonlySet<string>): boolea
 const approvalsOf = (r: MaintenanceRequest): string =>
   r.approvals.length > 0 ? ` approved by ${r.approvals.map((a) => a.by).join(', ')}` : '';
 
-/** Every request id seen on each node, with its latest state, from the replayed node writes. */
+/** A node's request (or one request's versions) as of each write, from the replayed writes. */
 interface NodeHistory {
   /** [rv, sim time ms, request] in write order. */
   writes: { rv: number; at: number; request: MaintenanceRequest | undefined }[];
 }
 
-function replayNodes(
-  input: InvariantInput,
-  violations: string[],
-): { byNode: Map<string, NodeHistory>; maxDisrupted: number } {
+interface Replayed {
+  /** Each node's request as of each write to the node or to one of its requests. */
+  byNode: Map<string, NodeHistory>;
+  /** Each request's versions, by id. */
+  byRequest: Map<string, NodeHistory>;
+  maxDisrupted: number;
+}
+
+function replayNodes(input: InvariantInput, violations: string[]): Replayed {
   const byNode = new Map<string, NodeHistory>();
+  const byRequest = new Map<string, NodeHistory>();
+  const nodes = new Map<string, KObject>();
+  const requests = new Map<string, StoredRequest>();
   const disrupted = new Set<string>();
   let maxDisrupted = 0;
+  const requestOfNode = (node: string): MaintenanceRequest | undefined => {
+    const mine = [...requests.values()].filter((s) => s.request.node === node);
+    return requestsByNode(mine).get(node)?.request;
+  };
+  const push = (map: Map<string, NodeHistory>, key: string, write: NodeHistory['writes'][number]) =>
+    map.set(key, { writes: [...(map.get(key)?.writes ?? []), write] });
   for (const entry of input.audit) {
-    if (entry.resource !== R.nodes) continue;
-    const request = entry.verb === 'delete' ? undefined : readRequest(entry.object);
-    const history = byNode.get(entry.name) ?? { writes: [] };
-    history.writes.push({ rv: entry.rv, at: Date.parse(entry.at), request });
-    byNode.set(entry.name, history);
+    let node: string;
+    if (entry.resource === R.nodes) {
+      node = entry.name;
+      if (entry.verb === 'delete') nodes.delete(node);
+      else nodes.set(node, entry.object);
+    } else if (entry.resource === R_REQUESTS) {
+      const before = requests.get(entry.name);
+      const stored = entry.verb === 'delete' ? undefined : readStored(entry.object);
+      if (stored) requests.set(entry.name, stored);
+      else requests.delete(entry.name);
+      const request = stored?.request ?? before?.request;
+      if (!request) continue;
+      node = request.node;
+      push(byRequest, entry.name, {
+        rv: entry.rv,
+        at: Date.parse(entry.at),
+        request: stored?.request,
+      });
+    } else continue;
+    const object = nodes.get(node);
+    const request = object ? requestOfNode(node) : undefined;
+    push(byNode, node, { rv: entry.rv, at: Date.parse(entry.at), request });
     if (entry.rv <= (input.fromRv ?? 0)) continue;
-    if (entry.verb !== 'delete' && disruptedByKubemaint(entry.object)) disrupted.add(entry.name);
-    else disrupted.delete(entry.name);
+    if (object && disruptedByKubemaint(object, request)) disrupted.add(node);
+    else disrupted.delete(node);
     if (disrupted.size > maxDisrupted) maxDisrupted = disrupted.size;
     if (disrupted.size > input.concurrency) {
       violations.push(
@@ -111,7 +167,7 @@ function replayNodes(
       );
     }
   }
-  return { byNode, maxDisrupted };
+  return { byNode, byRequest, maxDisrupted };
 }
 
 /** The request on `node` as of a point in the log: the last write at or before it. */
@@ -160,7 +216,7 @@ function checkHostActions(
 
 function checkJobs(
   input: InvariantInput,
-  byNode: Map<string, NodeHistory>,
+  byRequest: Map<string, NodeHistory>,
   violations: string[],
 ): number {
   const perRequest = new Map<string, string[]>();
@@ -173,8 +229,8 @@ function checkJobs(
     const names = perRequest.get(requestId) ?? [];
     names.push(entry.name);
     perRequest.set(requestId, names);
-    const request = requestAt(byNode.get(nodeName), (w) => w.rv <= entry.rv);
-    if (!request || request.id !== requestId || !approved(request, input.approvers)) {
+    const request = requestAt(byRequest.get(requestId), (w) => w.rv <= entry.rv);
+    if (!request || request.node !== nodeName || !approved(request, input.approvers)) {
       violations.push(
         `§5.2: Job ${entry.name} created at rv ${entry.rv} for ${nodeName}, whose request was ${request ? `${request.id} ${request.state}${approvalsOf(request)}` : 'absent'}`,
       );
@@ -188,8 +244,16 @@ function checkJobs(
 
 function checkFinalState(input: InvariantInput, violations: string[], staleSlots: string[]): void {
   const nodes = new Map(input.store.list(R.nodes).map((n) => [n.metadata.name ?? '', n]));
+  const ofNode = requestsOfNodes(input.store);
+  const byId = new Map(
+    input.store
+      .list(R_REQUESTS)
+      .map(readRequest)
+      .filter((r): r is MaintenanceRequest => r !== undefined)
+      .map((r) => [r.id, r]),
+  );
   for (const [name, node] of nodes) {
-    const request = readRequest(node);
+    const request = ofNode.get(name);
     const cordonedByUs =
       node.spec?.['unschedulable'] === true &&
       request?.cordonedByUs === true &&
@@ -207,8 +271,8 @@ function checkFinalState(input: InvariantInput, violations: string[], staleSlots
     const holder = (lease.spec?.['holderIdentity'] as string | undefined) ?? '';
     if (!holder) continue;
     const slash = holder.lastIndexOf('/');
-    const request = readRequest(nodes.get(holder.slice(0, slash)) ?? { metadata: {} });
-    if (!request || request.id !== holder.slice(slash + 1) || !isActive(request.state)) {
+    const request = byId.get(holder.slice(slash + 1));
+    if (!request || request.node !== holder.slice(0, slash) || !isActive(request.state)) {
       staleSlots.push(
         `slot ${lease.metadata.name ?? ''} held by ${holder}, whose request is ${request ? `${request.id} ${request.state}` : 'gone'}`,
       );
@@ -222,9 +286,9 @@ function checkFinalState(input: InvariantInput, violations: string[], staleSlots
  */
 export function checkInvariants(input: InvariantInput): InvariantReport {
   const violations: string[] = [];
-  const { byNode, maxDisrupted } = replayNodes(input, violations);
+  const { byNode, byRequest, maxDisrupted } = replayNodes(input, violations);
   const hostActions = checkHostActions(input, byNode, violations);
-  const jobs = checkJobs(input, byNode, violations);
+  const jobs = checkJobs(input, byRequest, violations);
   const evictions = checkEvictions(input.audit, input.fromRv ?? 0, violations);
   const staleSlots: string[] = [];
   checkFinalState(input, violations, staleSlots);
@@ -232,7 +296,7 @@ export function checkInvariants(input: InvariantInput): InvariantReport {
 }
 
 /**
- * The requests (`node/id`) that issued their host command after `fromRv`, from the node writes:
+ * The requests (`node/id`) that issued their host command after `fromRv`, from the request writes:
  * exactly these, no more and no fewer, may have rebooted a node.
  */
 export function requestsThatIssuedHostCommands(
@@ -241,9 +305,9 @@ export function requestsThatIssuedHostCommands(
 ): Set<string> {
   const issued = new Set<string>();
   for (const entry of audit) {
-    if (entry.resource !== R.nodes || entry.rv <= fromRv || entry.verb === 'delete') continue;
+    if (entry.resource !== R_REQUESTS || entry.rv <= fromRv || entry.verb === 'delete') continue;
     const request = readRequest(entry.object);
-    if (request?.hostCommandIssuedAt) issued.add(`${entry.name}/${request.id}`);
+    if (request?.hostCommandIssuedAt) issued.add(`${request.node}/${request.id}`);
   }
   return issued;
 }
