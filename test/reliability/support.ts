@@ -6,14 +6,17 @@
  * and answers like people would (approve what is proposed, propose again what failed) until every
  * node it was given has had its maintenance done.
  */
+import { requestsByNode } from '../../src/adapters/kube/control-cluster.js';
 import { KubeError } from '../../src/adapters/kube/errors.js';
+import type { StoredRequest } from '../../src/adapters/kube/request-codec.js';
 import { approveRequest, requestMaintenance } from '../../src/app/control/commands.js';
 import { runTick, type TickDeps } from '../../src/app/control/tick.js';
+import { LABEL_NODE, labelValue } from '../../src/core/names.js';
 import { isActive, type MaintenanceRequest } from '../../src/core/request.js';
 import type { FaultRule } from '../../src/sim/api/index.js';
 import { R } from '../../src/sim/types.js';
 import type { TestSim } from '../integration/sim/support.js';
-import { readRequest } from '../support/invariants.js';
+import { readStored, R_REQUESTS } from '../support/invariants.js';
 
 export const FULL = process.env['KUBEMAINT_RELIABILITY_SCALE'] === 'full';
 
@@ -22,7 +25,7 @@ export const COUNTS = FULL
   ? { rollNodes: 30, latencyMs: 200, crashRuns: 100, fuzzRuns: 10_000, configMutations: 2_000 }
   : { rollNodes: 6, latencyMs: 20, crashRuns: 10, fuzzRuns: 1_000, configMutations: 300 };
 
-export const alice = { kind: 'person', id: 'alice' } as const;
+export const alice = { kind: 'person', id: 'k8s:alice' } as const;
 /** Who approves in a roll: alice alone (the checker holds every approval to it). */
 export const ROLL_APPROVERS: ReadonlySet<string> = new Set([alice.id]);
 
@@ -43,9 +46,16 @@ export function issueFaults(latencyMs = COUNTS.latencyMs): FaultRule[] {
   ];
 }
 
+/**
+ * The node's request as the control plane sees it (its active MaintenanceRequest, else its newest),
+ * read straight from the sim's store.
+ */
 export const requestOf = (sim: TestSim, node: string): MaintenanceRequest | undefined => {
-  const object = sim.store.get(R.nodes, undefined, node);
-  return object ? readRequest(object) : undefined;
+  const mine = sim.store
+    .list(R_REQUESTS, { labelSelector: `${LABEL_NODE}=${labelValue(node)}` })
+    .map(readStored)
+    .filter((s): s is StoredRequest => s?.request.node === node);
+  return requestsByNode(mine).get(node)?.request;
 };
 
 /** Removes the scenario's own marks so a test proposes exactly what it rolls. */
