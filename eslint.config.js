@@ -1,6 +1,65 @@
 import js from '@eslint/js';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import { importX } from 'eslint-plugin-import-x';
 import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
+
+/**
+ * The layers (docs/architecture.md): functions/cli → compose → adapters → app → core, templates beside
+ * the adapters. Each zone names a folder and what it may not import; a test breaks one on purpose
+ * (test/unit/architecture/layers.test.ts).
+ */
+const layers = [
+  {
+    target: './src/core',
+    from: [
+      './src/app',
+      './src/adapters',
+      './src/compose',
+      './src/cli',
+      './src/config',
+      './src/sim',
+      './templates',
+      './functions',
+      './src/log.ts',
+    ],
+    message: 'src/core imports nothing of ours but core (and the error type, src/errors.ts).',
+  },
+  {
+    target: './src/app',
+    from: ['./src/adapters', './src/compose', './src/cli', './src/sim', './functions'],
+    message: 'src/app reaches the world only through its ports; adapters implement them.',
+  },
+  {
+    target: './templates',
+    from: ['./src/adapters', './src/compose', './src/cli', './src/sim', './functions'],
+    message: 'templates build values from core and app types; they never import adapters.',
+  },
+  {
+    target: './src/config',
+    from: ['./src/app', './src/compose', './src/cli', './src/sim', './functions'],
+    message:
+      'src/config validates the file; it imports core (and its own), nothing that talks to the world.',
+  },
+  {
+    target: './src/config',
+    from: './src/adapters',
+    // The one deliberate exception: a notification service owns its URL grammar, and the config
+    // checks URLs by it, so a bad URL is a config error at start (docs/architecture.md).
+    except: ['./notify/parse.ts'],
+    message: 'src/config imports no adapter (but the notify URL grammar).',
+  },
+  {
+    target: './src/adapters',
+    from: ['./src/compose', './src/cli', './functions'],
+    message: 'adapters are wired by src/compose; they never import the wiring or the entry points.',
+  },
+  {
+    target: './src/compose',
+    from: ['./src/cli', './functions'],
+    message: 'src/compose is imported by the entry points, never the other way round.',
+  },
+];
 
 const noEntryPoints = { group: ['**/functions/**'], message: 'Nothing imports an entry point.' };
 const pureCore = {
@@ -55,6 +114,20 @@ export default defineConfig(
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
       ],
       eqeqeq: ['error', 'smart'],
+    },
+  },
+  {
+    files: ['src/**/*.ts', 'templates/**/*.ts', 'functions/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [createTypeScriptImportResolver()],
+      // no-cycle parses the files an import leads to: it needs to know how to read TypeScript.
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/extensions': ['.ts', '.js'],
+    },
+    rules: {
+      'import-x/no-restricted-paths': ['error', { zones: layers }],
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
     },
   },
   // Later blocks win for the same rule, so the narrowest folder comes last.

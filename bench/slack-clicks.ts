@@ -14,7 +14,7 @@ import { requestPrompt } from '../templates/slack/index.js';
 import { requestMaintenance } from '../src/app/control/commands.js';
 import { runTick } from '../src/app/control/tick.js';
 import { createSlackApp } from '../src/adapters/slack/app.js';
-import { SLACK_ACTION } from '../src/adapters/slack/ids.js';
+import { SLACK_ACTION } from '../templates/slack/ids.js';
 import { jobName } from '../src/core/names.js';
 import type { MaintenanceRequest } from '../src/core/request.js';
 import { createLogger, silentLogger } from '../src/log.js';

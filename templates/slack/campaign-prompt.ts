@@ -4,7 +4,7 @@
  * time (button value `<campaign>/<pool>`). Re-rendered as nodes join and as each one moves; once
  * every request has ended the message is plain.
  */
-import { SLACK_ACTION } from '../../src/adapters/slack/ids.js';
+import { SLACK_ACTION } from './ids.js';
 import { isActive, type MaintenanceRequest, type RequestState } from '../../src/core/request.js';
 import { actions, button, capBlocks, context, header, section, type ButtonSpec } from './blocks.js';
 import { LIMITS, clip, code, esc, fitLines } from './mrkdwn.js';

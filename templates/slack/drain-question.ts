@@ -3,7 +3,7 @@
  * (uncordon, release the slot, mark the request failed) or force the remaining pods out (deleted
  * without the PDB's consent). Force and skip have confirm dialogs: both give something up.
  */
-import { SLACK_ACTION } from '../../src/adapters/slack/ids.js';
+import { SLACK_ACTION } from './ids.js';
 import type { MaintenanceRequest } from '../../src/core/request.js';
 import { actions, button, section } from './blocks.js';
 import { LIMITS, clip, code, esc, fitLines, when } from './mrkdwn.js';

@@ -1,5 +1,5 @@
 /**
- * Ids shared by the Slack prompt templates (templates/slack) and the Bolt listeners that answer them:
+ * Ids shared by the Slack prompt templates (here) and the Bolt listeners that answer them (adapters):
  * one place, so a renamed button cannot silently stop being handled. A button's `value` is always a
  * request id (`r-7f3a9c`) or, for campaign buttons, `<campaign>` or `<campaign>/<pool>`.
  */

@@ -3,7 +3,7 @@
  * target in `private_metadata` as JSON), and Details shows everything the prompt leaves out: the
  * approvals, the history, the full preview and the window schedule.
  */
-import { REJECT_REASON, SLACK_VIEW } from '../../src/adapters/slack/ids.js';
+import { REJECT_REASON, SLACK_VIEW } from './ids.js';
 import type { MaintenanceRequest } from '../../src/core/request.js';
 import { capBlocks, context, header, section } from './blocks.js';
 import { LIMITS, clip, code, esc, fitLines } from './mrkdwn.js';

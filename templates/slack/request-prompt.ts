@@ -4,7 +4,7 @@
  * preview and buttons; a final state is plain (no buttons, no stale preview), so an old prompt cannot
  * be clicked into acting.
  */
-import { SLACK_ACTION } from '../../src/adapters/slack/ids.js';
+import { SLACK_ACTION } from './ids.js';
 import { isActive, type MaintenanceRequest } from '../../src/core/request.js';
 import { actions, button, capBlocks, context, divider, header, section } from './blocks.js';
 import { LIMITS, clip, code, esc } from './mrkdwn.js';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { BatchV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { SLACK_ACTION } from '../../src/adapters/slack/ids.js';
+import { SLACK_ACTION } from '../../templates/slack/ids.js';
 import { startCli, type LongRunning } from '../support/cli-process.js';
 import { requestReader, type RequestReader } from '../support/requests.js';
 import { approveClickBody, slackHeaders, slashCommandBody } from '../support/slack-sign.js';

@@ -3,7 +3,7 @@
  * real slash commands and button clicks to the Bolt app over HTTP.
  */
 import { createHmac } from 'node:crypto';
-import { SLACK_ACTION } from '../../src/adapters/slack/ids.js';
+import { SLACK_ACTION } from '../../templates/slack/ids.js';
 
 export function slackHeaders(
   secret: string,

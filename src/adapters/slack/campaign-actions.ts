@@ -8,7 +8,7 @@ import type { App, BlockAction, ButtonAction, webApi } from '@slack/bolt';
 import { approveRequest, listRequests } from '../../app/control/commands.js';
 import { readClick, tell, type Click } from './clicks.js';
 import { guard } from './guard.js';
-import { SLACK_ACTION } from './ids.js';
+import { SLACK_ACTION } from '../../../templates/slack/ids.js';
 import { escapeMrkdwn as esc, fitLines } from './mrkdwn.js';
 import { renderCampaign, updateMessage, goneMessage } from './prompt-refresh.js';
 import type { SlackRuntime } from './runtime.js';

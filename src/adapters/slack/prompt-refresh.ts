@@ -16,7 +16,7 @@ import { listRequests } from '../../app/control/commands.js';
 import { previewRequest } from '../../app/control/preview.js';
 import { windowFacts } from '../../app/control/facts.js';
 import type { MaintenanceRequest } from '../../core/request.js';
-import { SLACK_ACTION } from './ids.js';
+import { SLACK_ACTION } from '../../../templates/slack/ids.js';
 import { escapeMrkdwn as esc } from './mrkdwn.js';
 import type { SlackRuntime } from './runtime.js';
 

@@ -11,7 +11,7 @@ import type { MaintenanceRequest } from '../../core/request.js';
 import { isRequestId } from '../../core/request-id.js';
 import { readClick, tell } from './clicks.js';
 import { recordRefusal, refusal } from './guard.js';
-import { REJECT_REASON, SLACK_ACTION, SLACK_VIEW } from './ids.js';
+import { REJECT_REASON, SLACK_ACTION, SLACK_VIEW } from '../../../templates/slack/ids.js';
 import { escapeMrkdwn as esc, fitLines } from './mrkdwn.js';
 import { refresh, type MessageKind } from './prompt-refresh.js';
 import { findRequest } from './request-clicks.js';

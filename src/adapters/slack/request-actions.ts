@@ -11,7 +11,7 @@ import { approveRequest, decideDrain } from '../../app/control/commands.js';
 import { previewRequest } from '../../app/control/preview.js';
 import type { DrainDecision } from '../../core/request.js';
 import { readClick, tell, type Click } from './clicks.js';
-import { SLACK_ACTION } from './ids.js';
+import { SLACK_ACTION } from '../../../templates/slack/ids.js';
 import { escapeMrkdwn as esc } from './mrkdwn.js';
 import { decidedMessage, refresh, updateMessage } from './prompt-refresh.js';
 import { findRequest, onRequestClick } from './request-clicks.js';

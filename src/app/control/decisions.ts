@@ -28,7 +28,7 @@ import {
 } from '../../core/request.js';
 import { persist, type PersistOutcome, type Report } from './persist.js';
 import type { NodeView } from './ports.js';
-import type { ReconcileDeps } from './reconcile.js';
+import type { ReconcileDeps } from './deps.js';
 
 const approverOf = (decision: Decision): Approver =>
   decision.by.startsWith('policy:')

@@ -21,7 +21,7 @@ import {
 import { backedApprovals } from './decisions.js';
 import { persist, tell } from './persist.js';
 import type { AlertsPort, NodeView } from './ports.js';
-import type { ReconcileDeps } from './reconcile.js';
+import type { ReconcileDeps } from './deps.js';
 import { failAndRestore } from './restore.js';
 
 export interface DispatchDeps extends ReconcileDeps {

@@ -9,7 +9,7 @@ import { propose, proposeProblem } from '../../core/approval.js';
 import type { MaintenanceRequest } from '../../core/request.js';
 import { persist } from './persist.js';
 import type { NodeView } from './ports.js';
-import type { ReconcileDeps } from './reconcile.js';
+import type { ReconcileDeps } from './deps.js';
 
 /** Accept or refuse one request that has no status yet; `others` are the node's other active requests. */
 export async function intake(

@@ -5,20 +5,18 @@
  * releases the slot and records the maintenance (restore.ts). A failure is reported with the state the
  * node was left in (invariant 8).
  */
-import { approve, expire, verifying } from '../../core/approval.js';
+import { approve, expire, verifying, type TransitionResult } from '../../core/approval.js';
 import { EXIT } from '../../core/exit-codes.js';
 import { matchesSelector } from '../../core/label-selector.js';
 import type { MaintenanceRequest } from '../../core/request.js';
-import { announce, persist, type PersistDeps } from './persist.js';
-import type { Clock, NodeView } from './ports.js';
+import type { ReconcileDeps } from './deps.js';
+import { announce, persist } from './persist.js';
+import type { NodeView } from './ports.js';
 import { failAndRestore, SYSTEM } from './restore.js';
 import { AUTO_APPROVE_RULE, type ControlSettings } from './settings.js';
-import { reconcileVerifying } from './verifying.js';
 
-export interface ReconcileDeps extends PersistDeps {
-  settings: ControlSettings;
-  clock: Clock;
-}
+export type { ReconcileDeps } from './deps.js';
+import { reconcileVerifying } from './verifying.js';
 
 /** One step for one node's active request; returns what happened, for the tick's report. */
 export async function reconcileRequest(deps: ReconcileDeps, node: NodeView): Promise<string> {
@@ -72,11 +70,13 @@ async function reconcileProposal(
     return 'expired';
   }
   if (autoApproves(deps.settings, request, node.labels)) {
-    const result = approve(
+    const approved = approve(
       request,
       { approver: { kind: 'policy', rule: AUTO_APPROVE_RULE }, policy },
       now,
     );
+    const result =
+      approved.ok && approved.changed ? await recordPolicyApproval(deps, approved) : approved;
     const outcome = await persist(deps, node, result, {
       kind: 'approved',
       message: 'auto-approved: the node matches approval.autoApprove.nodeSelector',
@@ -85,6 +85,37 @@ async function reconcileProposal(
     return outcome.status === 'written' ? 'auto-approved' : 'waiting for approval';
   }
   return 'waiting for approval';
+}
+
+/**
+ * Dispatch counts an approval only where a decision object backs it (invariant 9): the control plane
+ * records the policy's, and marks it applied so that the next tick does not apply it again.
+ */
+async function recordPolicyApproval(
+  deps: ReconcileDeps,
+  approved: Extract<TransitionResult, { ok: true }>,
+): Promise<TransitionResult> {
+  const by = `policy:${AUTO_APPROVE_RULE}`;
+  const request = approved.request;
+  const { name } = await deps.cluster.decide({
+    request: request.id,
+    by,
+    decision: 'approve',
+    groups: [],
+  });
+  return {
+    ...approved,
+    request: {
+      ...request,
+      approvals: request.approvals.map((a) =>
+        a.by === by && a.record === undefined ? { ...a, record: name } : a,
+      ),
+      decisions: [
+        ...(request.decisions ?? []).filter((d) => d.name !== name),
+        { name, ok: true, message: `approve by ${by}: ${request.id} is ${request.state}` },
+      ],
+    },
+  };
 }
 
 async function reconcileRunning(

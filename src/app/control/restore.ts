@@ -15,7 +15,7 @@ import type { MaintenanceRequest } from '../../core/request.js';
 import { describeNode, markPredates } from '../../core/verify.js';
 import { persist } from './persist.js';
 import type { NodeView } from './ports.js';
-import type { ReconcileDeps } from './reconcile.js';
+import type { ReconcileDeps } from './deps.js';
 
 /** The control plane as the actor of the transitions it makes itself. */
 export const SYSTEM = { kind: 'system', id: 'kubemaint' } as const;

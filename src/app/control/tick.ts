@@ -52,10 +52,13 @@ export async function runTick(
   }
   // Reconciling changed some requests; dispatch works on what the cluster says now.
   const current = active.length > 0 ? await deps.cluster.listRequestNodes('active') : [];
+  // Dispatch re-checks approvals against the decisions as they are now: reconciling may have
+  // recorded some (an auto-approval's), which the list read before it does not have.
+  const approved = current.some((n) => n.request?.state === 'approved');
   report.dispatched = await dispatchApproved(
     deps,
     current.filter((n) => n.requestAccepted !== false),
-    decisions,
+    approved ? await deps.cluster.decisions() : decisions,
   );
   await detectAndPropose(deps, options.skewScan === true, report, current);
   return report;

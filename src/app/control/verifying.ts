@@ -15,7 +15,7 @@ import type { MaintenanceRequest } from '../../core/request.js';
 import { verifyNode, type AgentMark } from '../../core/verify.js';
 import { announce, persist, tell } from './persist.js';
 import type { NodeView } from './ports.js';
-import type { ReconcileDeps } from './reconcile.js';
+import type { ReconcileDeps } from './deps.js';
 import { releaseSlotOf, restoreNode, SYSTEM } from './restore.js';
 
 export async function reconcileVerifying(

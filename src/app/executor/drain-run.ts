@@ -4,7 +4,7 @@
  * stall and follows the operator's decision. Progress goes out through the hooks on every change.
  */
 import type { Clock, EvictionResult, PodInfo, PodsPort } from '../ports.js';
-import type { DrainHooks, DrainInput, DrainReport } from './drain.js';
+import type { DrainHooks, DrainInput, DrainReport } from './drain-types.js';
 import { describeRefusal, isOpen, summarize, type PodState } from './drain-progress.js';
 import { watchGone, type GoneWatch } from './drain-watch.js';
 

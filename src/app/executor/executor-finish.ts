@@ -6,10 +6,10 @@
 import { EXIT } from '../../core/exit-codes.js';
 import type { MaintenanceRequest } from '../../core/request.js';
 import { uncordonIfOurs } from './cordon.js';
-import type { DrainReport } from './drain.js';
+import type { DrainReport } from './drain-types.js';
 import { describeAction, type HostAction } from './host.js';
 import { transition, type RequestHandle } from './request-state.js';
-import type { ExecutorInput, ExecutorOutcome, ExecutorPorts } from './run-executor.js';
+import type { ExecutorInput, ExecutorOutcome, ExecutorPorts } from './executor-types.js';
 import { settingsForSlots } from './settings.js';
 import { releaseSlot } from './slots.js';
 

@@ -7,53 +7,18 @@
  */
 import { EXIT, type ExitCode } from '../../core/exit-codes.js';
 import { KubemaintError } from '../../errors.js';
-import type { Logger } from '../../log.js';
-import type {
-  Clock,
-  EventsPort,
-  HostPort,
-  LeasesPort,
-  NodesPort,
-  PodsPort,
-  RequestsPort,
-} from '../ports.js';
 import { cordon } from './cordon.js';
 import { waitAsAsked } from './delay.js';
 import { drainNode, type DrainReport } from './drain.js';
+import type { ExecutorInput, ExecutorOutcome, ExecutorPorts } from './executor-types.js';
 import { finishBlocked, giveBack, issueHostCommand } from './executor-finish.js';
 import { rebootActions, upgradeActions, type HostAction } from './host.js';
 import { checkRequest, RequestHandle, transition } from './request-state.js';
 import { settingsForSlots } from './settings.js';
-import type { ExecutorSettings } from './settings.js';
 import { acquireSlot, holderOf, keepRenewing, parseHolder } from './slots.js';
 import { throttled } from './throttle.js';
 
-export interface ExecutorPorts {
-  nodes: NodesPort;
-  requests: RequestsPort;
-  pods: PodsPort;
-  leases: LeasesPort;
-  events: EventsPort;
-  host: HostPort;
-  clock: Clock;
-  log: Logger;
-}
-
-export interface ExecutorInput {
-  node: string;
-  requestId: string;
-  settings: ExecutorSettings;
-  /** The executor's own pod, `namespace/name` (from the downward API). */
-  selfPod?: string;
-  /** The Job running us, recorded on the request. */
-  job?: string;
-}
-
-export interface ExecutorOutcome {
-  exitCode: ExitCode;
-  message: string;
-  drain?: DrainReport;
-}
+export type { ExecutorInput, ExecutorOutcome, ExecutorPorts } from './executor-types.js';
 
 const outcome = (exitCode: ExitCode, message: string, drain?: DrainReport): ExecutorOutcome => ({
   exitCode,

@@ -9,7 +9,7 @@
 import { evaluateJsonPath, parseJsonPath } from '../json-path.js';
 import type { CustomResourceInfo, PrinterColumn } from '../resources.js';
 import type { KObject } from '../types.js';
-import { humanAge } from './table.js';
+import { humanAge } from './human-age.js';
 
 const NAME_DESCRIPTION =
   'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names';

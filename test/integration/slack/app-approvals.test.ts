@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { campaignPrompt, requestPrompt } from '../../../templates/slack/index.js';
 import { requestMaintenance } from '../../../src/app/control/commands.js';
 import { runTick } from '../../../src/app/control/tick.js';
-import { SLACK_ACTION } from '../../../src/adapters/slack/ids.js';
+import { SLACK_ACTION } from '../../../templates/slack/ids.js';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
 import { startTestSim, type TestSim } from '../sim/support.js';
 import { requestOn, startHarness, type Harness } from './app-support.js';

@@ -9,7 +9,7 @@ import { requestPrompt } from '../../../templates/slack/index.js';
 import { approveRequest, requestMaintenance } from '../../../src/app/control/commands.js';
 import { runTick } from '../../../src/app/control/tick.js';
 import { createLambdaHandler } from '../../../src/adapters/slack/app.js';
-import { SLACK_ACTION } from '../../../src/adapters/slack/ids.js';
+import { SLACK_ACTION } from '../../../templates/slack/ids.js';
 import { silentLogger } from '../../../src/log.js';
 import { slackHeaders, slashCommandBody } from '../../support/slack-sign.js';
 import { startTestSim, type TestSim } from '../sim/support.js';

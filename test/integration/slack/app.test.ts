@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { requestPrompt } from '../../../templates/slack/index.js';
 import { requestMaintenance } from '../../../src/app/control/commands.js';
 import { runTick } from '../../../src/app/control/tick.js';
-import { SLACK_ACTION } from '../../../src/adapters/slack/ids.js';
+import { SLACK_ACTION } from '../../../templates/slack/ids.js';
 import { jobName } from '../../../src/core/names.js';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
 import { slackHeaders, slashCommandBody } from '../../support/slack-sign.js';

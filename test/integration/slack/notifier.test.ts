@@ -12,7 +12,7 @@ import type { Notifier } from '../../../src/app/control/ports.js';
 import { nextWindowText, previewRequest } from '../../../src/app/control/preview.js';
 import { runTick, type TickDeps } from '../../../src/app/control/tick.js';
 import { createSlackNotifier, type SlackNotifier } from '../../../src/adapters/slack/notifier.js';
-import { SLACK_ACTION } from '../../../src/adapters/slack/ids.js';
+import { SLACK_ACTION } from '../../../templates/slack/ids.js';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
 import { silentLogger } from '../../../src/log.js';
 import { testControlDeps, testControlSettings } from '../../support/control.js';

@@ -840,7 +840,7 @@ describe('admission-requests.yaml: requests and decisions bound to who wrote the
     }
     assert.match(
       String(write(executor, object('running'), object('done'))),
-      /may only move a running request to verifying or failed, not running to done/,
+      /may only move a running request to verifying or failed \(or cancelled, when an approver chose to skip the node\), not running to done/,
     );
     assert.match(
       String(write(executor, object('approved'), object('running'))),
@@ -849,7 +849,12 @@ describe('admission-requests.yaml: requests and decisions bound to who wrote the
     assert.match(
       String(write(executor, object('running'), object('cancelled'))),
       /not running to cancelled/,
+      'cancelled only after an approver chose skip',
     );
+    const skipped = object('running', { drainDecision: { decision: 'skip', by: 'U1', at: 'x' } });
+    assert.deepEqual(write(executor, skipped, object('cancelled')), [], 'skip → cancelled');
+    const waited = object('running', { drainDecision: { decision: 'wait', by: 'U1', at: 'x' } });
+    assert.match(String(write(executor, waited, object('cancelled'))), /not running to cancelled/);
     assert.match(
       String(
         write(

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readCampaignValue } from '../../../src/adapters/slack/campaign-actions.js';
-import { SLACK_ACTION } from '../../../src/adapters/slack/ids.js';
+import { SLACK_ACTION } from '../../../templates/slack/ids.js';
 import { messageKind } from '../../../src/adapters/slack/prompt-refresh.js';
 import { readRejectTarget } from '../../../src/adapters/slack/reject-flow.js';
 import { keyedSerial, limited } from '../../../src/adapters/slack/runtime.js';

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { REJECT_REASON, SLACK_ACTION, SLACK_VIEW } from '../../../src/adapters/slack/ids.js';
+import { REJECT_REASON, SLACK_ACTION, SLACK_VIEW } from '../../../templates/slack/ids.js';
 import type { MaintenanceRequest, RequestState } from '../../../src/core/request.js';
 import {
   campaignPrompt,
