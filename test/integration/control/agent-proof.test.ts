@@ -10,13 +10,13 @@ import { runTick } from '../../../src/app/control/tick.js';
 import {
   ANN_REBOOT_REQUIRED_REPORTER,
   ANN_REBOOT_REQUIRED_SINCE,
-  ANN_REQUEST,
   LABEL_REBOOT_REQUIRED,
   LABEL_STATE,
 } from '../../../src/core/names.js';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
 import { R } from '../../../src/sim/types.js';
 import { testControlDeps } from '../../support/control.js';
+import { requestReader } from '../../support/requests.js';
 import { requestOn } from '../invariants/support.js';
 import { startTestSim, type TestSim } from '../sim/support.js';
 
@@ -30,7 +30,7 @@ describe('a reboot the reporter agent asked for', () => {
   after(async () => sim.close());
 
   /** The node as the executor leaves it: cordoned, verifying, the agent's mark from before. */
-  function rebootedWithAgentMark(node: string, issuedMinutesAgo: number): void {
+  async function rebootedWithAgentMark(node: string, issuedMinutesAgo: number): Promise<void> {
     const now = sim.clock.now().getTime();
     const iso = (ms: number) => new Date(ms).toISOString();
     const issued = iso(now - issuedMinutesAgo * 60_000);
@@ -43,7 +43,7 @@ describe('a reboot the reporter agent asked for', () => {
       requestedBy: 'detector',
       createdAt: iso(now - 60 * 60_000),
       updatedAt: issued,
-      approvals: [{ by: 'alice', at: iso(now - 50 * 60_000) }],
+      approvals: [{ by: 'k8s:alice', at: iso(now - 50 * 60_000) }],
       history: [],
       cordonedByUs: true,
       wasCordoned: false,
@@ -52,6 +52,7 @@ describe('a reboot the reporter agent asked for', () => {
       hostCommandIssuedAt: issued,
       announced: ['host'],
     };
+    await requestReader(sim.kubeconfigPath).seed(request);
     sim.store.mutate(R.nodes, undefined, node, (n) => {
       n.spec = { ...n.spec, unschedulable: true };
       n.metadata.labels = {
@@ -61,7 +62,6 @@ describe('a reboot the reporter agent asked for', () => {
       };
       n.metadata.annotations = {
         ...n.metadata.annotations,
-        [ANN_REQUEST]: JSON.stringify(request),
         [ANN_REBOOT_REQUIRED_SINCE]: iso(now - 2 * 60 * 60_000),
         [ANN_REBOOT_REQUIRED_REPORTER]: 'agent',
       };
@@ -72,7 +72,7 @@ describe('a reboot the reporter agent asked for', () => {
   const labels = (node: string) => sim.store.get(R.nodes, undefined, node)?.metadata.labels ?? {};
 
   it('waits for the agent to clear its mark, then is done and hands the node back', async () => {
-    rebootedWithAgentMark('node-1', 2);
+    await rebootedWithAgentMark('node-1', 2);
     await runTick(deps);
     assert.equal(requestOn(sim, 'node-1')?.state, 'verifying');
     assert.ok(cordoned('node-1'), 'not handed back before the agent confirmed');
@@ -92,7 +92,7 @@ describe('a reboot the reporter agent asked for', () => {
   });
 
   it('a mark the agent keeps past the timeout: done with a warning, the mark stays', async () => {
-    rebootedWithAgentMark('node-3', 20);
+    await rebootedWithAgentMark('node-3', 20);
     await runTick(deps);
     const done = deps.events.find((e) => e.kind === 'done' && e.node === 'node-3');
     assert.equal(done?.requestId, 'r-b0b0b0');

@@ -21,7 +21,7 @@ import { R } from '../../../src/sim/types.js';
 import { testControlDeps, testControlSettings } from '../../support/control.js';
 import { startTestSim, waitFor, type TestSim } from '../sim/support.js';
 
-const alice = { kind: 'person', id: 'alice' } as const;
+const alice = { kind: 'person', id: 'k8s:alice' } as const;
 
 function schedule(spec: ScheduleSpec): ControlSettings['schedule'] {
   const compiled = compileSchedule(spec);
@@ -227,7 +227,7 @@ describe('blockers keep an approved request waiting, then let it go', () => {
     await setPause(deps, true, alice, 'incident 4711');
     const { node, reasons } = await blockedOn(deps);
     assert.ok(
-      reasons.some((r) => r === 'kubemaint is paused by alice: incident 4711'),
+      reasons.some((r) => r === 'kubemaint is paused by k8s:alice: incident 4711'),
       reasons.join('; '),
     );
     await setPause(deps, false, alice);

@@ -11,12 +11,15 @@ import {
   requestMaintenance,
 } from '../../../src/app/control/commands.js';
 import { testControlDeps, testControlSettings } from '../../support/control.js';
+import { requestReader } from '../../support/requests.js';
 import { requestOn } from '../invariants/support.js';
 import { startTestSim, type TestSim } from '../sim/support.js';
 
-const alice = { kind: 'person', id: 'alice' } as const;
-const bob = { kind: 'person', id: 'bob' } as const;
-const carol = { kind: 'person', id: 'carol' } as const;
+const alice = { kind: 'person', id: 'k8s:alice' } as const;
+const bob = { kind: 'person', id: 'k8s:bob' } as const;
+const carol = { kind: 'person', id: 'k8s:carol' } as const;
+/** Carol asks; alice and bob answer (proposing is its own permission since issue 15). */
+const proposers = { users: [carol.id], groups: [] };
 const ROUNDS = 5;
 
 describe('concurrent answers to one request', () => {
@@ -27,7 +30,10 @@ describe('concurrent answers to one request', () => {
   after(async () => sim.close());
 
   it('two approvers at once: both told it is approved, one approval recorded per click', async () => {
-    const deps = testControlDeps(sim);
+    const base = testControlSettings();
+    const deps = testControlDeps(sim, {
+      settings: testControlSettings({ approval: { ...base.approval, proposers } }),
+    });
     for (let round = 0; round < ROUNDS; round++) {
       const node = 'node-1';
       const proposed = await requestMaintenance(deps, { node, action: 'reboot', by: carol });
@@ -48,6 +54,11 @@ describe('concurrent answers to one request', () => {
         1,
         'the first approval suffices; the other is a no-op',
       );
+      // Each click is recorded as its author's own decision object (ADR 0012); the approval that
+      // counts is backed by one of them.
+      const decisions = await requestReader(sim.kubeconfigPath).decisions(id);
+      assert.deepEqual(decisions.map((d) => d.by).sort(), [alice.id, bob.id]);
+      assert.ok(decisions.some((d) => d.name === request.approvals[0]?.record));
       await rejectRequest(deps, id, alice, 'next round').catch(() => undefined);
     }
   });
@@ -56,8 +67,9 @@ describe('concurrent answers to one request', () => {
     const deps = testControlDeps(sim, {
       settings: testControlSettings({
         approval: {
-          users: ['alice', 'bob'],
+          users: [alice.id, bob.id],
           groups: [],
+          proposers,
           expiresAfterMs: 3_600_000,
           twoPersonRule: true,
         },
@@ -75,7 +87,7 @@ describe('concurrent answers to one request', () => {
       for (const answer of answers) assert.ok(answer.ok, answer.message);
       const request = requestOn(sim, node)!;
       assert.equal(request.state, 'approved');
-      assert.deepEqual(request.approvals.map((a) => a.by).sort(), ['alice', 'bob']);
+      assert.deepEqual(request.approvals.map((a) => a.by).sort(), [alice.id, bob.id]);
       await rejectRequest(deps, id, alice, 'next round');
     }
   });

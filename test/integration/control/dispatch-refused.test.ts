@@ -14,7 +14,7 @@ import { testControlDeps, testControlSettings } from '../../support/control.js';
 import { startTestSim, type TestSim } from '../sim/support.js';
 import { executorSettings, NAMESPACE, realJobFor, requestOn } from '../invariants/support.js';
 
-const alice = { kind: 'person', id: 'alice' } as const;
+const alice = { kind: 'person', id: 'k8s:alice' } as const;
 /** A DNS subdomain at the apiserver's limit for a node name. */
 const LONG = `${'a'.repeat(62)}.${'b'.repeat(62)}.${'c'.repeat(62)}.${'d'.repeat(64)}`;
 

@@ -79,7 +79,7 @@ describe('a 50-node fleet with concurrency 5', () => {
       nodeTimeoutMs: { reboot: 2 * 3_600_000, upgrade: 2 * 3_600_000 },
       autoApprove: [],
       approval: {
-        users: ['alice'],
+        users: ['k8s:alice'],
         groups: [],
         autoApproveRules: [AUTO_APPROVE_RULE],
         expiresAfterMs: 72 * 3_600_000,

@@ -7,14 +7,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { approveRequest, requestMaintenance } from '../../../src/app/control/commands.js';
 import { runTick } from '../../../src/app/control/tick.js';
-import { ANN_REQUEST, LABEL_STATE } from '../../../src/core/names.js';
+import { LABEL_STATE } from '../../../src/core/names.js';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
 import { R } from '../../../src/sim/types.js';
 import { testControlDeps, testControlSettings } from '../../support/control.js';
+import { requestReader } from '../../support/requests.js';
 import { requestOn } from '../invariants/support.js';
 import { startTestSim, type TestSim } from '../sim/support.js';
 
-const alice = { kind: 'person', id: 'alice' } as const;
+const alice = { kind: 'person', id: 'k8s:alice' } as const;
 
 describe('nodeLabels before and after', () => {
   let sim: TestSim;
@@ -50,18 +51,18 @@ describe('nodeLabels before and after', () => {
     assert.equal(labels()['example.com/patching'], 'true');
 
     // The executor's part, as it leaves the node: rebooted (a new boot id), Ready, verifying.
+    const request = requestOn(sim, 'node-6')!;
+    const at = new Date(sim.clock.now().getTime() - 60_000).toISOString();
+    await requestReader(sim.kubeconfigPath).put({
+      ...request,
+      state: 'verifying',
+      wasCordoned: true,
+      bootIdBefore: 'boot-before-the-reboot',
+      hostCommandIssuedAt: at,
+      announced: ['host'],
+    } satisfies MaintenanceRequest);
     sim.store.mutate(R.nodes, undefined, 'node-6', (n) => {
-      const request = JSON.parse(n.metadata.annotations![ANN_REQUEST]!) as MaintenanceRequest;
-      const at = new Date(sim.clock.now().getTime() - 60_000).toISOString();
       n.metadata.labels = { ...n.metadata.labels, [LABEL_STATE]: 'verifying' };
-      n.metadata.annotations![ANN_REQUEST] = JSON.stringify({
-        ...request,
-        state: 'verifying',
-        wasCordoned: true,
-        bootIdBefore: 'boot-before-the-reboot',
-        hostCommandIssuedAt: at,
-        announced: ['host'],
-      } satisfies MaintenanceRequest);
     });
     await runTick(deps);
     assert.equal(requestOn(sim, 'node-6')?.state, 'done');

@@ -11,14 +11,15 @@ import {
   requestMaintenance,
 } from '../../../src/app/control/commands.js';
 import { runTick } from '../../../src/app/control/tick.js';
-import { ANN_REQUEST, LABEL_STATE } from '../../../src/core/names.js';
+import { LABEL_STATE } from '../../../src/core/names.js';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
 import { R } from '../../../src/sim/types.js';
 import { testControlDeps, testControlSettings } from '../../support/control.js';
+import { requestReader } from '../../support/requests.js';
 import { requestOn } from '../invariants/support.js';
 import { startTestSim, type TestSim } from '../sim/support.js';
 
-const alice = { kind: 'person', id: 'alice' } as const;
+const alice = { kind: 'person', id: 'k8s:alice' } as const;
 const DELAY_MS = 10 * 60_000;
 
 describe('lock.releaseDelay holds the slot after a node is back', () => {
@@ -48,10 +49,10 @@ describe('lock.releaseDelay holds the slot after a node is back', () => {
       action: 'reboot',
       state: 'verifying',
       reason: 'kernel',
-      requestedBy: 'alice',
+      requestedBy: alice.id,
       createdAt: at(now - 30 * 60_000),
       updatedAt: at(now - 60_000),
-      approvals: [{ by: 'alice', at: at(now - 29 * 60_000) }],
+      approvals: [{ by: alice.id, at: at(now - 29 * 60_000) }],
       history: [],
       cordonedByUs: true,
       wasCordoned: false,
@@ -59,13 +60,10 @@ describe('lock.releaseDelay holds the slot after a node is back', () => {
       hostCommandIssuedAt: at(now - 5 * 60_000),
       announced: ['host'],
     };
+    await requestReader(sim.kubeconfigPath).seed(rebooted);
     sim.store.mutate(R.nodes, undefined, 'node-1', (n) => {
       n.spec = { ...n.spec, unschedulable: true };
       n.metadata.labels = { ...n.metadata.labels, [LABEL_STATE]: 'verifying' };
-      n.metadata.annotations = {
-        ...n.metadata.annotations,
-        [ANN_REQUEST]: JSON.stringify(rebooted),
-      };
     });
     const next = await requestMaintenance(deps, { node: 'node-3', action: 'reboot', by: alice });
     assert.ok(next.ok, next.message);

@@ -14,7 +14,15 @@ import { DEFAULT_SETTINGS, type ExecutorSettings } from '../../../src/app/execut
 import type { ControlSettings } from '../../../src/app/control/settings.js';
 import { silentLogger } from '../../../src/log.js';
 import { EXIT } from '../../../src/core/exit-codes.js';
-import { ANN_NODE, ANN_REQUEST, LABEL_REQUEST } from '../../../src/core/names.js';
+import { requestsByNode } from '../../../src/adapters/kube/control-cluster.js';
+import {
+  decodeRequest,
+  encodeRequest,
+  GROUP,
+  REQUESTS,
+  type StoredRequest,
+} from '../../../src/adapters/kube/request-codec.js';
+import { ANN_NODE, LABEL_REQUEST } from '../../../src/core/names.js';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
 import type { Sim } from '../../../src/sim/index.js';
 import { R, type AuditEntry, type KObject } from '../../../src/sim/types.js';
@@ -93,10 +101,53 @@ interface JobRun {
   selfPod?: string;
 }
 
-export const requestOn = (sim: Sim, node: string): MaintenanceRequest | undefined => {
-  const raw = sim.store.get(R.nodes, undefined, node)?.metadata.annotations?.[ANN_REQUEST];
-  return raw ? (JSON.parse(raw) as MaintenanceRequest) : undefined;
+/** The store key of kubemaint's MaintenanceRequest objects in the sim (ADR 0012). */
+export const R_REQUESTS = `${REQUESTS}.${GROUP}`;
+
+const storedOf = (object: KObject): StoredRequest | undefined => {
+  const decoded = decodeRequest(object);
+  return decoded.ok ? decoded.stored : undefined;
 };
+
+const storedRequests = (objects: readonly KObject[]): StoredRequest[] =>
+  objects.map(storedOf).filter((s): s is StoredRequest => s !== undefined);
+
+/**
+ * The node's request as the control plane reads it (its active one, else its newest), straight from
+ * the sim's store: synchronous, so a host command can record what it ran under.
+ */
+export const requestOn = (sim: Sim, node: string): MaintenanceRequest | undefined =>
+  requestsByNode(storedRequests(sim.store.list(R_REQUESTS, { namespace: NAMESPACE }))).get(node)
+    ?.request;
+
+/** A request by id, straight from the sim's store. */
+export const requestById = (sim: Sim, id: string): MaintenanceRequest | undefined => {
+  const object = sim.store.get(R_REQUESTS, NAMESPACE, id);
+  return object ? storedOf(object)?.request : undefined;
+};
+
+/**
+ * Change a request's status in the sim's store at once, as a write the control plane did not make
+ * (the executor's, or a test's interleaving): `change` gets the request as stored and returns it new.
+ */
+export function rewriteRequest(
+  sim: Sim,
+  id: string,
+  change: (request: MaintenanceRequest) => MaintenanceRequest,
+): void {
+  const before = requestById(sim, id);
+  if (!before) throw new Error(`no request ${id} in the sim`);
+  const { status } = encodeRequest({ ...change(before), id }, NAMESPACE);
+  sim.store.mutate(
+    R_REQUESTS,
+    NAMESPACE,
+    id,
+    (o) => {
+      o.status = status;
+    },
+    { subresource: 'status' },
+  );
+}
 
 /** Watch the sim's Jobs (every 20 ms of wall time) and run each new one's executor in process. */
 export function runJobsInProcess(sim: Sim, settings: ExecutorSettings): InProcessJobs {
@@ -121,7 +172,12 @@ export function runJobsInProcess(sim: Sim, settings: ExecutorSettings): InProces
     signal: () => undefined,
   });
   const execute = (name: string, run: JobRun): Promise<ExecutorOutcome> => {
-    const ports = { ...kubePorts(client, log, clock), host: hostFor(run.node), clock, log };
+    const ports = {
+      ...kubePorts(client, log, clock, settings.namespace),
+      host: hostFor(run.node),
+      clock,
+      log,
+    };
     const job = runExecutor(ports, {
       node: run.node,
       requestId: run.requestId,
@@ -199,9 +255,10 @@ export function podOfJob(sim: Sim, job: string): KObject | undefined {
  * cordoned by it, or past the host command. A request marked running whose executor has not taken a
  * slot yet has touched nothing.
  */
-export function disruptedByKubemaint(node: KObject): boolean {
-  const raw = node.metadata.annotations?.[ANN_REQUEST];
-  const request = raw ? (JSON.parse(raw) as MaintenanceRequest) : undefined;
+export function disruptedByKubemaint(
+  node: KObject,
+  request: MaintenanceRequest | undefined,
+): boolean {
   if (!request) return false;
   if (request.state === 'verifying') return true;
   const cordonedByUs =
@@ -211,24 +268,48 @@ export function disruptedByKubemaint(node: KObject): boolean {
   return cordonedByUs && (request.state === 'running' || request.state === 'failed');
 }
 
+/** `disruptedByKubemaint` for a node of the sim, with its request as the control plane reads it. */
+export const disruptedNow = (sim: Sim, node: string): boolean => {
+  const object = sim.store.get(R.nodes, undefined, node);
+  return object !== undefined && disruptedByKubemaint(object, requestOn(sim, node));
+};
+
 /**
- * Replays the audit log's node writes from `fromRv` and returns the most nodes kubemaint disrupted
- * at once (see disruptedByKubemaint), overall and per `poolLabel`.
+ * Replays the audit log's node and request writes from `fromRv` (each node with its request as the
+ * control plane reads it at that point) and returns the most nodes kubemaint disrupted at once (see
+ * disruptedByKubemaint), overall and per `poolLabel`.
  */
 export function maxDisruptedAtOnce(
   audit: readonly AuditEntry[],
   fromRv: number,
   poolLabel = 'kubemaint.io/pool',
 ): { overall: number; byPool: Record<string, number> } {
+  const nodes = new Map<string, KObject>();
+  const requests = new Map<string, StoredRequest>();
   const disrupted = new Map<string, string>();
   let overall = 0;
   const byPool: Record<string, number> = {};
   for (const entry of audit) {
-    if (entry.rv <= fromRv || entry.resource !== R.nodes) continue;
-    const node = entry.object;
-    if (entry.verb !== 'delete' && disruptedByKubemaint(node))
-      disrupted.set(entry.name, node.metadata.labels?.[poolLabel] ?? '');
-    else disrupted.delete(entry.name);
+    let name: string;
+    if (entry.resource === R.nodes) {
+      name = entry.name;
+      if (entry.verb === 'delete') nodes.delete(name);
+      else nodes.set(name, entry.object);
+    } else if (entry.resource === R_REQUESTS) {
+      const stored = entry.verb === 'delete' ? undefined : storedOf(entry.object);
+      const node = stored?.request.node ?? requests.get(entry.name)?.request.node;
+      if (stored) requests.set(entry.name, stored);
+      else requests.delete(entry.name);
+      if (node === undefined) continue;
+      name = node;
+    } else continue;
+    if (entry.rv <= fromRv) continue;
+    const node = nodes.get(name);
+    const mine = [...requests.values()].filter((s) => s.request.node === name);
+    const request = requestsByNode(mine).get(name)?.request;
+    if (node && disruptedByKubemaint(node, request))
+      disrupted.set(name, node.metadata.labels?.[poolLabel] ?? '');
+    else disrupted.delete(name);
     overall = Math.max(overall, disrupted.size);
     const counts = new Map<string, number>();
     for (const pool of disrupted.values()) counts.set(pool, (counts.get(pool) ?? 0) + 1);
