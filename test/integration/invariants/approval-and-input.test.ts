@@ -1,27 +1,40 @@
 /**
  * DESIGN §5 invariants 2, 3 and 6 against the sim through the commands and the tick: approvals are
- * checked on the server (a non-approver's click, a request forged straight into the annotation),
+ * checked on the server (a non-approver's click, a request forged straight into its status by someone
+ * who may write it, an approval no MaintenanceApproval backs),
  * text from Slack never reaches a manifest or a shell (node names checked against the cluster,
  * versions against the strict pattern, the Job's argv only ids and config), and kubelets move one
  * minor at a time, never past the apiserver.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { KubeConfig } from '@kubernetes/client-node';
 import {
   approveRequest,
   rejectRequest,
   requestMaintenance,
 } from '../../../src/app/control/commands.js';
 import { runTick } from '../../../src/app/control/tick.js';
-import { ANN_REQUEST, LABEL_NODE, LABEL_STATE, labelValue } from '../../../src/core/names.js';
+import { createKubeClient } from '../../../src/adapters/kube/client.js';
+import { requestStore } from '../../../src/adapters/kube/requests.js';
+import { LABEL_NODE, LABEL_STATE, labelValue } from '../../../src/core/names.js';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
 import { R } from '../../../src/sim/types.js';
 import { testControlDeps, testControlSettings } from '../../support/control.js';
 import { startTestSim, type TestSim } from '../sim/support.js';
-import { executorSettings, NAMESPACE, realJobFor, requestOn } from './support.js';
+import { requestReader } from '../../support/requests.js';
+import {
+  executorSettings,
+  NAMESPACE,
+  R_REQUESTS,
+  realJobFor,
+  requestById,
+  requestOn,
+  rewriteRequest,
+} from './support.js';
 
-const alice = { kind: 'person', id: 'alice' } as const;
-const mallory = { kind: 'person', id: 'mallory' } as const;
+const alice = { kind: 'person', id: 'k8s:alice' } as const;
+const mallory = { kind: 'person', id: 'k8s:mallory' } as const;
 
 describe('invariants 2, 3 and 6 on the sim', () => {
   let sim: TestSim;
@@ -49,8 +62,11 @@ describe('invariants 2, 3 and 6 on the sim', () => {
   const jobsFor = (node: string) =>
     jobs().filter((j) => j.metadata.labels?.[LABEL_NODE] === labelValue(node));
 
-  /** Write a request straight into the annotation, as someone with `patch nodes` could. */
-  function forge(node: string, request: Partial<MaintenanceRequest>): void {
+  /**
+   * Write a request straight into a MaintenanceRequest's status, as someone who may create requests
+   * and write their status could: no decision object stands behind its approvals.
+   */
+  async function forge(node: string, request: Partial<MaintenanceRequest>): Promise<void> {
     const at = sim.clock.now().toISOString();
     const full: MaintenanceRequest = {
       id: 'r-f0f0f0',
@@ -58,48 +74,77 @@ describe('invariants 2, 3 and 6 on the sim', () => {
       action: 'reboot',
       state: 'approved',
       reason: 'forged',
-      requestedBy: 'mallory',
+      requestedBy: mallory.id,
       createdAt: at,
       updatedAt: at,
       approvals: [],
       history: [],
       ...request,
     };
+    const kc = new KubeConfig();
+    kc.loadFromFile(sim.kubeconfigPath);
+    await requestStore(createKubeClient(kc), { namespace: NAMESPACE }).create(full);
     sim.store.mutate(R.nodes, undefined, node, (n) => {
       n.metadata.labels = { ...n.metadata.labels, [LABEL_STATE]: full.state };
-      n.metadata.annotations = { ...n.metadata.annotations, [ANN_REQUEST]: JSON.stringify(full) };
     });
   }
 
   describe('2: nothing disruptive without an authorised approval, checked on the server', () => {
     it("a non-approver's approval is refused and the tick starts nothing", async () => {
       const node = nodes[0]!;
-      const proposed = await requestMaintenance(deps, { node, action: 'reboot', by: mallory });
-      assert.ok(proposed.ok);
-      const result = await approveRequest(deps, proposed.request!.id, mallory);
+      // Proposing is a permission of its own (issue 15): mallory may not, until listed a proposer.
+      const refused = await requestMaintenance(deps, { node, action: 'reboot', by: mallory });
+      assert.equal(refused.ok, false);
+      assert.match(refused.message, /k8s:mallory may not propose maintenance/);
+      const proposer = testControlDeps(sim, {
+        settings: {
+          ...deps.settings,
+          approval: { ...deps.settings.approval, proposers: { users: [mallory.id], groups: [] } },
+        },
+      });
+      const proposed = await requestMaintenance(proposer, { node, action: 'reboot', by: mallory });
+      assert.ok(proposed.ok, proposed.message);
+      const result = await approveRequest(proposer, proposed.request!.id, mallory);
       assert.equal(result.ok, false);
-      assert.match(result.message, /mallory is not an approver/);
+      assert.match(result.message, /k8s:mallory is not an approver/);
       await runTick(deps);
       assert.equal(requestOn(sim, node)?.state, 'proposed');
+      assert.deepEqual(requestOn(sim, node)?.approvals, []);
       assert.deepEqual(jobsFor(node), []);
     });
 
     it('a request forged into `approved` without approvals never gets a Job', async () => {
       const node = nodes[1]!;
-      forge(node, { approvals: [] });
+      await forge(node, { approvals: [] });
       await runTick(deps);
       await runTick(deps);
       assert.deepEqual(jobsFor(node), []);
-      assert.notEqual(requestOn(sim, node)?.state, 'running');
+      assert.notEqual(requestById(sim, 'r-f0f0f0')?.state, 'running');
     });
 
     it('a forged `running` request with no Job is failed, not executed', async () => {
       const node = nodes[2]!;
-      forge(node, { id: 'r-f1f1f1', state: 'running', approvals: [{ by: 'alice', at: '' }] });
+      await forge(node, {
+        id: 'r-f1f1f1',
+        state: 'running',
+        approvals: [{ by: alice.id, at: '' }],
+      });
       await runTick(deps);
-      const request = requestOn(sim, node);
+      const request = requestById(sim, 'r-f1f1f1');
       assert.equal(request?.state, 'failed');
       assert.match(request?.failure ?? '', /vanished before issuing the host command/);
+      assert.deepEqual(jobsFor(node), []);
+    });
+
+    it('an approval written into status that no MaintenanceApproval backs fails the request, no Job', async () => {
+      const node = nodes[3]!;
+      const at = sim.clock.now().toISOString();
+      await forge(node, { id: 'r-f2f2f2', approvals: [{ by: alice.id, at }] });
+      const report = await runTick(deps);
+      const request = requestById(sim, 'r-f2f2f2');
+      assert.equal(request?.state, 'failed');
+      assert.match(request?.failure ?? '', /no MaintenanceApproval backs: k8s:alice/);
+      assert.ok(report.dispatched.some((d) => d.startsWith(`${node}: failed`)));
       assert.deepEqual(jobsFor(node), []);
     });
   });
@@ -178,7 +223,11 @@ describe('invariants 2, 3 and 6 on the sim', () => {
       assert.equal(proposed.request!.reason, 'kernel update, my token is xoxb…(masked) oops');
       const rejected = await rejectRequest(deps, proposed.request!.id, alice, `dup of ${token}`);
       assert.ok(rejected.ok, rejected.message);
-      const stored = JSON.stringify(sim.store.get(R.nodes, undefined, node)?.metadata.annotations);
+      const stored = JSON.stringify([
+        sim.store.list(R_REQUESTS, { namespace: NAMESPACE }),
+        await requestReader(sim.kubeconfigPath).decisions(proposed.request!.id),
+      ]);
+      assert.match(stored, /xoxb…\(masked\)/, 'the request and the decision are what was read');
       const told = JSON.stringify(deps.events.filter((e) => e.node === node));
       for (const text of [stored, told, proposed.message, rejected.message])
         assert.ok(!text.includes(token.slice(5)), `the token survived in ${text.slice(0, 200)}`);
@@ -195,7 +244,7 @@ describe('invariants 2, 3 and 6 on the sim', () => {
     /** A request the tick proposed on the node (the fleet marks some) ends, making room. */
     const endRequest = (node: string) => {
       const current = requestOn(sim, node);
-      if (current) forge(node, { ...current, state: 'cancelled' });
+      if (current) rewriteRequest(sim, current.id, (r) => ({ ...r, state: 'cancelled' }));
     };
 
     const cases = [

@@ -10,24 +10,27 @@ import { after, before, describe, it } from 'node:test';
 import { approveRequest, requestMaintenance } from '../../../src/app/control/commands.js';
 import { runTick } from '../../../src/app/control/tick.js';
 import { EXIT } from '../../../src/core/exit-codes.js';
-import { ANN_REQUEST, LABEL_STATE } from '../../../src/core/names.js';
+import { LABEL_STATE } from '../../../src/core/names.js';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
 import { POOL_LABEL } from '../../../src/sim/scenarios/builders.js';
 import { R } from '../../../src/sim/types.js';
 import { testControlDeps, testControlSettings } from '../../support/control.js';
+import { requestReader } from '../../support/requests.js';
 import { startTestSim, waitFor, type TestSim } from '../sim/support.js';
 import {
   executorSettings,
-  disruptedByKubemaint,
+  disruptedNow,
   maxDisruptedAtOnce,
   NAMESPACE,
+  R_REQUESTS,
   realJobFor,
   requestOn,
+  rewriteRequest,
   runJobsInProcess,
   type InProcessJobs,
 } from './support.js';
 
-const alice = { kind: 'person', id: 'alice' } as const;
+const alice = { kind: 'person', id: 'k8s:alice' } as const;
 const CONCURRENCY = 2;
 
 describe('invariants 1, 4, 5, 7 and 8 with the real executor', () => {
@@ -105,9 +108,7 @@ describe('invariants 1, 4, 5, 7 and 8 with the real executor', () => {
       while (!allDone()) {
         assert.ok(Date.now() < deadline, 'the roll did not finish');
         await runTick(deps);
-        const disrupted = rolled.filter((n) =>
-          disruptedByKubemaint(sim.store.get(R.nodes, undefined, n)!),
-        );
+        const disrupted = rolled.filter((n) => disruptedNow(sim, n));
         assert.ok(disrupted.length <= CONCURRENCY, `disrupted: ${disrupted.join(', ')}`);
         failures.push(
           ...rolled
@@ -240,20 +241,24 @@ describe('invariants 1, 4, 5, 7 and 8 with the real executor', () => {
       cluster: {
         ...plain.cluster,
         getJob: async (name: string) => {
+          const at = sim.clock.now().toISOString();
           sim.store.mutate(R.nodes, undefined, node, (n) => {
-            const request = JSON.parse(n.metadata.annotations![ANN_REQUEST]!) as MaintenanceRequest;
-            const at = sim.clock.now().toISOString();
             n.spec = { ...n.spec, unschedulable: true };
             n.metadata.labels = { ...n.metadata.labels, [LABEL_STATE]: 'verifying' };
-            n.metadata.annotations![ANN_REQUEST] = JSON.stringify({
-              ...request,
-              state: 'verifying',
-              cordonedByUs: true,
-              wasCordoned: false,
-              hostCommandIssuedAt: at,
-              updatedAt: at,
-            } satisfies MaintenanceRequest);
           });
+          rewriteRequest(
+            sim,
+            id,
+            (request) =>
+              ({
+                ...request,
+                state: 'verifying',
+                cordonedByUs: true,
+                wasCordoned: false,
+                hostCommandIssuedAt: at,
+                updatedAt: at,
+              }) satisfies MaintenanceRequest,
+          );
           const job = await plain.cluster.getJob(name);
           return job && { ...job, phase: 'failed' as const, exitCode: 137 };
         },
@@ -272,8 +277,9 @@ describe('invariants 1, 4, 5, 7 and 8 with the real executor', () => {
     sim.store.mutate(R.nodes, undefined, node, (n) => {
       n.spec = { ...n.spec, unschedulable: false };
       delete n.metadata.labels?.[LABEL_STATE];
-      delete n.metadata.annotations?.[ANN_REQUEST];
     });
+    sim.store.delete(R_REQUESTS, NAMESPACE, id);
+    assert.notEqual(requestOn(sim, node)?.id, id, 'the request is gone');
   });
 
   it('8: a node that does not come back in time is reported, left cordoned, and the report says so', async () => {
@@ -286,10 +292,10 @@ describe('invariants 1, 4, 5, 7 and 8 with the real executor', () => {
       action: 'reboot',
       state: 'verifying',
       reason: 'test',
-      requestedBy: 'alice',
+      requestedBy: alice.id,
       createdAt: at,
       updatedAt: at,
-      approvals: [{ by: 'alice', at }],
+      approvals: [{ by: alice.id, at }],
       history: [],
       cordonedByUs: true,
       wasCordoned: false,
@@ -299,13 +305,10 @@ describe('invariants 1, 4, 5, 7 and 8 with the real executor', () => {
       hostCommandIssuedAt: at,
       announced: ['host'],
     };
+    await requestReader(sim.kubeconfigPath).seed(request);
     sim.store.mutate(R.nodes, undefined, node, (n) => {
       n.spec = { ...n.spec, unschedulable: true };
       n.metadata.labels = { ...n.metadata.labels, [LABEL_STATE]: 'verifying' };
-      n.metadata.annotations = {
-        ...n.metadata.annotations,
-        [ANN_REQUEST]: JSON.stringify(request),
-      };
     });
     await runTick(deps);
     const failed = requestOn(sim, node)!;
