@@ -21,7 +21,7 @@ import type { Logger } from './log.js';
 import { compileMessageTemplates } from '../templates/notify/messages.js';
 
 export interface OpenOptions extends ConnectOptions {
-  clock?: Clock;
+  clock?: Pick<Clock, 'now'>;
   /** More notifiers: the console in `serve`, Slack when it is configured. */
   notifiers?: Notifier[];
 }

@@ -6,19 +6,9 @@
  */
 import type { MaintenanceRequest } from '../core/request.js';
 
-/** The facts of one Node the executor reads and writes. */
-export interface NodeInfo {
-  name: string;
-  uid: string;
-  resourceVersion: string;
-  unschedulable: boolean;
-  bootId: string;
-  kubeletVersion: string;
-  /** Ready condition status: 'True' | 'False' | 'Unknown' (missing counts as 'Unknown'). */
-  ready: string;
-  labels: Record<string, string>;
-  annotations: Record<string, string>;
-}
+import type { NodeInfo } from '../core/node.js';
+
+export type { NodeInfo } from '../core/node.js';
 
 export interface OwnerRef {
   apiVersion: string;
@@ -162,9 +152,4 @@ export interface HostPort {
   signal(pid: number, signal: number): void;
 }
 
-/** Time, injectable: the sim runs on a scaled clock, tests on a manual one. */
-export interface Clock {
-  now(): Date;
-  /** Resolves after `ms`, or early (without error) when `signal` aborts. */
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
+export type { Clock } from '../core/clock.js';

@@ -4,19 +4,16 @@
  * configured node conditions is True (Node Problem Detector). An upgrade is needed when the kubelet
  * is behind its target; the step is one minor at most. Pure: node facts in, needs out.
  */
+import type { NodeView } from './node.js';
 import { matchesSelector, type Selector } from './label-selector.js';
 import { isActive, type Action, type MaintenanceRequest } from './request.js';
 import { classifyKubelet, nextKubeletStep } from './skew.js';
 import { toKubeVersion, tryParseKubeVersion } from './version.js';
 
-export interface DetectNode {
-  name: string;
-  labels: Readonly<Record<string, string>>;
-  annotations: Readonly<Record<string, string>>;
-  conditions: Readonly<Record<string, string>>;
-  kubeletVersion: string;
-  request?: MaintenanceRequest;
-}
+/** What detection reads of a node. */
+export type DetectNode = Readonly<
+  Pick<NodeView, 'name' | 'labels' | 'annotations' | 'conditions' | 'kubeletVersion' | 'request'>
+>;
 
 export interface DetectSettings {
   rebootLabel: string;

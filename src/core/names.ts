@@ -47,6 +47,20 @@ export function labelValue(name: string): string {
 export const slotName = (index: number): string => `kubemaint-slot-${index}`;
 
 /**
+ * Who holds a slot: `<node>/<requestId>`, the one spelling of a holder (the executor writes it into
+ * the Lease, the control plane releases by it, `kubemaint locks` shows it).
+ */
+export const slotHolder = (node: string, requestId: string): string => `${node}/${requestId}`;
+
+/** The node and request of a holder, or undefined when it is not one of ours. */
+export function parseSlotHolder(holder: string): { node: string; requestId: string } | undefined {
+  const slash = holder.lastIndexOf('/');
+  return slash > 0
+    ? { node: holder.slice(0, slash), requestId: holder.slice(slash + 1) }
+    : undefined;
+}
+
+/**
  * Deterministic Job name per request, so a second approval (or a second tick) that tries to create
  * the Job gets AlreadyExists instead of a second Job. Kept under 63 characters (Job names become
  * a label value on their pods).

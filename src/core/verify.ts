@@ -5,14 +5,12 @@
  * the kubelet reporting the target version, Ready. Job success alone proves nothing: the Job's pod
  * dies with its node. Pure: the caller passes the node's facts and `now`.
  */
+import type { NodeInfo } from './node.js';
 import type { MaintenanceRequest } from './request.js';
 import { compareKubeVersions, tryParseKubeVersion } from './version.js';
 
-export interface NodeFacts {
-  ready: string;
-  bootId: string;
-  kubeletVersion: string;
-}
+/** What verification reads of a node. */
+export type NodeFacts = Pick<NodeInfo, 'ready' | 'bootId' | 'kubeletVersion'>;
 
 /** The reporter agent's reboot mark on the node, when there is one (`since` as it recorded it). */
 export interface AgentMark {

@@ -28,7 +28,7 @@ import type { SlackChat } from './thread-chat.js';
 export interface DeliverDeps {
   chat: SlackChat;
   cluster: ClusterPort;
-  clock: Clock;
+  clock: Pick<Clock, 'now'>;
   log: Logger;
   /** Where new prompts go. */
   channel: string;

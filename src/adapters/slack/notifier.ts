@@ -20,7 +20,7 @@ export interface SlackNotifierOptions {
   chat?: SlackChat;
   web?: WebChatOptions;
   cluster: ClusterPort;
-  clock: Clock;
+  clock: Pick<Clock, 'now'>;
   log: Logger;
   /** The cluster's display name and the zone times are shown in (ControlSettings). */
   clusterName: string;

@@ -3,6 +3,7 @@
  * resume, locks, release, and the answer to a stalled drain. One implementation for both front ends,
  * so an approval is checked on the server the same way wherever it comes from (invariant 2).
  */
+import { parseSlotHolder } from '../../core/names.js';
 import { propose, proposeProblem, type Person, type ProposeInput } from '../../core/approval.js';
 import { maskTokens } from '../../core/redact.js';
 import {
@@ -25,7 +26,7 @@ export interface CommandDeps {
   cluster: ClusterPort;
   notifier: Notifier;
   settings: ControlSettings;
-  clock: Clock;
+  clock: Pick<Clock, 'now'>;
   randomBytes: RandomBytes;
 }
 
@@ -337,10 +338,17 @@ export async function releaseLock(
       message: `no slot ${clip(slot)}; slots are ${slots.map((s) => s.name).join(', ') || 'not created yet'}`,
     };
   if (!found.holder) return { ok: true, message: `${slot} is already free` };
-  const [nodeName, id] = found.holder.split('/');
-  const node = nodeName ? await deps.cluster.getNode(nodeName) : undefined;
-  const holderRequest = node?.request;
-  if (holderRequest !== undefined && holderRequest.id === id && isActive(holderRequest.state)) {
+  const holder = parseSlotHolder(found.holder);
+  const held = holder ? await deps.cluster.findRequest(holder.requestId) : undefined;
+  const holderRequest = held?.request;
+  const nodeName = holder?.node;
+  const id = holder?.requestId;
+  if (
+    holderRequest?.node === nodeName &&
+    !held?.missing &&
+    holderRequest &&
+    isActive(holderRequest.state)
+  ) {
     return {
       ok: false,
       message: `${slot} is held by active request ${id} on ${nodeName}; cancel the request instead`,

@@ -8,5 +8,5 @@ import type { ControlSettings } from './settings.js';
 
 export interface ReconcileDeps extends PersistDeps {
   settings: ControlSettings;
-  clock: Clock;
+  clock: Pick<Clock, 'now'>;
 }

@@ -9,7 +9,7 @@ import { start } from '../../core/approval.js';
 import { evaluatePolicy, type PolicyFacts, type SlotFacts } from '../../core/policy.js';
 import type { Decision, MaintenanceRequest } from '../../core/request.js';
 import { jobName } from '../../core/names.js';
-import { compare as dispatchOrder } from '../../core/plan.js';
+import { compare as dispatchOrder } from '../../core/dispatch-order.js';
 import {
   alertFacts,
   blockingPodFacts,

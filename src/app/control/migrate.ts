@@ -14,7 +14,7 @@ import { persist, type PersistDeps } from './persist.js';
 import type { Clock, NodeView } from './ports.js';
 
 export interface MigrateDeps extends PersistDeps {
-  clock: Clock;
+  clock: Pick<Clock, 'now'>;
 }
 
 export async function migrateAnnotations(

@@ -5,25 +5,10 @@
  */
 import type { MaintenanceEvent } from '../../core/events.js';
 import type { Decision, MaintenanceRequest } from '../../core/request.js';
-import type { NodeInfo, PodInfo } from '../ports.js';
+import type { NodeView } from '../../core/node.js';
+import type { PodInfo } from '../ports.js';
 
-/**
- * A node as the control plane sees it: the executor's NodeInfo plus conditions and its request (the
- * active MaintenanceRequest for the node, else its latest one).
- */
-export interface NodeView extends NodeInfo {
-  /** Condition type → status, for detection through node conditions (Node Problem Detector). */
-  conditions: Record<string, string>;
-  request?: MaintenanceRequest;
-  /** The request object's resourceVersion: every status write is conditional on it. */
-  requestVersion?: string;
-  /** False for a request a person created that kubemaint has not accepted yet (no status). */
-  requestAccepted?: boolean;
-  /** The node no longer exists, but a request for it does (the view carries only the name). */
-  missing?: boolean;
-  /** Why a request object for this node could not be read (reported, never thrown). */
-  requestError?: string;
-}
+export type { NodeView } from '../../core/node.js';
 
 /** Which nodes with requests to read: those with an active request, or every one with any. */
 export type RequestScope = 'active' | 'all';
@@ -108,9 +93,8 @@ export interface Notifier {
   notify(event: MaintenanceEvent, request: MaintenanceRequest): Promise<void>;
 }
 
-export interface Clock {
-  now(): Date;
-}
+/** The control plane only reads the time: a clock that cannot wait is enough (core/clock.ts). */
+export type { Clock } from '../../core/clock.js';
 
 /** Random bytes for request and campaign ids, injectable so tests are deterministic. */
 export type RandomBytes = (count: number) => Uint8Array;

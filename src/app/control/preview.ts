@@ -47,7 +47,7 @@ export interface Preview {
 export interface PreviewDeps {
   cluster: ClusterPort;
   settings: Pick<ControlSettings, 'schedule' | 'timeZone' | 'blockers' | 'detection' | 'drain'>;
-  clock: Clock;
+  clock: Pick<Clock, 'now'>;
 }
 
 export async function previewRequest(deps: PreviewDeps, node: string): Promise<Preview> {

@@ -3,6 +3,7 @@
  * what kubemaint cordoned (invariant 4), release the slot, clear a reboot mark the reboot answered,
  * record the maintenance and the labels people asked for (`nodeLabels.after`).
  */
+import { slotHolder } from '../../core/names.js';
 import { fail } from '../../core/approval.js';
 import {
   ANN_LAST_MAINTENANCE,
@@ -65,7 +66,8 @@ export async function releaseSlotOf(
   deps: Pick<ReconcileDeps, 'cluster'>,
   request: MaintenanceRequest,
 ): Promise<void> {
-  if (request.slot) await deps.cluster.releaseSlot(request.slot, `${request.node}/${request.id}`);
+  if (request.slot)
+    await deps.cluster.releaseSlot(request.slot, slotHolder(request.node, request.id));
 }
 
 const lastMaintenance = (request: MaintenanceRequest, now: Date) => ({

@@ -10,14 +10,7 @@ import { KubemaintError } from '../../errors.js';
 import { slotName } from '../../core/names.js';
 import type { Clock, LeaseInfo, LeaseRecord, LeasesPort } from '../ports.js';
 
-export const holderOf = (node: string, requestId: string): string => `${node}/${requestId}`;
-
-export function parseHolder(holder: string): { node: string; requestId: string } | undefined {
-  const slash = holder.lastIndexOf('/');
-  return slash > 0
-    ? { node: holder.slice(0, slash), requestId: holder.slice(slash + 1) }
-    : undefined;
-}
+export { slotHolder as holderOf, parseSlotHolder as parseHolder } from '../../core/names.js';
 
 export interface SlotConfig {
   namespace: string;
