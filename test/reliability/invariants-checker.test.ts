@@ -21,8 +21,7 @@ const nodeObj = (name: string, unschedulable = false): KObject => ({
 });
 
 /** The MaintenanceRequest object kubemaint stores for `request` (ADR 0012). */
-const requestObj = (request: MaintenanceRequest): KObject =>
-  encodeRequest(request, 'kubemaint');
+const requestObj = (request: MaintenanceRequest): KObject => encodeRequest(request, 'kubemaint');
 
 interface Step {
   /** A write of the node and, when given, of its request (the node first, as the executor cordons). */
@@ -318,6 +317,36 @@ describe('invariant checker', () => {
         { node: ['a', req('a', { state: 'failed', cordonedByUs: true, failure: 'boom' }), true] },
       ],
       expect: /left cordoned by kubemaint: a \(request r-a failed\)/,
+    },
+    {
+      // Two serves proposed the node at once; the later proposal was cancelled as it was born and,
+      // though newer, must not hide the request that ran.
+      name: 'a node left cordoned by kubemaint behind a proposal that lost a creation race',
+      steps: [
+        { node: ['a', req('a', { state: 'done', cordonedByUs: true }), true] },
+        {
+          node: [
+            'a',
+            req('a', {
+              id: 'r-a2',
+              state: 'cancelled',
+              approvals: [],
+              createdAt: iso(1),
+              history: [
+                {
+                  from: 'proposed',
+                  to: 'cancelled',
+                  at: iso(1),
+                  by: 'kubemaint',
+                  note: 'a already has request r-a',
+                },
+              ],
+            }),
+            true,
+          ],
+        },
+      ],
+      expect: /left cordoned by kubemaint: a \(request r-a done\)/,
     },
     {
       name: 'a slot held by a finished request',

@@ -9,13 +9,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { approveRequest, requestMaintenance } from '../../src/app/control/commands.js';
 import { runTick } from '../../src/app/control/tick.js';
-import { ANN_REQUEST, LABEL_STATE } from '../../src/core/names.js';
+import { LABEL_STATE } from '../../src/core/names.js';
 import { R } from '../../src/sim/types.js';
 import { startTestSim, waitFor, type TestSim } from '../integration/sim/support.js';
 import { testControlDeps, testControlSettings } from '../support/control.js';
-import { checkSim } from '../support/invariants.js';
+import { checkSim, R_REQUESTS } from '../support/invariants.js';
 import {
   APPROVERS,
+  CLI_APPROVER_IDS,
   clickApprove,
   jobsByRequest,
   markForReboot,
@@ -30,6 +31,8 @@ import {
 import { alice, clearMarks, FULL, report, requestOf } from './support.js';
 
 const CONCURRENCY = 2;
+/** The store key of MaintenanceApproval objects in the sim. */
+const R_DECISIONS = 'maintenanceapprovals.kubemaint.io';
 /** What a command that lost a conditional write says (commands.ts): documented, not an error. */
 const LOST_RACE = /the request changed while we wrote it; look at it again and retry/;
 const DISPATCH_ROUNDS = FULL ? 100 : 30;
@@ -64,10 +67,12 @@ describe('races: two ticks dispatching at once', () => {
       await Promise.all(ticks.map((deps) => runTick(deps)));
       const running = names.filter((n) => requestOf(sim, n)?.state === 'running');
       started.push(running.length);
-      // Back to a clean slate: no request, no Job.
+      // Back to a clean slate: no request (nor its decisions), no Job.
+      for (const resource of [R_REQUESTS, R_DECISIONS])
+        for (const object of sim.store.list(resource, { namespace: 'kubemaint' }))
+          sim.store.delete(resource, 'kubemaint', object.metadata.name ?? '');
       for (const node of names)
         sim.store.mutate(R.nodes, undefined, node, (n) => {
-          delete n.metadata.annotations?.[ANN_REQUEST];
           delete n.metadata.labels?.[LABEL_STATE];
         });
       for (const job of sim.store.list(R.jobs, { namespace: 'kubemaint' }))
@@ -216,7 +221,7 @@ describe(
         .map((n) => requestOf(sim, n)!)
         .filter((r) => ids.includes(r.id));
       // The clickers, the CLI approvers and the retries' alice: nobody else may have approved.
-      const approvers = new Set<string>([...APPROVERS, 'cli:alice', 'cli:bob', alice.id]);
+      const approvers = new Set<string>([...APPROVERS, ...CLI_APPROVER_IDS, alice.id]);
       const invariants = checkSim(sim, { concurrency: CONCURRENCY, approvers, fromRv });
       const reboots = sim.admin.hostLog().filter((a) => a.action === 'reboot');
       const errors = serves.flatMap((s) =>

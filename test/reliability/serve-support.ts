@@ -5,11 +5,14 @@
  * tsx) pointed at it with `--kubeconfig`, under a `cluster.type: sim` config, so it rewrites the host
  * commands for the sim's hosts exactly as `npm start` does, without starting a sim of its own. The
  * sim maps the executor image to the same bundle, so every Job really runs `kubemaint executor`.
- * Slack is on (signing secret, the local Web API recorder), with U0ALICE and U0BOB as approvers.
+ * Slack is on (signing secret, the local Web API recorder), with U0ALICE and U0BOB as approvers; on
+ * the CLI, the Kubernetes users alice and bob approve (`--as alice`, bound to kubemaint:person as an
+ * installer binds its people).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { approveRequest, requestMaintenance } from '../../src/app/control/commands.js';
 import { LABEL_REQUEST } from '../../src/core/names.js';
 import { isActive } from '../../src/core/request.js';
@@ -24,6 +27,9 @@ import { requestOf } from './support.js';
 export const SECRET = 'reliability-signing-secret';
 export const CHANNEL = 'C0MAINT';
 export const APPROVERS = ['U0ALICE', 'U0BOB'] as const;
+/** The Kubernetes users who approve on the CLI (`--as`), and their core identities. */
+export const CLI_APPROVERS = ['alice', 'bob'] as const;
+export const CLI_APPROVER_IDS = CLI_APPROVERS.map((user) => `k8s:${user}`);
 export const NAMESPACE = 'kubemaint';
 
 export interface ServeCluster {
@@ -77,14 +83,17 @@ drain:
 approval:
   approvers:
     users: [${APPROVERS.join(', ')}]
-    cli: ["*"]
+    kubernetes:
+      users: [${CLI_APPROVERS.join(', ')}]
 slack:
   channel: ${CHANNEL}
+  allowedChannels: [${CHANNEL}]
 schedules:
   tick: "*/${options.tickSeconds ?? 2} * * * * *"
   skewScan: "0 0 1 1 *"
 `,
   );
+  await bindPeople(sim, CLI_APPROVERS);
   return {
     sim,
     api,
@@ -107,6 +116,40 @@ export interface ServeProcess {
   exited(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** SIGTERM (graceful) or SIGKILL, then the exit. */
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/**
+ * What an installer grants its people (infra/k8s/rbac-people.yaml: kubemaint:person in kubemaint's
+ * namespace) plus the read access to nodes a person's own view access gives on a real cluster, so
+ * `kubemaint approve --as <user>` may record decisions in their name.
+ */
+export async function bindPeople(sim: TestSim, users: readonly string[]): Promise<void> {
+  const kc = new KubeConfig();
+  kc.loadFromFile(sim.kubeconfigPath);
+  const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
+  const group = 'rbac.authorization.k8s.io';
+  const subjects = users.map((name) => ({ apiGroup: group, kind: 'User', name }));
+  await rbac.createClusterRole({
+    body: {
+      metadata: { name: 'test:node-reader' },
+      rules: [{ apiGroups: [''], resources: ['nodes', 'pods'], verbs: ['get', 'list', 'watch'] }],
+    },
+  });
+  await rbac.createClusterRoleBinding({
+    body: {
+      metadata: { name: 'test:node-reader' },
+      roleRef: { apiGroup: group, kind: 'ClusterRole', name: 'test:node-reader' },
+      subjects,
+    },
+  });
+  await rbac.createNamespacedRoleBinding({
+    namespace: NAMESPACE,
+    body: {
+      metadata: { name: 'test-people', namespace: NAMESPACE },
+      roleRef: { apiGroup: group, kind: 'ClusterRole', name: 'kubemaint:person' },
+      subjects,
+    },
+  });
 }
 
 /** Starts one `kubemaint serve` on the cluster and waits for its ready line. */
@@ -276,7 +319,13 @@ export const statesOf = (sim: TestSim, nodes: readonly string[]): string[] =>
   nodes.map((n) => {
     const r = requestOf(sim, n);
     if (!r) return `${n} none`;
-    const why = r.failure ?? r.blockedReasons?.join('; ');
+    const why =
+      r.failure ??
+      r.blockedReasons?.join('; ') ??
+      r.history
+        .filter((h) => h.note)
+        .map((h) => `${h.to} by ${h.by}: ${h.note}`)
+        .at(-1);
     return `${n} ${r.id} ${r.state}${why ? ` (${why})` : ''}`;
   });
 

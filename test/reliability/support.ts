@@ -6,7 +6,6 @@
  * and answers like people would (approve what is proposed, propose again what failed) until every
  * node it was given has had its maintenance done.
  */
-import { requestsByNode } from '../../src/adapters/kube/control-cluster.js';
 import { KubeError } from '../../src/adapters/kube/errors.js';
 import type { StoredRequest } from '../../src/adapters/kube/request-codec.js';
 import { approveRequest, requestMaintenance } from '../../src/app/control/commands.js';
@@ -16,7 +15,7 @@ import { isActive, type MaintenanceRequest } from '../../src/core/request.js';
 import type { FaultRule } from '../../src/sim/api/index.js';
 import { R } from '../../src/sim/types.js';
 import type { TestSim } from '../integration/sim/support.js';
-import { readStored, R_REQUESTS } from '../support/invariants.js';
+import { nodeRequests, readStored, R_REQUESTS } from '../support/invariants.js';
 
 export const FULL = process.env['KUBEMAINT_RELIABILITY_SCALE'] === 'full';
 
@@ -47,15 +46,16 @@ export function issueFaults(latencyMs = COUNTS.latencyMs): FaultRule[] {
 }
 
 /**
- * The node's request as the control plane sees it (its active MaintenanceRequest, else its newest),
- * read straight from the sim's store.
+ * The node's request as the control plane sees it (its active MaintenanceRequest, else its newest;
+ * a proposal kubemaint cancelled at birth because another was first does not count), read straight
+ * from the sim's store.
  */
 export const requestOf = (sim: TestSim, node: string): MaintenanceRequest | undefined => {
   const mine = sim.store
     .list(R_REQUESTS, { labelSelector: `${LABEL_NODE}=${labelValue(node)}` })
     .map(readStored)
     .filter((s): s is StoredRequest => s?.request.node === node);
-  return requestsByNode(mine).get(node)?.request;
+  return nodeRequests(mine).get(node);
 };
 
 /** Removes the scenario's own marks so a test proposes exactly what it rolls. */

@@ -69,13 +69,38 @@ export function readRequest(object: KObject): MaintenanceRequest | undefined {
   return readStored(object)?.request;
 }
 
-/** Each node's request in a store, as the control plane sees it (its active one, else its newest). */
+/**
+ * A proposal that lost a creation race (two serves proposing one node at once): kubemaint cancelled
+ * it as it was born, because the node already had an active request (persist.ts). It never was the
+ * node's request, though it is newer than the one that was.
+ */
+export function lostCreationRace(request: MaintenanceRequest): boolean {
+  const [only, ...more] = request.history;
+  return (
+    request.state === 'cancelled' &&
+    more.length === 0 &&
+    only?.by === 'kubemaint' &&
+    only.from === 'proposed' &&
+    /already has request/.test(only.note ?? '')
+  );
+}
+
+/**
+ * Each node's request as the control plane sees it (its active one, else its newest; requestsByNode),
+ * leaving out proposals that lost a creation race.
+ */
+export function nodeRequests(stored: readonly StoredRequest[]): Map<string, MaintenanceRequest> {
+  const counted = stored.filter((s) => !lostCreationRace(s.request));
+  return new Map([...requestsByNode(counted)].map(([node, s]) => [node, s.request]));
+}
+
+/** Each node's request in a store (nodeRequests). */
 export function requestsOfNodes(store: Pick<Store, 'list'>): Map<string, MaintenanceRequest> {
   const stored = store
     .list(R_REQUESTS)
     .map(readStored)
     .filter((s): s is StoredRequest => s !== undefined);
-  return new Map([...requestsByNode(stored)].map(([node, s]) => [node, s.request]));
+  return nodeRequests(stored);
 }
 
 /**
@@ -130,7 +155,7 @@ function replayNodes(input: InvariantInput, violations: string[]): Replayed {
   let maxDisrupted = 0;
   const requestOfNode = (node: string): MaintenanceRequest | undefined => {
     const mine = [...requests.values()].filter((s) => s.request.node === node);
-    return requestsByNode(mine).get(node)?.request;
+    return nodeRequests(mine).get(node);
   };
   const push = (map: Map<string, NodeHistory>, key: string, write: NodeHistory['writes'][number]) =>
     map.set(key, { writes: [...(map.get(key)?.writes ?? []), write] });
