@@ -147,7 +147,7 @@ describe('executor Job on the sim', () => {
     assert.equal(evictable.length, 40);
     const bootBefore = bootId(sim, node);
     const startRv = Math.max(...sim.admin.audit().map((e) => e.rv));
-    const request = putRequest(sim, node, { id: 'r-reboot1' });
+    const request = await putRequest(sim, node, { id: 'r-reboot1' });
     const job = await runJob(node, request.id);
 
     const outcome = await until('the Job to finish', () => jobDone(job), 90_000);
@@ -197,7 +197,7 @@ describe('executor Job on the sim', () => {
     const before = kubeletVersion(sim, node);
     const target = 'v1.31.4';
     assert.notEqual(before, target);
-    const request = putRequest(sim, node, {
+    const request = await putRequest(sim, node, {
       id: 'r-upgrade1',
       action: 'upgrade',
       targetVersion: target,
@@ -225,7 +225,7 @@ describe('executor Job on the sim', () => {
     const node = nodeNames(sim).find((n) => n.includes('compute'))!;
     const startRv = Math.max(...sim.admin.audit().map((e) => e.rv));
     const client = createKubeClient(loadKubeConfig(sim.kubeconfigPath));
-    const ports = kubePorts(client, silentLogger(), systemClock);
+    const ports = kubePorts(client, silentLogger(), systemClock, simSettings().namespace);
     const report = await drainNode(
       { pods: ports.pods, clock: systemClock },
       { node, settings: { ...simSettings().drain, disableEviction: true } },

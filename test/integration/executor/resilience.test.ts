@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createKubeClient, loadKubeConfig } from '../../../src/adapters/kube/client.js';
+import { decodeRequest } from '../../../src/adapters/kube/request-codec.js';
 import { kubeLeasesPort } from '../../../src/adapters/kube/leases.js';
 import { acquireSlot, releaseSlot } from '../../../src/app/executor/slots.js';
 import { systemClock } from '../../../src/app/executor/system-clock.js';
@@ -13,6 +14,7 @@ import { EXIT } from '../../../src/core/exit-codes.js';
 import { isActive } from '../../../src/core/request.js';
 import type { Sim } from '../../../src/sim/index.js';
 import { R, type KObject, type WatchEvent } from '../../../src/sim/types.js';
+import { R_REQUESTS } from '../invariants/support.js';
 import {
   bootId,
   fleet,
@@ -42,9 +44,10 @@ type Boundary = {
   reached: (event: WatchEvent, node: string) => boolean;
 };
 
-const requestState = (o: KObject) => {
-  const raw = o.metadata.annotations?.['kubemaint.io/request'];
-  return raw ? (JSON.parse(raw) as { state: string; drain?: { evicted: number } }) : undefined;
+/** A MaintenanceRequest object's request, as the executor and the control plane read it. */
+const requestIn = (o: KObject) => {
+  const decoded = decodeRequest(o);
+  return decoded.ok ? decoded.stored.request : undefined;
 };
 
 const BOUNDARIES: Boundary[] = [
@@ -56,9 +59,9 @@ const BOUNDARIES: Boundary[] = [
   },
   {
     name: 'request running',
-    resource: R.nodes,
+    resource: R_REQUESTS,
     reached: (e, node) =>
-      e.object.metadata.name === node && requestState(e.object)?.state === 'running',
+      requestIn(e.object)?.node === node && requestIn(e.object)?.state === 'running',
   },
   {
     name: 'node cordoned',
@@ -94,7 +97,7 @@ describe('executor resilience on the sim', () => {
     for (const [i, boundary] of BOUNDARIES.entries()) {
       const node = nodes[i]!;
       const before = bootId(sim, node);
-      const request = putRequest(sim, node, { id: `r-kill${i}` });
+      const request = await putRequest(sim, node, { id: `r-kill${i}` });
       const settings = simSettings();
       const first = await startExecutor(sim, node, request.id, settings);
       let killed = false;
@@ -209,7 +212,7 @@ describe('executor resilience on the sim', () => {
     sim.store.mutate(R.pdbs, guarded.metadata.namespace, app, (pdb) => {
       pdb.spec = { selector: { matchLabels: { app } }, minAvailable: 100 };
     });
-    const request = putRequest(sim, node, { id: 'r-blocked' });
+    const request = await putRequest(sim, node, { id: 'r-blocked' });
     const settings = simSettings({ drain: { ...simSettings().drain, timeoutMs: 3_000 } });
     const ended = await (await startExecutor(sim, node, request.id, settings)).done;
     assert.equal(ended.code, EXIT.drainBlocked, ended.output.slice(-800));

@@ -1,21 +1,25 @@
 /**
- * Helpers for the executor's integration tests on the sim: a fleet, a request written on a node, the
- * executor run as the real CLI in a child process (as the Job's container would), and waits.
+ * Helpers for the executor's integration tests on the sim: a fleet with kubemaint's kinds, a request
+ * stored as the tick leaves it (a MaintenanceRequest with the decision objects behind its approvals),
+ * the executor run as the real CLI in a child process (as the Job's container would), and waits.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { build } from 'esbuild';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
 import type { ExecutorSettings } from '../../../src/app/executor/settings.js';
 import { DEFAULT_SETTINGS } from '../../../src/app/executor/settings.js';
-import { ANN_REQUEST } from '../../../src/core/names.js';
+import { installKubemaintKinds } from '../../../src/compose/sim-kinds.js';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
 import { createSim, type Sim, type SimOptions } from '../../../src/sim/index.js';
 import { SIM_BIN_DIR } from '../../../src/sim/jobs-runner.js';
 import { R, type KObject } from '../../../src/sim/types.js';
 import { SETTINGS_ENV } from '../../../templates/executor-job.js';
 import { approvedRequest } from '../../fakes/requests.js';
+import { requestReader } from '../../support/requests.js';
+import { requestOn } from '../invariants/support.js';
 
 export const ROOT = resolve(import.meta.dirname, '../../..');
 const DIR = mkdtempSync(join(tmpdir(), 'kubemaint-exec-'));
@@ -43,7 +47,7 @@ export function cli(): Promise<string[]> {
 }
 
 export async function fleet(options: SimOptions = {}): Promise<Sim> {
-  return createSim({
+  const sim = await createSim({
     scenario: 'fleet',
     scale: 50,
     kubeconfigPath: join(mkdtempSync(join(DIR, 'sim-')), 'sim.kubeconfig'),
@@ -53,6 +57,11 @@ export async function fleet(options: SimOptions = {}): Promise<Sim> {
     delays: { rebootIssueDelayMs: 60_000 },
     ...options,
   });
+  // kubemaint's own kinds, as `kubectl apply -k infra/k8s` installs them on a real cluster.
+  const kc = new KubeConfig();
+  kc.loadFromFile(sim.kubeconfigPath);
+  await installKubemaintKinds(kc);
+  return sim;
 }
 
 /** Settings for the sim: its host endpoint stands for the machine, so no nsenter prefix. */
@@ -85,21 +94,17 @@ export const nodeNames = (sim: Sim): string[] =>
 export const getNode = (sim: Sim, name: string): KObject =>
   sim.store.get(R.nodes, undefined, name)!;
 
-export function requestOf(sim: Sim, node: string): MaintenanceRequest | undefined {
-  const raw = getNode(sim, node).metadata.annotations?.[ANN_REQUEST];
-  return raw ? (JSON.parse(raw) as MaintenanceRequest) : undefined;
-}
+/** The node's request as the control plane reads it (its MaintenanceRequest). */
+export const requestOf = (sim: Sim, node: string): MaintenanceRequest | undefined =>
+  requestOn(sim, node);
 
-export function putRequest(
+/** Store an approved request for `node`, as the tick leaves it for the executor. */
+export async function putRequest(
   sim: Sim,
   node: string,
   extra: Partial<MaintenanceRequest> = {},
-): MaintenanceRequest {
-  const request = approvedRequest(node, extra);
-  sim.store.mutate(R.nodes, undefined, node, (n) => {
-    n.metadata.annotations = { ...n.metadata.annotations, [ANN_REQUEST]: JSON.stringify(request) };
-  });
-  return request;
+): Promise<MaintenanceRequest> {
+  return requestReader(sim.kubeconfigPath).seed(approvedRequest(node, extra));
 }
 
 export const bootId = (sim: Sim, node: string): string =>
