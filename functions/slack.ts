@@ -9,14 +9,14 @@ import { credentialsFromEnv, regionFromEnv } from '../src/adapters/aws/credentia
 import { invokeAsync } from '../src/adapters/aws/lambda-invoke.js';
 import type { Env } from '../src/adapters/aws/ssm-environment.js';
 import { createLogger, type Logger } from '../src/log.js';
-import { signingSecretFrom } from './signing-secret.js';
-import type { openSlackApp, SlackApp } from './slack-app.js';
-import { slackSignatureGate } from './slack-gate.js';
-import { createSlackHandler } from './slack-handler.js';
+import { signingSecretFrom } from '../src/compose/lambda/signing-secret.js';
+import type { openSlackApp, SlackApp } from '../src/compose/lambda/slack-app.js';
+import { slackSignatureGate } from '../src/compose/lambda/slack-gate.js';
+import { createSlackHandler } from '../src/compose/lambda/slack-handler.js';
 
 export interface SlackEntryOptions {
   log?: Logger;
-  /** How the cold path is loaded; tests count the loads. @default import('./slack-app.js') */
+  /** How the cold path is loaded; tests count the loads. @default import('../src/compose/lambda/slack-app.js') */
   loadApp?: () => Promise<{ openSlackApp: typeof openSlackApp }>;
   now?: () => Date;
 }
@@ -29,7 +29,7 @@ export function createSlackEntry(env: Env, options: SlackEntryOptions = {}) {
       service: 'kubemaint-slack',
       level: env['KUBEMAINT_LOG_LEVEL'] ?? env['LOG_LEVEL'] ?? 'info',
     });
-  const loadApp = options.loadApp ?? (() => import('./slack-app.js'));
+  const loadApp = options.loadApp ?? (() => import('../src/compose/lambda/slack-app.js'));
   const signingSecret = signingSecretFrom(env);
   let app: SlackApp | undefined;
   return createSlackHandler({

@@ -4,9 +4,9 @@
  * plane once; warm invocations reuse it. Everything else lives in tick-handler.ts and src/app.
  */
 import { createLogger } from '../src/log.js';
-import { loadLambdaConfig } from './lambda-config.js';
-import { openLambdaControl } from './lambda-control.js';
-import { createTickHandler } from './tick-handler.js';
+import { loadLambdaConfig } from '../src/compose/lambda/lambda-config.js';
+import { openLambdaControl } from '../src/compose/lambda/lambda-control.js';
+import { createTickHandler } from '../src/compose/lambda/tick-handler.js';
 
 const log = createLogger({
   service: 'kubemaint-tick',

@@ -3,35 +3,36 @@
  * tick loop on cron and watches, serves the ops endpoints and Slack, and stops gracefully.
  */
 import cron from 'node-cron';
-import { createTickLoop } from '../../app/control/loop.js';
-import type { NodeView, SlotView } from '../../app/control/ports.js';
-import { findNeeds, runTick } from '../../app/control/tick.js';
-import { consoleNotifier } from '../../adapters/console/notifier.js';
-import { startOpsServer } from '../../adapters/http/ops-server.js';
-import { tickReadiness } from '../../adapters/http/readiness.js';
-import { metricsNotifier } from '../../adapters/metrics/notifier.js';
-import { observeCluster, timeTick } from '../../adapters/metrics/observe.js';
-import { createMetrics, type Metrics } from '../../adapters/metrics/registry.js';
-import type { ControlSettings } from '../../app/control/settings.js';
-import { openControl, type ControlRuntime } from '../../compose.js';
-import { createLogger, type Logger } from '../../log.js';
-import { loadCliConfig, type GlobalOptions } from '../control-context.js';
-import { watchForChanges } from '../../adapters/kube/watch-trigger.js';
-import { createSlackApp, type SlackApp } from '../../adapters/slack/app.js';
-import { lateSlackNotifier, slackNotifierFor, slackSettingsFor } from '../../compose/slack.js';
-import type { Config } from '../../config/schema.js';
-import { ALL_INTERFACES, serveListen, type Listen, type ListenFlags } from '../../config/listen.js';
-import { configWarnings } from '../../config/warnings.js';
-import { scanLines } from '../../../templates/scan.js';
-import { out } from '../output.js';
+import { createTickLoop } from '../app/control/loop.js';
+import type { NodeView, SlotView } from '../app/control/ports.js';
+import { findNeeds, runTick } from '../app/control/tick.js';
+import { consoleNotifier } from '../adapters/console/notifier.js';
+import { startOpsServer } from '../adapters/http/ops-server.js';
+import { tickReadiness } from '../adapters/http/readiness.js';
+import { metricsNotifier } from '../adapters/metrics/notifier.js';
+import { observeCluster, timeTick } from '../adapters/metrics/observe.js';
+import { createMetrics, type Metrics } from '../adapters/metrics/registry.js';
+import type { ControlSettings } from '../app/control/settings.js';
+import { openControl, type ControlRuntime } from '../compose.js';
+import { createLogger, type Logger } from '../log.js';
+import { watchForChanges } from '../adapters/kube/watch-trigger.js';
+import { createSlackApp, type SlackApp } from '../adapters/slack/app.js';
+import { lateSlackNotifier, slackNotifierFor, slackSettingsFor } from '../compose/slack.js';
+import type { Config } from '../config/schema.js';
+import { ALL_INTERFACES, serveListen, type Listen, type ListenFlags } from '../config/listen.js';
+import { configWarnings } from '../config/warnings.js';
+import { scanLines } from '../../templates/scan.js';
 
 export async function runServe(options: {
+  /** The validated config (the CLI loaded it; anything refused was refused before this starts). */
+  config: Config;
   listen: ListenFlags;
-  global: GlobalOptions;
+  /** A kubeconfig file that wins over the config's cluster (the CLI's --kubeconfig). */
+  kubeconfigPath?: string;
+  /** Where the ready line and the demo's help go (the CLI's stdout). */
+  out: (text: string) => void;
 }): Promise<void> {
-  const { global } = options;
-  // Everything that can be refused is checked before anything starts.
-  const config = loadCliConfig(global);
+  const { config, out } = options;
   const listen = serveListen(config, process.env, options.listen);
   const level = process.env['KUBEMAINT_LOG_LEVEL'] ?? 'info';
   const log = createLogger({ service: 'serve', level });
@@ -48,7 +49,7 @@ export async function runServe(options: {
   const runtime = await openControl(config, {
     log,
     sim: 'start',
-    ...(global.kubeconfig ? { kubeconfigPath: global.kubeconfig } : {}),
+    ...(options.kubeconfigPath ? { kubeconfigPath: options.kubeconfigPath } : {}),
     notifiers: [consoleNotifier(), metricsNotifier(metrics), slackOut.notifier],
   }).catch(async (error: unknown) => {
     await ops.close();

@@ -8,7 +8,8 @@ import type { Command } from 'commander';
 import { LISTEN_HOST_HINT, isListenHost } from '../../config/fields.js';
 import type { ListenFlags } from '../../config/listen.js';
 import { KubemaintError } from '../../errors.js';
-import { controlCommand, globals } from '../control-context.js';
+import { controlCommand, globals, loadCliConfig } from '../control-context.js';
+import { out } from '../output.js';
 
 interface ServeFlags {
   opsHost?: string;
@@ -46,9 +47,17 @@ export function registerServeCommand(program: Command): void {
     )
     .action(async (options: ServeFlags, command: Command) => {
       const listen = listenFlags(options);
+      // Everything that can be refused is checked before anything starts.
+      const global = globals(command);
+      const config = loadCliConfig(global);
       // Loaded only for serve: the Slack app, metrics and watches are the heavy part of the CLI.
-      const { runServe } = await import('./serve-run.js');
-      await runServe({ listen, global: globals(command) });
+      const { runServe } = await import('../../compose/serve.js');
+      await runServe({
+        config,
+        listen,
+        out,
+        ...(global.kubeconfig ? { kubeconfigPath: global.kubeconfig } : {}),
+      });
     });
 }
 

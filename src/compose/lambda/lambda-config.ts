@@ -9,11 +9,11 @@ import {
   ssmOptionsFromEnv,
   ssmReferences,
   type Env,
-} from '../src/adapters/aws/ssm-environment.js';
-import { ConfigInvalidError } from '../src/config/load.js';
-import { parseConfig } from '../src/config/parse.js';
-import type { Config } from '../src/config/schema.js';
-import { KubemaintError } from '../src/errors.js';
+} from '../../adapters/aws/ssm-environment.js';
+import { ConfigInvalidError } from '../../config/load.js';
+import { parseConfig } from '../../config/parse.js';
+import type { Config } from '../../config/schema.js';
+import { KubemaintError } from '../../errors.js';
 
 export const CONFIG_VARIABLE = 'KUBEMAINT_CONFIG_YAML';
 

@@ -4,13 +4,13 @@
  * replies and in-place updates after a click). Its `flush` waits for Slack and the notification URLs
  * alike, because a Lambda is frozen once it returns and anything still queued would be late.
  */
-import type { CommandDeps } from '../src/app/control/commands.js';
-import type { TickDeps } from '../src/app/control/tick.js';
-import type { Env } from '../src/adapters/aws/ssm-environment.js';
-import { openControl } from '../src/compose.js';
-import { lateSlackNotifier, slackNotifierFor } from '../src/compose/slack.js';
-import type { Config } from '../src/config/schema.js';
-import type { Logger } from '../src/log.js';
+import type { CommandDeps } from '../../app/control/commands.js';
+import type { TickDeps } from '../../app/control/tick.js';
+import type { Env } from '../../adapters/aws/ssm-environment.js';
+import { openControl } from '../../compose.js';
+import { lateSlackNotifier, slackNotifierFor } from '../slack.js';
+import type { Config } from '../../config/schema.js';
+import type { Logger } from '../../log.js';
 
 export interface LambdaControl {
   deps: TickDeps & CommandDeps;

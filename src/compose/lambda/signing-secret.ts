@@ -9,8 +9,8 @@ import {
   ssmOptionsFromEnv,
   SSM_SUFFIX,
   type Env,
-} from '../src/adapters/aws/ssm-environment.js';
-import { KubemaintError } from '../src/errors.js';
+} from '../../adapters/aws/ssm-environment.js';
+import { KubemaintError } from '../../errors.js';
 
 const NAME = 'SLACK_SIGNING_SECRET';
 

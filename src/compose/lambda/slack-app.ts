@@ -3,10 +3,10 @@
  * gate: the config and secrets from SSM, the control plane (EKS), and Bolt on its AwsLambdaReceiver.
  * Everything heavy the function needs is imported from here, never from slack.ts itself.
  */
-import { createLambdaHandler } from '../src/adapters/slack/app.js';
-import type { Env } from '../src/adapters/aws/ssm-environment.js';
-import { KubemaintError } from '../src/errors.js';
-import type { Logger } from '../src/log.js';
+import { createLambdaHandler } from '../../adapters/slack/app.js';
+import type { Env } from '../../adapters/aws/ssm-environment.js';
+import { KubemaintError } from '../../errors.js';
+import type { Logger } from '../../log.js';
 import { loadLambdaConfig } from './lambda-config.js';
 import { openLambdaControl } from './lambda-control.js';
 import type { AwsHandler, Defer } from './slack-handler.js';

@@ -4,12 +4,12 @@
  * HMAC, not a start. Headers alone refuse most forgeries without the secret; the rest need only the
  * signing secret, read once per container (signing-secret.ts). Bolt checks the signature again.
  */
-import type { Logger } from '../src/log.js';
+import type { Logger } from '../../log.js';
 import {
   signedWith,
   unsignedProblem,
   type SlackSignedRequest,
-} from '../src/adapters/slack/signature.js';
+} from '../../adapters/slack/signature.js';
 import type { AwsEvent, AwsResponse } from './slack-handler.js';
 
 export interface GateOptions {

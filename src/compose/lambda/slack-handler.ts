@@ -10,7 +10,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AwsLambdaReceiver } from '@slack/bolt';
-import type { Logger } from '../src/log.js';
+import type { Logger } from '../../log.js';
 
 export type AwsHandler = ReturnType<AwsLambdaReceiver['toHandler']>;
 export type AwsEvent = Parameters<AwsHandler>[0];

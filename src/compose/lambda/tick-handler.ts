@@ -4,9 +4,9 @@
  * summary for the invocation log. The opened control plane is kept between warm invocations; a
  * failed open is not, so the next invocation tries again instead of failing forever.
  */
-import { runTick, type TickDeps, type TickReport } from '../src/app/control/tick.js';
-import { KubemaintError } from '../src/errors.js';
-import type { Logger } from '../src/log.js';
+import { runTick, type TickDeps, type TickReport } from '../../app/control/tick.js';
+import { KubemaintError } from '../../errors.js';
+import type { Logger } from '../../log.js';
 
 export interface TickControl {
   deps: TickDeps;

@@ -1,5 +1,5 @@
 /** What API Gateway's HTTP API (payload 2.0) hands the Slack function for a POST to /slack/events. */
-import type { AwsEvent } from '../../../functions/slack-handler.js';
+import type { AwsEvent } from '../../../src/compose/lambda/slack-handler.js';
 
 export function apiGatewayEvent(body: string, headers: Record<string, string>): AwsEvent {
   return {

@@ -162,6 +162,6 @@ describe('slack.ts imports nothing heavy', () => {
       (p) => !p.startsWith('node:'),
     );
     assert.deepEqual(packages, ['pino']);
-    assert.ok(packagesOf(resolve(root, 'functions/slack-app.ts')).has('@slack/bolt'));
+    assert.ok(packagesOf(resolve(root, 'src/compose/lambda/slack-app.ts')).has('@slack/bolt'));
   });
 });

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { AwsEvent, DeferredEvent } from '../../../functions/slack-handler.js';
+import type { AwsEvent, DeferredEvent } from '../../../src/compose/lambda/slack-handler.js';
 import { runTick } from '../../../src/app/control/tick.js';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
 import { testControlDeps } from '../../support/control.js';

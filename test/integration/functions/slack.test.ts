@@ -11,7 +11,7 @@ import {
   DEFERRED_KIND,
   type Defer,
   type DeferredEvent,
-} from '../../../functions/slack-handler.js';
+} from '../../../src/compose/lambda/slack-handler.js';
 import { invokeAsync } from '../../../src/adapters/aws/lambda-invoke.js';
 import { silentLogger } from '../../../src/log.js';
 import { slackHeaders, slashCommandBody } from '../../support/slack-sign.js';

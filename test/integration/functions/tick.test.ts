@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
-import { createTickHandler, type TickControl } from '../../../functions/tick-handler.js';
-import { loadLambdaConfig } from '../../../functions/lambda-config.js';
+import { createTickHandler, type TickControl } from '../../../src/compose/lambda/tick-handler.js';
+import { loadLambdaConfig } from '../../../src/compose/lambda/lambda-config.js';
 import { KubemaintError } from '../../../src/errors.js';
 import { silentLogger } from '../../../src/log.js';
 import { testControlDeps } from '../../support/control.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { tickKind } from '../../../functions/tick-handler.js';
+import { tickKind } from '../../../src/compose/lambda/tick-handler.js';
 import { KubemaintError } from '../../../src/errors.js';
 
 describe('tickKind', () => {
