@@ -19,7 +19,7 @@ import { R } from '../../../src/sim/types.js';
 import { testControlDeps, testControlSettings } from '../../support/control.js';
 import { startTestSim, type TestSim } from '../sim/support.js';
 
-const alice = { kind: 'person', id: 'alice' } as const;
+const alice = { kind: 'person', id: 'k8s:alice' } as const;
 
 const alert = (alertname: string, alertstate: 'firing' | 'pending') => ({
   metric: { __name__: 'ALERTS', alertname, alertstate, severity: 'critical' },

@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { KubeConfig, type V1Job } from '@kubernetes/client-node';
 import { pino } from 'pino';
+import { createKubeClient } from '../../../src/adapters/kube/client.js';
 import { MERGE_PATCH } from '../../../src/adapters/kube/nodes.js';
+import { requestStore } from '../../../src/adapters/kube/requests.js';
+import type { MaintenanceRequest } from '../../../src/core/request.js';
 import { watchForChanges, type WatchTrigger } from '../../../src/adapters/kube/watch-trigger.js';
 import { startTestSim, waitFor, type TestSim } from '../sim/support.js';
 
@@ -83,6 +86,65 @@ describe('watch trigger against the sim', () => {
     );
     // Entering the selector: ADDED on kube-apiserver, MODIFIED on the sim; either is a change.
     assert.match(changes, /node-1 (added|changed)/);
+  });
+
+  it("reports a person's new request, its state moving and a decision, not drain progress", async () => {
+    const kc = new KubeConfig();
+    kc.loadFromFile(sim.kubeconfigPath);
+    const store = requestStore(createKubeClient(kc), { namespace: NAMESPACE });
+    const at = sim.clock.now().toISOString();
+    const asked: MaintenanceRequest = {
+      id: 'r-a5a5a5',
+      node: 'node-5',
+      action: 'reboot',
+      state: 'proposed',
+      reason: 'kernel',
+      requestedBy: 'k8s:alice',
+      origin: 'person',
+      createdAt: at,
+      updatedAt: at,
+      approvals: [],
+      history: [],
+    };
+    const key = `${NAMESPACE}/${asked.id}`;
+    let start = calls.length;
+    await store.submit(asked);
+    assert.equal(
+      await waitFor('onChange for the new request', () =>
+        changesSince(start).find((c) => c.includes(key)),
+      ),
+      `maintenancerequests: ${key} added`,
+    );
+    start = calls.length;
+    const accepted = (await store.get(asked.id))!;
+    const version = await store.writeStatus(asked, accepted.resourceVersion);
+    await waitFor('onChange for the accepted request', () =>
+      changesSince(start).includes(`maintenancerequests: ${key} changed`),
+    );
+    // Drain progress moves often and wakes nobody.
+    start = calls.length;
+    await store.writeStatus(
+      { ...asked, drain: { total: 3, evicted: 1, waitingOn: [], message: '1 of 3 pods evicted' } },
+      version,
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    assert.deepEqual(
+      changesSince(start).filter((c) => c.includes(key)),
+      [],
+    );
+    start = calls.length;
+    const { name } = await store.decide({
+      request: asked.id,
+      by: 'k8s:alice',
+      decision: 'approve',
+      groups: [],
+    });
+    assert.equal(
+      await waitFor('onChange for the decision', () =>
+        changesSince(start).find((c) => c.startsWith('maintenanceapprovals')),
+      ),
+      `maintenanceapprovals: ${NAMESPACE}/${name} added`,
+    );
   });
 
   it("reports kubemaint's Job running and finishing", async () => {
