@@ -69,6 +69,7 @@ approval:
     users: [U0ALICE]
 slack:
   channel: ${CHANNEL}
+  allowedChannels: [${CHANNEL}]
 notify:
   urls: ['${notifyUrl(hostPort)}']
 schedules:
