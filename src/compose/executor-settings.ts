@@ -4,7 +4,7 @@
  * control plane that launched it always agree.
  */
 import type { ExecutorSettings } from '../app/executor/settings.js';
-import type { Config } from '../config/schema.js';
+import { ConfigSchema, type Config } from '../config/schema.js';
 
 /** Map the validated config (kubemaint.yaml) onto what the executor needs. */
 export function settingsFromConfig(
@@ -40,3 +40,11 @@ export function settingsFromConfig(
       : {}),
   };
 }
+
+/**
+ * What the executor does when nothing says otherwise: the config schema's defaults, mapped. The one
+ * place defaults live is the schema; the Job's settings and a bare `kubemaint executor` agree.
+ */
+export const DEFAULT_EXECUTOR_SETTINGS: ExecutorSettings = settingsFromConfig(
+  ConfigSchema.parse({}),
+);

@@ -1,12 +1,12 @@
 /**
  * ExecutorSettings as JSON: how the control plane hands its config to the Job (the env var
  * KUBEMAINT_EXECUTOR_SETTINGS, see templates/executor-job.ts), so the pod needs no config file.
- * Parsed strictly (unknown keys are errors, each problem named with its path); missing keys take
- * DEFAULT_SETTINGS.
+ * Parsed strictly (unknown keys are errors, each problem named with its path); missing keys take the
+ * defaults passed in (the config's own, from src/compose: defaults live in one place, the schema).
  */
 import { z } from 'zod';
 import { KubemaintError } from '../../errors.js';
-import { DEFAULT_SETTINGS, type ExecutorSettings } from './settings.js';
+import type { ExecutorSettings } from './settings.js';
 
 const ms = z.number().int().min(0);
 const argv = z.array(z.string()).min(1);
@@ -46,7 +46,11 @@ const Schema = z.strictObject({
   delays: z.strictObject({ beforeDrainMs: ms, beforeRebootMs: ms }).optional(),
 });
 
-export function parseSettingsJson(text: string, source: string): ExecutorSettings {
+export function parseSettingsJson(
+  text: string,
+  source: string,
+  defaults: ExecutorSettings,
+): ExecutorSettings {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -61,7 +65,7 @@ export function parseSettingsJson(text: string, source: string): ExecutorSetting
     });
   }
   const s = parsed.data;
-  const d = DEFAULT_SETTINGS;
+  const d = defaults;
   return {
     namespace: s.namespace ?? d.namespace,
     drain: { ...d.drain, ...s.drain },

@@ -3,7 +3,6 @@
  * upgrade.*, lock.*, executor.*), already validated by the config loader. Defaults follow kubectl
  * drain and kured where the config leaves something out.
  */
-import { KUBEMAINT_NAMESPACE_DEFAULT } from './defaults.js';
 
 export interface DrainSettings {
   /** Give up the drain after this long (0: never). @default 15 minutes */
@@ -82,28 +81,6 @@ export interface ExecutorSettings {
    */
   delays?: { beforeDrainMs: number; beforeRebootMs: number };
 }
-
-export const DEFAULT_SETTINGS: ExecutorSettings = {
-  namespace: KUBEMAINT_NAMESPACE_DEFAULT,
-  drain: {
-    timeoutMs: 15 * 60_000,
-    deleteEmptyDirData: false,
-    force: false,
-    podSelector: '',
-    skipWaitForDeleteTimeoutMs: 0,
-    disableEviction: false,
-    stallAfterMs: 10 * 60_000,
-  },
-  // systemd queues the reboot job and returns; the executor has written everything before issuing it.
-  reboot: { method: 'command', command: ['systemctl', 'reboot'] },
-  upgrade: {
-    command: ['/usr/local/bin/kubemaint-upgrade-kubelet', '{{version}}'],
-    restartCommand: ['systemd-run', '--on-active=15', 'systemctl', 'restart', 'kubelet'],
-  },
-  lock: { concurrency: 1, ttlMs: 30 * 60_000 },
-  hostPrefix: ['nsenter', '-m/proc/1/ns/mnt', '--'],
-  progressIntervalMs: 5_000,
-};
 
 /** The slot part of the settings, in the shape slots.ts takes. */
 export const settingsForSlots = (s: ExecutorSettings) => ({

@@ -7,7 +7,8 @@
 import type { Command } from 'commander';
 import { cordon } from '../../app/executor/cordon.js';
 import { drainNode, type DrainReport } from '../../app/executor/drain.js';
-import { DEFAULT_SETTINGS, type DrainSettings } from '../../app/executor/settings.js';
+import type { DrainSettings } from '../../app/executor/settings.js';
+import { DEFAULT_EXECUTOR_SETTINGS as DEFAULT_SETTINGS } from '../../compose/executor-settings.js';
 import { systemClock } from '../../app/executor/system-clock.js';
 import { loadConfig } from '../../config/load.js';
 import { parseDuration } from '../../core/duration.js';

@@ -8,7 +8,7 @@ import { parseSettingsJson } from '../../app/executor/settings-json.js';
 import type { ExecutorSettings } from '../../app/executor/settings.js';
 import { systemClock } from '../../app/executor/system-clock.js';
 import { loadConfig } from '../../config/load.js';
-import { settingsFromConfig } from '../../compose/executor-settings.js';
+import { DEFAULT_EXECUTOR_SETTINGS, settingsFromConfig } from '../../compose/executor-settings.js';
 import { EXIT } from '../../core/exit-codes.js';
 import { createLogger } from '../../log.js';
 import { SETTINGS_ENV } from '../../../templates/executor-job.js';
@@ -27,7 +27,8 @@ Exit codes (the control plane reads the Job's outcome from them):
 
 export function executorSettings(env: NodeJS.ProcessEnv, configPath?: string): ExecutorSettings {
   const json = env[SETTINGS_ENV];
-  if (json !== undefined && json.trim() !== '') return parseSettingsJson(json, SETTINGS_ENV);
+  if (json !== undefined && json.trim() !== '')
+    return parseSettingsJson(json, SETTINGS_ENV, DEFAULT_EXECUTOR_SETTINGS);
   return settingsFromConfig(loadConfig({ path: configPath, env }));
 }
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { ExecutorSettings } from '../../../src/app/executor/settings.js';
-import { DEFAULT_SETTINGS } from '../../../src/app/executor/settings.js';
+import { DEFAULT_EXECUTOR_SETTINGS as DEFAULT_SETTINGS } from '../../../src/compose/executor-settings.js';
 import { installKubemaintKinds } from '../../../src/compose/sim-kinds.js';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
 import { createSim, type Sim, type SimOptions } from '../../../src/sim/index.js';

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { drainNode, type DrainHooks } from '../../../src/app/executor/drain.js';
-import { DEFAULT_SETTINGS, type DrainSettings } from '../../../src/app/executor/settings.js';
+import type { DrainSettings } from '../../../src/app/executor/settings.js';
+import { DEFAULT_EXECUTOR_SETTINGS as DEFAULT_SETTINGS } from '../../../src/compose/executor-settings.js';
 import type { DrainProgress } from '../../../src/core/request.js';
 import { FakeCluster, testClock, type FakeClusterOptions } from '../../fakes/cluster.js';
 

@@ -7,7 +7,8 @@ import {
   upgradeActions,
   VERSION_PATTERN,
 } from '../../../src/app/executor/host.js';
-import { DEFAULT_SETTINGS, type ExecutorSettings } from '../../../src/app/executor/settings.js';
+import type { ExecutorSettings } from '../../../src/app/executor/settings.js';
+import { DEFAULT_EXECUTOR_SETTINGS as DEFAULT_SETTINGS } from '../../../src/compose/executor-settings.js';
 
 const NSENTER = ['nsenter', '-m/proc/1/ns/mnt', '--'];
 const withSettings = (patch: Partial<ExecutorSettings>): ExecutorSettings => ({

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { runExecutor, type ExecutorInput } from '../../../src/app/executor/run-executor.js';
-import { DEFAULT_SETTINGS, type ExecutorSettings } from '../../../src/app/executor/settings.js';
+import type { ExecutorSettings } from '../../../src/app/executor/settings.js';
+import { DEFAULT_EXECUTOR_SETTINGS as DEFAULT_SETTINGS } from '../../../src/compose/executor-settings.js';
 import { EXIT } from '../../../src/core/exit-codes.js';
 import type { KubemaintError } from '../../../src/errors.js';
 import type { MaintenanceRequest } from '../../../src/core/request.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseSettingsJson } from '../../../src/app/executor/settings-json.js';
-import { DEFAULT_SETTINGS } from '../../../src/app/executor/settings.js';
+import { DEFAULT_EXECUTOR_SETTINGS as DEFAULT_SETTINGS } from '../../../src/compose/executor-settings.js';
 import { drainSettings } from '../../../src/cli/commands/drain.js';
 import { settingsFromConfig } from '../../../src/cli/commands/executor.js';
 import { parseConfig } from '../../../src/config/parse.js';
@@ -9,7 +9,11 @@ import { KubemaintError } from '../../../src/errors.js';
 
 describe('executor settings from JSON (the Job env)', () => {
   it('fills what is missing with the defaults', () => {
-    const settings = parseSettingsJson('{"drain":{"timeoutMs":1000},"hostPrefix":[]}', 'test');
+    const settings = parseSettingsJson(
+      '{"drain":{"timeoutMs":1000},"hostPrefix":[]}',
+      'test',
+      DEFAULT_SETTINGS,
+    );
     assert.equal(settings.drain.timeoutMs, 1_000);
     assert.equal(settings.drain.stallAfterMs, DEFAULT_SETTINGS.drain.stallAfterMs);
     assert.deepEqual(settings.hostPrefix, []);
@@ -26,7 +30,7 @@ describe('executor settings from JSON (the Job env)', () => {
   for (const c of bad) {
     it(`refuses ${c.text} with a config error naming the problem`, () => {
       assert.throws(
-        () => parseSettingsJson(c.text, 'KUBEMAINT_EXECUTOR_SETTINGS'),
+        () => parseSettingsJson(c.text, 'KUBEMAINT_EXECUTOR_SETTINGS', DEFAULT_SETTINGS),
         (e: unknown) =>
           e instanceof KubemaintError && e.code === 'config_invalid' && c.why.test(e.message),
       );
@@ -63,7 +67,11 @@ describe('executor settings from kubemaint.yaml', () => {
     assert.ok(parsed.ok, JSON.stringify(parsed));
     const settings = settingsFromConfig(parsed.config);
     assert.deepEqual(settings.delays, { beforeDrainMs: 120_000, beforeRebootMs: 30_000 });
-    const again = parseSettingsJson(JSON.stringify(settings), 'KUBEMAINT_EXECUTOR_SETTINGS');
+    const again = parseSettingsJson(
+      JSON.stringify(settings),
+      'KUBEMAINT_EXECUTOR_SETTINGS',
+      DEFAULT_SETTINGS,
+    );
     assert.deepEqual(again.delays, settings.delays);
   });
 
