@@ -2,37 +2,19 @@
  * Label selector objects (`matchLabels` + `matchExpressions`, as in Deployments, ReplicaSets and PDBs)
  * matched in memory, and rendered as the string syntax the store's `list` takes.
  */
+import { fromSelectorObject, matchesLabels } from '../selectors.js';
 import type { LabelSelector, NodeSelectorTerm, Taint, Toleration } from './shapes.js';
 
-/** policy/v1 semantics: a missing selector matches nothing, an empty one matches everything. */
+/**
+ * policy/v1 semantics: a missing selector matches nothing, an empty one matches everything. The
+ * store's own selector code does the matching (one implementation in the sim, selectors.ts).
+ */
 export function matchesSelector(
   selector: LabelSelector | undefined,
   labels: Record<string, string> | undefined,
 ): boolean {
-  if (!selector) return false;
-  const have = labels ?? {};
-  for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
-    if (have[key] !== value) return false;
-  }
-  for (const req of selector.matchExpressions ?? []) {
-    const value = have[req.key];
-    const values = req.values ?? [];
-    switch (req.operator) {
-      case 'In':
-        if (value === undefined || !values.includes(value)) return false;
-        break;
-      case 'NotIn':
-        if (value !== undefined && values.includes(value)) return false;
-        break;
-      case 'Exists':
-        if (value === undefined) return false;
-        break;
-      case 'DoesNotExist':
-        if (value !== undefined) return false;
-        break;
-    }
-  }
-  return true;
+  const requirements = fromSelectorObject(selector);
+  return requirements !== undefined && matchesLabels(requirements, labels);
 }
 
 /** `{matchLabels:{app:web}}` → `app=web`, for `store.list({ labelSelector })`. */
