@@ -43,6 +43,8 @@ describe('kubemaint on the real control plane, end to end', { timeout: 900_000 }
   const fleets: LongRunning[] = [];
   const bootIds = new Map<string, string>();
   let installedAt: string;
+  /** alice's own kubeconfig (a client certificate): the CLI acts as her (ADR 0012). */
+  let aliceKubeconfig: string;
 
   const node = (name: string) =>
     JSON.parse(cluster.kubectl(['get', 'node', name, '-o', 'json'])) as NodeJson;
@@ -132,13 +134,55 @@ describe('kubemaint on the real control plane, end to end', { timeout: 900_000 }
     await attach('e2e-b-', 1, 'v1.33.7');
     for (const name of names) bootIds.set(name, node(name).status.nodeInfo.bootID);
 
+    // alice approves on the CLI as herself (her own client certificate): what infra/k8s/rbac-people.yaml
+    // grants a person, bound to her as an installer binds its people, and read access to nodes (the
+    // view access a person already has on a real cluster).
+    cluster.kubectl(['apply', '-f', '-'], {
+      input: JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'List',
+        items: [
+          {
+            apiVersion: 'rbac.authorization.k8s.io/v1',
+            kind: 'ClusterRole',
+            metadata: { name: 'e2e-node-reader' },
+            rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch'] }],
+          },
+          {
+            apiVersion: 'rbac.authorization.k8s.io/v1',
+            kind: 'ClusterRoleBinding',
+            metadata: { name: 'e2e-node-reader-alice' },
+            roleRef: {
+              apiGroup: 'rbac.authorization.k8s.io',
+              kind: 'ClusterRole',
+              name: 'e2e-node-reader',
+            },
+            subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'alice' }],
+          },
+          {
+            apiVersion: 'rbac.authorization.k8s.io/v1',
+            kind: 'RoleBinding',
+            metadata: { name: 'e2e-person-alice', namespace: 'kubemaint' },
+            roleRef: {
+              apiGroup: 'rbac.authorization.k8s.io',
+              kind: 'ClusterRole',
+              name: 'kubemaint:person',
+            },
+            subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'alice' }],
+          },
+        ],
+      }),
+    });
+    aliceKubeconfig = cluster.userKubeconfig('alice');
+
     const config = `cluster:
   type: kubeconfig
   kubeconfig:
     path: ${cluster.serviceAccountKubeconfig('kubemaint', 'kubemaint-serve')}
 approval:
   approvers:
-    cli: ["alice"]
+    kubernetes:
+      users: [alice]
 # The simulated nodes' hosts are reached through kubemaint-sim-host, which the fleet puts on the PATH of the pods it runs.
 reboot:
   command: ["kubemaint-sim-host", "reboot"]
@@ -194,10 +238,11 @@ executor:
   it('an approved reboot drains past a PDB that refuses at first, survives the unreachable taint, and is proven by a new bootID', async () => {
     const request = (await requestFor(REBOOT_NODE, 'reboot'))!;
     const approved = await runCli(
-      ['approve', request.id, '--as', 'alice', '--config', 'kubemaint.yaml'],
+      ['approve', request.id, '--kubeconfig', aliceKubeconfig, '--config', 'kubemaint.yaml'],
       { cwd: dir },
     );
     assert.equal(approved.code, 0, approved.stderr);
+    assert.match(approved.stdout, /approve by k8s:alice: r-[0-9a-f]{6} is approved/);
 
     // The PDB refuses (the real apiserver answers serve's dry-run eviction 429): nothing is touched yet.
     const blocked = await waitFor(
@@ -263,7 +308,7 @@ executor:
   it('an approved kubelet upgrade is proven by the new version, without a reboot', async () => {
     const request = (await requestFor(LAGGING_NODE, 'upgrade'))!;
     const approved = await runCli(
-      ['approve', request.id, '--as', 'alice', '--config', 'kubemaint.yaml'],
+      ['approve', request.id, '--kubeconfig', aliceKubeconfig, '--config', 'kubemaint.yaml'],
       { cwd: dir },
     );
     assert.equal(approved.code, 0, approved.stderr);
@@ -331,6 +376,14 @@ executor:
     );
     assert.ok(writers('leases').has(sa('kubemaint-executor')), 'the executor takes a slot');
     assert.ok(writers('nodes').has(sa('kubemaint-agent')), 'the agent marks its node');
+    // ADR 0012: alice's decisions are hers, recorded in her name; only kubemaint moves a request.
+    assert.deepEqual([...writers('maintenanceapprovals')], ['alice']);
+    assert.deepEqual([...writers('maintenancerequests')], [sa('kubemaint-serve')]);
+    for (const writer of writers('maintenancerequests', 'status'))
+      assert.ok(
+        [sa('kubemaint-serve'), sa('kubemaint-executor')].includes(writer),
+        `${writer} wrote a request's status`,
+      );
     // After the install the test only plays the app owner (namespace shop); kubemaint's work is its own.
     const admin = entries.filter(
       (e) =>
