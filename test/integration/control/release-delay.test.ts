@@ -30,7 +30,9 @@ describe('lock.releaseDelay holds the slot after a node is back', () => {
   after(async () => sim.close());
 
   it('uncordons at once, keeps the next node waiting for the delay, then hands the slot on', async () => {
-    let offsetMs = 0;
+    // The tick's clock: the sim's, until pinned relative to when the node was proven back (the sim
+    // runs a minute of cluster time a wall second: a slow machine must not move the judgement).
+    let pinned: Date | undefined;
     const base = testControlDeps(sim, {
       settings: testControlSettings({
         lock: { concurrency: 1, pools: {}, releaseDelayMs: DELAY_MS },
@@ -38,7 +40,7 @@ describe('lock.releaseDelay holds the slot after a node is back', () => {
     });
     const deps = {
       ...base,
-      clock: { now: () => new Date(sim.clock.now().getTime() + offsetMs) },
+      clock: { now: () => pinned ?? sim.clock.now() },
     };
     // node-1 rebooted and is Ready with a new boot id: the executor's part is over.
     const now = sim.clock.now().getTime();
@@ -86,12 +88,13 @@ describe('lock.releaseDelay holds the slot after a node is back', () => {
       `the slot is held by node-1: ${(waiting.blockedReasons ?? []).join('; ')}`,
     );
 
-    offsetMs = DELAY_MS - 60_000;
+    const provenAt = Date.parse(soaking.proven!.at);
+    pinned = new Date(provenAt + DELAY_MS - 60_000);
     await runTick(deps);
     assert.equal(requestOn(sim, 'node-1')?.state, 'verifying', 'a minute short of the delay');
     assert.equal(requestOn(sim, 'node-3')?.state, 'approved');
 
-    offsetMs = DELAY_MS + 1_000;
+    pinned = new Date(provenAt + DELAY_MS + 1_000);
     const report = await runTick(deps);
     const finished = requestOn(sim, 'node-1')!;
     assert.equal(finished.state, 'done');
