@@ -3,10 +3,11 @@
  * line unless `splitlines=no`, Discord allows 10), or, with `/raw` or `json=yes`, the message text
  * itself is the JSON body.
  */
-import { jsonHeaders, sendHttp } from './http.js';
+import { jsonHeaders } from './http.js';
+import { httpTarget, postJson } from './http-target.js';
 import { optional } from './shape.js';
 import { urlError, type NotifyMessage, type NotifyService } from './types.js';
-import { boolProp, decodePart, pathSegments, prop, queryProps, userOf } from './url.js';
+import { boolProp, decodePart, pathSegments, prop, userOf } from './url.js';
 
 export interface DiscordConfig {
   webhookId: string;
@@ -26,8 +27,7 @@ const DEFAULT_COLOR = 0x50d9ff;
 
 export const discordService: NotifyService = {
   schemes: ['discord'],
-  parse(url, masked) {
-    const props = queryProps(url);
+  parse(url, masked, props) {
     const token = userOf(url, masked);
     const webhookId = decodePart(url.hostname, masked, 'webhook id');
     if (token === '')
@@ -50,20 +50,20 @@ export const discordService: NotifyService = {
         threadId: prop(props, 'thread_id'),
       }),
     };
-    return {
+    const query =
+      config.threadId === undefined ? '' : `?thread_id=${encodeURIComponent(config.threadId)}`;
+    const hook = `https://discord.com/api/webhooks/${webhookId}/${encodeURIComponent(token)}${query}`;
+    return httpTarget({
       service: 'discord',
       config,
       // Raw: the template is the JSON body, so a value lands inside a JSON string.
       markup: config.raw ? 'markdown-json' : 'markdown',
-      describe: () => masked,
-      send: async (message, io) => {
-        const query =
-          config.threadId === undefined ? '' : `?thread_id=${encodeURIComponent(config.threadId)}`;
-        const url = `https://discord.com/api/webhooks/${webhookId}/${encodeURIComponent(token)}${query}`;
-        const body = config.raw ? message.text : JSON.stringify(discordPayload(config, message));
-        await sendHttp({ url, headers: jsonHeaders, body }, io, masked);
-      },
-    };
+      masked,
+      requests: (message) =>
+        config.raw
+          ? { url: hook, headers: jsonHeaders, body: message.text }
+          : postJson(hook, discordPayload(config, message)),
+    });
   },
 };
 

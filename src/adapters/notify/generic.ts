@@ -5,10 +5,10 @@
  * other query key goes on to the endpoint (`_key` passes a key this service would otherwise take).
  * `user:password@` becomes Basic auth.
  */
-import { sendHttp } from './http.js';
+import { httpTarget } from './http-target.js';
 import { optional } from './shape.js';
 import { urlError, type NotifyMessage, type NotifyService } from './types.js';
-import { boolProp, passwordOf, prop, queryProps, userOf } from './url.js';
+import { boolProp, passwordOf, prop, userOf } from './url.js';
 
 export interface GenericConfig {
   url: string;
@@ -36,8 +36,7 @@ const METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 export const genericService: NotifyService = {
   schemes: ['generic', 'generic+https', 'generic+http'],
-  parse(url, masked) {
-    const props = queryProps(url);
+  parse(url, masked, props) {
     const scheme = url.protocol.slice(0, -1);
     const tls =
       scheme === 'generic'
@@ -81,25 +80,19 @@ export const genericService: NotifyService = {
         title: prop(props, 'title'),
       }),
     };
-    return {
+    return httpTarget({
       service: 'generic',
       config,
       // The body's format is the config author's (contentType); values go in as they are.
       markup: 'plain',
-      describe: () => masked,
-      send: async (message, io) => {
-        await sendHttp(
-          {
-            method: config.method,
-            url: config.url,
-            headers: { ...config.headers, 'Content-Type': config.contentType },
-            body: genericBody(config, message),
-          },
-          io,
-          masked,
-        );
-      },
-    };
+      masked,
+      requests: (message) => ({
+        method: config.method,
+        url: config.url,
+        headers: { ...config.headers, 'Content-Type': config.contentType },
+        body: genericBody(config, message),
+      }),
+    });
   },
 };
 

@@ -3,7 +3,7 @@
  * is the webhook URL with `https` swapped for `googlechat` (`hangouts://` is shoutrrr's old name).
  * The whole query belongs to Google (key and token are the secret).
  */
-import { sendHttp } from './http.js';
+import { httpTarget } from './http-target.js';
 import { urlError, type NotifyService } from './types.js';
 
 export interface GoogleChatConfig {
@@ -20,22 +20,17 @@ export const googleChatService: NotifyService = {
       throw urlError(masked, 'the webhook URL needs its key and token query parameters');
     }
     const config: GoogleChatConfig = { url: `https://${url.host}${url.pathname}${url.search}` };
-    return {
+    return httpTarget({
       service: 'googlechat',
       config,
       markup: 'googlechat',
-      describe: () => masked,
-      send: async (message, io) => {
-        await sendHttp(
-          {
-            url: config.url,
-            headers: { 'Content-Type': 'application/json; charset=UTF-8' },
-            body: JSON.stringify({ text: message.text }),
-          },
-          io,
-          masked,
-        );
-      },
-    };
+      masked,
+      // Google's documented content type, charset included (postJson's has none).
+      requests: (message) => ({
+        url: config.url,
+        headers: { 'Content-Type': 'application/json; charset=UTF-8' },
+        body: JSON.stringify({ text: message.text }),
+      }),
+    });
   },
 };

@@ -2,9 +2,9 @@
  * Gotify: `gotify://host[:port][/subpath]/<app token>?priority=0&title=…` posts
  * `{message, title, priority}` to `/message?token=…`; `disabletls=yes` for a server without TLS.
  */
-import { jsonHeaders, sendHttp } from './http.js';
+import { httpTarget, postJson } from './http-target.js';
 import { urlError, type NotifyService } from './types.js';
-import { boolProp, intProp, pathSegments, prop, queryProps } from './url.js';
+import { boolProp, intProp, pathSegments, prop } from './url.js';
 
 export interface GotifyConfig {
   /** Base URL with the sub path, no trailing slash. */
@@ -19,8 +19,7 @@ const TOKEN = /^A[A-Za-z0-9._-]{14}$/;
 
 export const gotifyService: NotifyService = {
   schemes: ['gotify'],
-  parse(url, masked) {
-    const props = queryProps(url);
+  parse(url, masked, props) {
     const segments = pathSegments(url, masked);
     const token = segments.pop() ?? '';
     if (url.hostname === '') throw urlError(masked, 'the host is missing');
@@ -39,27 +38,17 @@ export const gotifyService: NotifyService = {
       priority: intProp(props, 'priority', masked, { min: -2, max: 10 }) ?? 0,
       ...(title === undefined ? {} : { title }),
     };
-    return {
+    return httpTarget({
       service: 'gotify',
       config,
       markup: 'plain',
-      describe: () => masked,
-      send: async (message, io) => {
-        const body = {
+      masked,
+      requests: (message) =>
+        postJson(`${config.baseUrl}/message?token=${encodeURIComponent(token)}`, {
           message: message.text,
           title: config.title ?? message.title ?? 'kubemaint',
           priority: config.priority,
-        };
-        await sendHttp(
-          {
-            url: `${config.baseUrl}/message?token=${encodeURIComponent(token)}`,
-            headers: jsonHeaders,
-            body: JSON.stringify(body),
-          },
-          io,
-          masked,
-        );
-      },
-    };
+        }),
+    });
   },
 };

@@ -3,10 +3,10 @@
  * posts `{text, username, channel, icon_…}` to `/hooks/<token>`. Unlike shoutrrr the port is kept,
  * and `disabletls=yes` reaches a server without TLS.
  */
-import { jsonHeaders, sendHttp } from './http.js';
+import { httpTarget, postJson } from './http-target.js';
 import { optional } from './shape.js';
 import { urlError, type NotifyService } from './types.js';
-import { boolProp, pathSegments, prop, queryProps, userOf } from './url.js';
+import { boolProp, pathSegments, prop, userOf } from './url.js';
 
 export interface MattermostConfig {
   url: string;
@@ -18,8 +18,7 @@ export interface MattermostConfig {
 
 export const mattermostService: NotifyService = {
   schemes: ['mattermost'],
-  parse(url, masked) {
-    const props = queryProps(url);
+  parse(url, masked, props) {
     const [token, channel, ...rest] = pathSegments(url, masked);
     if (url.hostname === '' || token === undefined || rest.length > 0) {
       throw urlError(
@@ -38,12 +37,12 @@ export const mattermostService: NotifyService = {
         title: prop(props, 'title'),
       }),
     };
-    return {
+    return httpTarget({
       service: 'mattermost',
       config,
       markup: 'markdown',
-      describe: () => masked,
-      send: async (message, io) => {
+      masked,
+      requests: (message) => {
         const payload: Record<string, unknown> = {
           text: config.title === undefined ? message.text : `**${config.title}**\n${message.text}`,
           ...optional({ username: config.username, channel: config.channel }),
@@ -51,12 +50,8 @@ export const mattermostService: NotifyService = {
         if (config.icon !== undefined) {
           payload[/^https?:\/\//.test(config.icon) ? 'icon_url' : 'icon_emoji'] = config.icon;
         }
-        await sendHttp(
-          { url: config.url, headers: jsonHeaders, body: JSON.stringify(payload) },
-          io,
-          masked,
-        );
+        return postJson(config.url, payload);
       },
-    };
+    });
   },
 };

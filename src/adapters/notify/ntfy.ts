@@ -3,10 +3,10 @@
  * `<scheme>://host/<topic>`; the options travel as ntfy's headers. `scheme=http` reaches a server
  * without TLS. A password alone (empty user) is how ntfy access tokens are given.
  */
-import { sendHttp } from './http.js';
+import { httpTarget } from './http-target.js';
 import { optional } from './shape.js';
 import { urlError, type NotifyService } from './types.js';
-import { boolProp, pathSegments, passwordOf, prop, queryProps, userOf } from './url.js';
+import { boolProp, pathSegments, passwordOf, prop, userOf } from './url.js';
 
 export interface NtfyConfig {
   url: string;
@@ -41,8 +41,7 @@ const PRIORITIES = new Set([
 
 export const ntfyService: NotifyService = {
   schemes: ['ntfy'],
-  parse(url, masked) {
-    const props = queryProps(url);
+  parse(url, masked, props) {
     const topic = pathSegments(url, masked).join('/');
     if (url.hostname === '' || topic === '') {
       throw urlError(masked, 'the host or topic is missing', 'ntfy://ntfy.sh/<topic>');
@@ -74,28 +73,24 @@ export const ntfyService: NotifyService = {
       headers,
       ...optional({ title: prop(props, 'title') }),
     };
-    return {
+    return httpTarget({
       service: 'ntfy',
       config,
       markup: 'plain',
-      describe: () => masked,
-      send: async (message, io) => {
+      masked,
+      requests: (message) => {
         const title = config.title ?? message.title;
-        await sendHttp(
-          {
-            url: config.url,
-            headers: {
-              ...config.headers,
-              ...(title === undefined ? {} : { Title: headerSafe(title) }),
-              'Content-Type': 'text/plain; charset=utf-8',
-            },
-            body: message.text,
+        return {
+          url: config.url,
+          headers: {
+            ...config.headers,
+            ...(title === undefined ? {} : { Title: headerSafe(title) }),
+            'Content-Type': 'text/plain; charset=utf-8',
           },
-          io,
-          masked,
-        );
+          body: message.text,
+        };
       },
-    };
+    });
   },
 };
 

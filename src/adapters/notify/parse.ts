@@ -16,7 +16,7 @@ import { smtpService } from './smtp.js';
 import { teamsService } from './teams.js';
 import { telegramService } from './telegram.js';
 import { urlError, type NotifyService, type NotifyTarget } from './types.js';
-import { maskUrl } from './url.js';
+import { maskUrl, queryProps } from './url.js';
 
 export const SERVICES: readonly NotifyService[] = [
   slackService,
@@ -58,7 +58,7 @@ export function parseNotifyUrl(raw: string): NotifyTarget {
         : `supported schemes: ${SUPPORTED_SCHEMES.join(', ')}`;
     throw urlError(masked, `unknown service "${scheme}"`, hint);
   }
-  return service.parse(url, masked);
+  return service.parse(url, masked, queryProps(url));
 }
 
 export interface NotifyUrlProblem {

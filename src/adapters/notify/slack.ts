@@ -4,16 +4,11 @@
  * `slack://[botname@]<a>/<b>/<c>` post to hooks.slack.com. Without `color` the message is plain
  * text; with it, shoutrrr's layout: the title as text and one attachment per line.
  */
-import { jsonHeaders, sendHttp, snippet } from './http.js';
-import {
-  NotifySendError,
-  urlError,
-  type NotifyMessage,
-  type NotifyService,
-  type SendIo,
-} from './types.js';
+import { snippet, type HttpRequest, type HttpResponse } from './http.js';
+import { httpTarget, postJson } from './http-target.js';
+import { NotifySendError, urlError, type NotifyMessage, type NotifyService } from './types.js';
 import { optional, parseJson } from './shape.js';
-import { decodePart, passwordOf, prop, queryProps, userOf } from './url.js';
+import { decodePart, passwordOf, prop, userOf } from './url.js';
 
 // shoutrrr's token pattern: an optional type (`xoxb-`, `hook:`), then three parts with one separator.
 const TOKEN =
@@ -33,8 +28,7 @@ export interface SlackConfig {
 
 export const slackService: NotifyService = {
   schemes: ['slack'],
-  parse(url, masked) {
-    const props = queryProps(url);
+  parse(url, masked, props) {
     const legacy = url.pathname.length > 1;
     const host = decodePart(url.hostname, masked, 'host');
     const tokenText = legacy
@@ -68,13 +62,17 @@ export const slackService: NotifyService = {
         threadTs: prop(props, 'thread_ts'),
       }),
     };
-    return {
+    return httpTarget({
       service: 'slack',
       config,
       markup: 'mrkdwn',
-      describe: () => masked,
-      send: (message, io) => sendSlack(config, message, io, masked),
-    };
+      masked,
+      requests: (message) => slackRequest(config, message),
+      checkAnswer: (response) =>
+        config.mode === 'webhook'
+          ? checkWebhookAnswer(response, masked)
+          : checkApiAnswer(response, masked),
+    });
   },
 };
 
@@ -98,37 +96,33 @@ export function slackPayload(config: SlackConfig, message: NotifyMessage): Recor
   return payload;
 }
 
+/** A webhook takes the payload at its own URL; a bot posts it to chat.postMessage with its token. */
+function slackRequest(config: SlackConfig, message: NotifyMessage): HttpRequest {
+  const payload = slackPayload(config, message);
+  if (config.mode === 'webhook') return postJson(config.token, payload);
+  return {
+    url: 'https://slack.com/api/chat.postMessage',
+    headers: {
+      'Content-Type': 'application/json; charset=utf-8',
+      Authorization: `Bearer ${config.token}`,
+    },
+    body: JSON.stringify(payload),
+  };
+}
+
 // Slack answers API errors with HTTP 200 and `ok: false`; these few mean "try again later".
 const RETRYABLE_API_ERRORS = new Set(['ratelimited', 'service_unavailable', 'internal_error']);
 
-async function sendSlack(
-  config: SlackConfig,
-  message: NotifyMessage,
-  io: SendIo | undefined,
-  masked: string,
-): Promise<void> {
-  const body = JSON.stringify(slackPayload(config, message));
-  if (config.mode === 'webhook') {
-    const response = await sendHttp({ url: config.token, headers: jsonHeaders, body }, io, masked);
-    if (response.body !== '' && response.body !== 'ok') {
-      throw new NotifySendError(`${masked}: unexpected answer${snippet(response.body)}`, {
-        retryable: false,
-      });
-    }
-    return;
+/** A webhook answers `ok` (or nothing); anything else is a refusal in a 200. */
+function checkWebhookAnswer(response: HttpResponse, masked: string): void {
+  if (response.body !== '' && response.body !== 'ok') {
+    throw new NotifySendError(`${masked}: unexpected answer${snippet(response.body)}`, {
+      retryable: false,
+    });
   }
-  const response = await sendHttp(
-    {
-      url: 'https://slack.com/api/chat.postMessage',
-      headers: {
-        'Content-Type': 'application/json; charset=utf-8',
-        Authorization: `Bearer ${config.token}`,
-      },
-      body,
-    },
-    io,
-    masked,
-  );
+}
+
+function checkApiAnswer(response: HttpResponse, masked: string): void {
   const answer = parseJson(response.body) as { ok?: boolean; error?: string } | undefined;
   if (answer?.ok !== true) {
     const error = answer?.error ?? 'no ok:true in the answer';

@@ -11,7 +11,7 @@ import {
   type NotifyService,
   type SendIo,
 } from './types.js';
-import { boolProp, decodePart, listProp, passwordOf, prop, queryProps, userOf } from './url.js';
+import { boolProp, decodePart, listProp, passwordOf, prop, userOf } from './url.js';
 import { DEFAULT_TIMEOUT_MS } from './http.js';
 
 const ENCRYPTIONS = ['Auto', 'None', 'ExplicitTLS', 'ImplicitTLS'] as const;
@@ -37,8 +37,7 @@ const ADDRESS = /^[^\s@<>]+@[^\s@<>]+$/;
 
 export const smtpService: NotifyService = {
   schemes: ['smtp'],
-  parse(url, masked) {
-    const props = queryProps(url);
+  parse(url, masked, props) {
     if (url.hostname === '') throw urlError(masked, 'the mail server host is missing');
     const from = prop(props, 'from', 'fromaddress') ?? '';
     const to = listProp(props, 'to', 'toaddresses');

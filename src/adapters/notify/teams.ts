@@ -4,10 +4,10 @@
  * template expects. The Office 365 connector URLs shoutrrr's `teams://` builds are retired by
  * Microsoft, so they are refused with a message that says what to use instead.
  */
-import { jsonHeaders, sendHttp } from './http.js';
+import { httpTarget, postJson } from './http-target.js';
 import { optional } from './shape.js';
 import { urlError, type NotifyMessage, type NotifyService } from './types.js';
-import { prop, queryProps } from './url.js';
+import { prop } from './url.js';
 
 export interface TeamsConfig {
   /** The workflow URL as Teams gave it, its `sig` included (that is the secret). */
@@ -24,7 +24,7 @@ const OWN_KEYS = new Set(['title']);
 
 export const teamsService: NotifyService = {
   schemes: ['teams', 'teams+https'],
-  parse(url, masked) {
+  parse(url, masked, props) {
     if (url.protocol === 'teams:') {
       throw urlError(masked, 'teams:// is the retired Office 365 connector format', RETIRED_HINT);
     }
@@ -41,20 +41,17 @@ export const teamsService: NotifyService = {
     const query = forwarded.size > 0 ? `?${forwarded.toString()}` : '';
     const config: TeamsConfig = {
       url: `https://${url.host}${url.pathname}${query}`,
-      ...optional({ title: prop(queryProps(url), 'title') }),
+      ...optional({ title: prop(props, 'title') }),
     };
-    return {
+    return httpTarget({
       service: 'teams',
       config,
       markup: 'markdown',
       // Adaptive Card TextBlocks read markdown, the title's included.
       titleMarkup: 'markdown',
-      describe: () => masked,
-      send: async (message, io) => {
-        const body = JSON.stringify(teamsPayload(config, message));
-        await sendHttp({ url: config.url, headers: jsonHeaders, body }, io, masked);
-      },
-    };
+      masked,
+      requests: (message) => postJson(config.url, teamsPayload(config, message)),
+    });
   },
 };
 

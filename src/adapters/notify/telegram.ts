@@ -4,10 +4,10 @@
  * be shown in bold, as shoutrrr does.
  */
 import { escapeHtml, type Markup } from '../../core/markup.js';
-import { jsonHeaders, sendHttp } from './http.js';
+import { httpTarget, postJson } from './http-target.js';
 import { optional } from './shape.js';
 import { urlError, type NotifyMessage, type NotifyService, type NotifyTarget } from './types.js';
-import { boolProp, listProp, passwordOf, prop, queryProps, userOf } from './url.js';
+import { boolProp, listProp, passwordOf, prop, userOf } from './url.js';
 
 export interface TelegramChat {
   chatId: string;
@@ -36,8 +36,7 @@ const CHAT = /^(@[A-Za-z0-9_]{4,}|-?\d+)(?::(\d+))?$/;
 
 export const telegramService: NotifyService = {
   schemes: ['telegram'],
-  parse(url, masked) {
-    const props = queryProps(url);
+  parse(url, masked, props) {
     const token = `${userOf(url, masked)}:${passwordOf(url, masked)}`;
     if (!/^[0-9]+:[a-zA-Z0-9_-]+$/.test(token)) {
       throw urlError(
@@ -74,27 +73,21 @@ export const telegramService: NotifyService = {
 };
 
 function telegramTarget(config: TelegramConfig, masked: string): NotifyTarget {
-  return {
+  return httpTarget({
     service: 'telegram',
     config,
     markup: TELEGRAM_MARKUP[config.parseMode],
-    describe: () => masked,
-    send: async (message, io) => {
-      for (const chat of config.chats) {
-        await sendHttp(
-          {
-            url: `https://api.telegram.org/bot${config.token}/sendMessage`,
-            headers: jsonHeaders,
-            body: JSON.stringify(telegramPayload(config, chat, message)),
-          },
-          io,
-          masked,
-        );
-      }
-    },
+    masked,
+    requests: (message) =>
+      config.chats.map((chat) =>
+        postJson(
+          `https://api.telegram.org/bot${config.token}/sendMessage`,
+          telegramPayload(config, chat, message),
+        ),
+      ),
     recipients: () =>
       config.chats.map((chat) => telegramTarget({ ...config, chats: [chat] }, masked)),
-  };
+  });
 }
 
 export function telegramPayload(

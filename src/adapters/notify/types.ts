@@ -49,7 +49,11 @@ export interface NotifyTarget {
 /** One service: its URL schemes and how to turn a URL into a target. */
 export interface NotifyService {
   readonly schemes: readonly string[];
-  parse(url: URL, masked: string): NotifyTarget;
+  /**
+   * `masked` is the URL without secrets, for errors; `props` is its query with the keys lower-cased,
+   * read once by the registry because shoutrrr treats every option name case-insensitively.
+   */
+  parse(url: URL, masked: string, props: ReadonlyMap<string, string>): NotifyTarget;
 }
 
 /** A URL that cannot be used; the message names the masked URL, never a secret. */

@@ -48,7 +48,7 @@ const NO = new Set(['no', 'false', '0', 'off']);
 
 /** shoutrrr's yes/no options. */
 export function boolProp(
-  props: Map<string, string>,
+  props: ReadonlyMap<string, string>,
   key: string,
   fallback: boolean,
   masked: string,
@@ -62,7 +62,7 @@ export function boolProp(
 }
 
 export function intProp(
-  props: Map<string, string>,
+  props: ReadonlyMap<string, string>,
   key: string,
   masked: string,
   range: { min: number; max: number },
@@ -80,7 +80,7 @@ export function intProp(
 }
 
 /** Comma-separated list option, trimmed, empty entries dropped. */
-export function listProp(props: Map<string, string>, ...keys: string[]): string[] {
+export function listProp(props: ReadonlyMap<string, string>, ...keys: string[]): string[] {
   for (const key of keys) {
     const value = props.get(key);
     if (value !== undefined) {
@@ -94,7 +94,7 @@ export function listProp(props: Map<string, string>, ...keys: string[]): string[
 }
 
 /** The first option present under any of its aliases. */
-export function prop(props: Map<string, string>, ...keys: string[]): string | undefined {
+export function prop(props: ReadonlyMap<string, string>, ...keys: string[]): string | undefined {
   for (const key of keys) {
     const value = props.get(key);
     if (value !== undefined && value !== '') return value;
