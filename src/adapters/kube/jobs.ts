@@ -5,8 +5,7 @@
  */
 import type { V1Job } from '@kubernetes/client-node';
 import type { KubeClient } from './client.js';
-import { isKubeError } from './errors.js';
-import { withRetry } from './retry.js';
+import { undefinedOn } from './retry.js';
 
 export interface JobStatus {
   name: string;
@@ -29,17 +28,16 @@ export function toJobStatus(job: V1Job): JobStatus {
 /** Create the Job; returns false when a Job of that name already exists. */
 export async function createJob(client: KubeClient, manifest: V1Job): Promise<boolean> {
   const namespace = manifest.metadata?.namespace ?? 'default';
-  try {
-    await withRetry(
-      `create job ${namespace}/${manifest.metadata?.name ?? ''}`,
-      () => client.batch.createNamespacedJob({ namespace, body: manifest }),
-      client.retry,
-    );
-    return true;
-  } catch (error) {
-    if (isKubeError(error, 'already-exists')) return false;
-    throw error;
-  }
+  const created = await undefinedOn(
+    ['already-exists'],
+    `create job ${namespace}/${manifest.metadata?.name ?? ''}`,
+    async () => {
+      await client.batch.createNamespacedJob({ namespace, body: manifest });
+      return true;
+    },
+    client.retry,
+  );
+  return created ?? false;
 }
 
 export async function getJob(
@@ -47,17 +45,13 @@ export async function getJob(
   namespace: string,
   name: string,
 ): Promise<JobStatus | undefined> {
-  try {
-    const job = await withRetry(
-      `get job ${namespace}/${name}`,
-      () => client.batch.readNamespacedJob({ name, namespace }),
-      client.retry,
-    );
-    return toJobStatus(job);
-  } catch (error) {
-    if (isKubeError(error, 'not-found')) return undefined;
-    throw error;
-  }
+  const job = await undefinedOn(
+    ['not-found'],
+    `get job ${namespace}/${name}`,
+    () => client.batch.readNamespacedJob({ name, namespace }),
+    client.retry,
+  );
+  return job && toJobStatus(job);
 }
 
 export async function deleteJob(
@@ -65,18 +59,15 @@ export async function deleteJob(
   namespace: string,
   name: string,
 ): Promise<void> {
-  try {
-    await withRetry(
-      `delete job ${namespace}/${name}`,
-      () =>
-        client.batch.deleteNamespacedJob({
-          name,
-          namespace,
-          body: { propagationPolicy: 'Background' },
-        }),
-      client.retry,
-    );
-  } catch (error) {
-    if (!isKubeError(error, 'not-found')) throw error;
-  }
+  await undefinedOn(
+    ['not-found'],
+    `delete job ${namespace}/${name}`,
+    () =>
+      client.batch.deleteNamespacedJob({
+        name,
+        namespace,
+        body: { propagationPolicy: 'Background' },
+      }),
+    client.retry,
+  );
 }

@@ -7,7 +7,7 @@ import { V1MicroTime, type V1Lease } from '@kubernetes/client-node';
 import type { LeaseInfo, LeaseRecord, LeasesPort } from '../../app/ports.js';
 import type { KubeClient } from './client.js';
 import { isKubeError, KubeError } from './errors.js';
-import { withRetry } from './retry.js';
+import { undefinedOn, withRetry } from './retry.js';
 
 const asDate = (value: Date | string | undefined): Date | undefined =>
   value === undefined || value === null ? undefined : new Date(value);
@@ -47,17 +47,13 @@ export async function getLease(
   namespace: string,
   name: string,
 ): Promise<LeaseInfo | undefined> {
-  try {
-    const lease = await withRetry(
-      `get lease ${namespace}/${name}`,
-      () => client.coordination.readNamespacedLease({ name, namespace }),
-      client.retry,
-    );
-    return toLeaseInfo(lease);
-  } catch (error) {
-    if (isKubeError(error, 'not-found')) return undefined;
-    throw error;
-  }
+  const lease = await undefinedOn(
+    ['not-found'],
+    `get lease ${namespace}/${name}`,
+    () => client.coordination.readNamespacedLease({ name, namespace }),
+    client.retry,
+  );
+  return lease && toLeaseInfo(lease);
 }
 
 export async function createLease(

@@ -5,9 +5,9 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import type { EvictionResult, PodInfo, PodWatchEvent, PodsPort } from '../../app/ports.js';
 import type { KubeClient } from './client.js';
-import { isKubeError, translate } from './errors.js';
+import { translate } from './errors.js';
 import { listAll } from './paginate.js';
-import { isDisruptionBudgetRefusal, withRetry } from './retry.js';
+import { isDisruptionBudgetRefusal, undefinedOn, withRetry } from './retry.js';
 
 /** Pure mapper from the API object; also used on raw watch objects (dates are strings there). */
 export function toPodInfo(pod: V1Pod): PodInfo {
@@ -112,26 +112,23 @@ export async function deletePod(
   pod: { namespace: string; name: string; uid: string },
   options: { gracePeriodSeconds?: number },
 ): Promise<void> {
-  try {
-    await withRetry(
-      `delete pod ${pod.namespace}/${pod.name}`,
-      () =>
-        client.core.deleteNamespacedPod({
-          name: pod.name,
-          namespace: pod.namespace,
-          body: {
-            ...(pod.uid ? { preconditions: { uid: pod.uid } } : {}),
-            ...(options.gracePeriodSeconds === undefined
-              ? {}
-              : { gracePeriodSeconds: options.gracePeriodSeconds }),
-          },
-        }),
-      client.retry,
-    );
-  } catch (error) {
-    if (isKubeError(error, 'not-found') || isKubeError(error, 'conflict')) return;
-    throw error;
-  }
+  // Gone, or (the UID precondition failing) already replaced: either way the pod we meant is not there.
+  await undefinedOn(
+    ['not-found', 'conflict'],
+    `delete pod ${pod.namespace}/${pod.name}`,
+    () =>
+      client.core.deleteNamespacedPod({
+        name: pod.name,
+        namespace: pod.namespace,
+        body: {
+          ...(pod.uid ? { preconditions: { uid: pod.uid } } : {}),
+          ...(options.gracePeriodSeconds === undefined
+            ? {}
+            : { gracePeriodSeconds: options.gracePeriodSeconds }),
+        },
+      }),
+    client.retry,
+  );
 }
 
 const WATCH_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED']);

@@ -5,7 +5,7 @@
  * point of a conditional write. A PDB refusal (429 with a DisruptionBudget cause) is not retried here
  * either: the drain owns that loop, because it reports what it waits on.
  */
-import { isKubeError, translate, type KubeError } from './errors.js';
+import { isKubeError, translate, type KubeError, type KubeErrorKind } from './errors.js';
 
 export interface RetryPolicy {
   /** Attempts in total, the first included. @default 8 */
@@ -64,6 +64,24 @@ export async function withRetry<T>(
       if (!isRetryable(error) || attempt + 1 >= policy.attempts) throw error;
       await policy.sleep(backoffMs(policy, attempt, error));
     }
+  }
+}
+
+/**
+ * withRetry for calls where some failures are answers, resolved as undefined: a read of what is not
+ * there (`not-found`), a create of what already is (`already-exists`), a delete of what is gone.
+ */
+export async function undefinedOn<T>(
+  kinds: readonly KubeErrorKind[],
+  action: string,
+  call: () => Promise<T>,
+  policy: RetryPolicy = DEFAULT_RETRY,
+): Promise<T | undefined> {
+  try {
+    return await withRetry(action, call, policy);
+  } catch (error) {
+    if (isKubeError(error) && kinds.includes(error.kind)) return undefined;
+    throw error;
   }
 }
 
