@@ -7,10 +7,13 @@ import { KubemaintError } from '../../errors.js';
 import { signRequest } from './sign-request.js';
 import type { AwsCredentials } from './sigv4.js';
 
+/** What every AWS API caller takes; each API's options add its endpoint and timeout defaults. */
 export interface AwsCallOptions {
   readonly region: string;
   readonly credentials: AwsCredentials;
   readonly now: () => Date;
+  /** In place of the public regional endpoint: a VPC endpoint, or a local server in tests. */
+  readonly endpoint?: string;
   readonly fetch?: typeof fetch;
   readonly timeoutMs?: number;
 }

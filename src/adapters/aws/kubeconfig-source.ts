@@ -6,20 +6,15 @@
  */
 import { parse } from 'yaml';
 import { KubemaintError } from '../../errors.js';
-import { awsErrorDetail, awsPost } from './aws-call.js';
-import type { AwsCredentials } from './sigv4.js';
+import { awsErrorDetail, awsPost, type AwsCallOptions } from './aws-call.js';
 
 export type KubeconfigRef =
   | { readonly kind: 'ssm'; readonly name: string }
   | { readonly kind: 'secretsmanager'; readonly secretId: string };
 
-export interface KubeconfigSourceOptions {
-  readonly region: string;
-  readonly credentials: AwsCredentials;
-  readonly now: () => Date;
+export interface KubeconfigSourceOptions extends AwsCallOptions {
   /** @default `https://ssm.<region>.amazonaws.com` or `https://secretsmanager.<region>.amazonaws.com` */
   readonly endpoint?: string;
-  readonly fetch?: typeof fetch;
   /** @default 10_000 */
   readonly timeoutMs?: number;
 }

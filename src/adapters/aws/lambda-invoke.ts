@@ -5,16 +5,11 @@
  * API: https://docs.aws.amazon.com/lambda/latest/api/API_Invoke.html (202 Accepted for Event).
  */
 import { KubemaintError } from '../../errors.js';
-import { awsErrorDetail, awsPost } from './aws-call.js';
-import type { AwsCredentials } from './sigv4.js';
+import { awsErrorDetail, awsPost, type AwsCallOptions } from './aws-call.js';
 
-export interface InvokeAsyncOptions {
-  readonly region: string;
-  readonly credentials: AwsCredentials;
-  readonly now: () => Date;
+export interface InvokeAsyncOptions extends AwsCallOptions {
   /** @default `https://lambda.<region>.amazonaws.com` (a VPC endpoint, or a local server in tests) */
   readonly endpoint?: string;
-  readonly fetch?: typeof fetch;
   /** @default 5_000: the caller is usually inside Slack's 3 s budget already */
   readonly timeoutMs?: number;
 }

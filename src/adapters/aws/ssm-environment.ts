@@ -6,19 +6,14 @@
  * is already set (a local run or a test wins). GetParameter speaks AWS JSON 1.1 with SigV4.
  */
 import { KubemaintError } from '../../errors.js';
-import { awsErrorDetail, awsPost } from './aws-call.js';
+import { awsErrorDetail, awsPost, type AwsCallOptions } from './aws-call.js';
 import { credentialsFromEnv, regionFromEnv } from './credentials.js';
-import type { AwsCredentials } from './sigv4.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
-export interface SsmOptions {
-  readonly region: string;
-  readonly credentials: AwsCredentials;
-  readonly now: () => Date;
+export interface SsmOptions extends AwsCallOptions {
   /** @default `https://ssm.<region>.amazonaws.com/` */
   readonly endpoint?: string;
-  readonly fetch?: typeof fetch;
   /** @default 5_000 */
   readonly timeoutMs?: number;
 }
