@@ -4,7 +4,13 @@
  * wherever it comes from. Each action is one thin function: parse, call, print.
  */
 import type { Command } from 'commander';
-import { listLocks, listRequests, type CommandResult } from '../../app/control/commands.js';
+import {
+  listLocks,
+  listRequests,
+  type CommandResult,
+  type MaintenanceAsk,
+} from '../../app/control/commands.js';
+import type { ControlRuntime } from '../../compose.js';
 import type { DrainDecision } from '../../core/request.js';
 import { isRequestId } from '../../core/request-id.js';
 import { printable } from '../../core/printable.js';
@@ -64,27 +70,15 @@ export function registerRequestCommands(program: Command): void {
       ),
     );
 
-  decisionCommand(program, 'reject')
-    .description('reject a proposed request; the node is left alone')
-    .argument('<id>', 'request id, e.g. r-7f3a9c', requestIdArg)
-    .argument('[reason...]', 'why, shown to everyone who follows the request')
-    .addHelpText('after', REFUSED_HELP)
-    .action(async (id: string, reason: string[], _options: unknown, command: Command) =>
-      withControl(command, async (runtime) =>
-        printResult(await decideAs(runtime, id, 'reject', waitOf(command), text(reason))),
-      ),
-    );
-
-  decisionCommand(program, 'cancel')
-    .description('cancel a request that has not issued its host command; the node is handed back')
-    .argument('<id>', 'request id, e.g. r-7f3a9c', requestIdArg)
-    .argument('[reason...]', 'why')
-    .addHelpText('after', REFUSED_HELP)
-    .action(async (id: string, reason: string[], _options: unknown, command: Command) =>
-      withControl(command, async (runtime) =>
-        printResult(await decideAs(runtime, id, 'cancel', waitOf(command), text(reason))),
-      ),
-    );
+  endingCommand(program, 'reject', 'reject a proposed request; the node is left alone', {
+    reasonHelp: 'why, shown to everyone who follows the request',
+  });
+  endingCommand(
+    program,
+    'cancel',
+    'cancel a request that has not issued its host command; the node is handed back',
+    { reasonHelp: 'why' },
+  );
 
   decisionCommand(program, 'decide')
     .description(
@@ -111,15 +105,12 @@ export function registerRequestCommands(program: Command): void {
     .argument('[reason...]', 'why (default: requested by you)')
     .addHelpText('after', REFUSED_HELP)
     .action(async (node: string, reason: string[], _options: unknown, command: Command) =>
-      withControl(command, async (runtime) =>
-        printResult(
-          await askAs(runtime, waitOf(command), {
-            node,
-            action: 'reboot',
-            by: await cliPerson(runtime),
-            ...(reason.length ? { reason: text(reason) } : {}),
-          }),
-        ),
+      withControl(command, (runtime) =>
+        proposeAs(runtime, command, {
+          node,
+          action: 'reboot',
+          ...(reason.length ? { reason: text(reason) } : {}),
+        }),
       ),
     );
 
@@ -132,17 +123,38 @@ export function registerRequestCommands(program: Command): void {
     .addHelpText('after', REFUSED_HELP)
     .action(
       async (node: string, version: string | undefined, _options: unknown, command: Command) =>
-        withControl(command, async (runtime) =>
-          printResult(
-            await askAs(runtime, waitOf(command), {
-              node,
-              action: 'upgrade',
-              by: await cliPerson(runtime),
-              ...(version ? { version } : {}),
-            }),
-          ),
+        withControl(command, (runtime) =>
+          proposeAs(runtime, command, { node, action: 'upgrade', ...(version ? { version } : {}) }),
         ),
     );
+}
+
+/** reject and cancel: a request id, then an optional reason everyone who follows the request sees. */
+function endingCommand(
+  program: Command,
+  kind: 'reject' | 'cancel',
+  description: string,
+  { reasonHelp }: { reasonHelp: string },
+): void {
+  decisionCommand(program, kind)
+    .description(description)
+    .argument('<id>', 'request id, e.g. r-7f3a9c', requestIdArg)
+    .argument('[reason...]', reasonHelp)
+    .addHelpText('after', REFUSED_HELP)
+    .action(async (id: string, reason: string[], _options: unknown, command: Command) =>
+      withControl(command, async (runtime) =>
+        printResult(await decideAs(runtime, id, kind, waitOf(command), text(reason))),
+      ),
+    );
+}
+
+/** reboot and upgrade: propose in the caller's own name (ADR 0012) and print what became of it. */
+async function proposeAs(
+  runtime: ControlRuntime,
+  command: Command,
+  ask: Omit<MaintenanceAsk, 'by'>,
+): Promise<void> {
+  printResult(await askAs(runtime, waitOf(command), { ...ask, by: await cliPerson(runtime) }));
 }
 
 /** Checked before anything connects: a malformed id is a usage error (exit 2), not a lookup. */
