@@ -52,6 +52,8 @@ export interface ApprovalPolicy extends IdentityList {
 export interface Person {
   kind: 'person';
   id: string;
+  /** A Slack user's workspace (`T…`), so their decision is recorded as `slack:<team>/<user>`. */
+  team?: string;
   groups?: readonly string[];
 }
 /** kubemaint itself: the tick, the executor, the detector. Never an approver. */

@@ -130,6 +130,8 @@ export interface Decision {
   decision: DecisionKind;
   /** Groups the author held when deciding (`k8s:<group>` or Slack `S…`), checked by admission. */
   groups: string[];
+  /** A Slack author's workspace (`T…`): part of how the decision object names them. */
+  team?: string;
   reason?: string;
   at: string;
 }

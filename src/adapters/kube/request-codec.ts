@@ -182,7 +182,7 @@ export function encodeDecision(
     metadata: { name: decision.name, namespace, labels: { [LABEL_DECIDES]: decision.request } },
     spec: {
       request: decision.request,
-      approver: recordedIdentity(decision.by, slackTeam),
+      approver: recordedIdentity(decision.by, decision.team ?? slackTeam),
       decision: decision.decision,
       ...(decision.groups.length ? { groups: decision.groups.map(rawGroup) } : {}),
       ...(decision.reason ? { reason: decision.reason } : {}),

@@ -38,7 +38,7 @@ export async function approveCampaign(
   const targets = all.filter(
     (r) => r.state === 'proposed' && (pool === undefined || r.pool === pool),
   );
-  const person = await rt.people.person(click.user);
+  const person = await rt.people.person(click.user, click.team);
   const verb = pool === undefined ? 'approve the campaign' : `approve pool ${pool}`;
   const problem = await guard(rt, person, click.channel, targets, verb);
   if (problem) return tell(click, `you cannot ${verb}: ${esc(problem)}`);

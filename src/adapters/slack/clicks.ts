@@ -7,6 +7,8 @@ import { messageKind, type MessageRef } from './prompt-refresh.js';
 
 export interface Click {
   user: string;
+  /** The workspace the click came from. */
+  team?: string;
   channel?: string;
   /** The message that carried the button; absent for ephemeral messages (Slack omits it). */
   message?: MessageRef;
@@ -24,6 +26,7 @@ export function readClick(body: BlockAction<ButtonAction>, respond: RespondFn): 
   const message = body.message;
   return {
     user: body.user.id,
+    ...(body.team?.id ? { team: body.team.id } : {}),
     ...(channel ? { channel } : {}),
     ...(message && channel
       ? {

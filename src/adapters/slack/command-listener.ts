@@ -39,7 +39,7 @@ export function registerCommand(app: App, rt: SlackRuntime): void {
     await ack(parsed.command.kind === 'scan' ? ephemeral('scanning the fleet…') : undefined);
     rt.defer(async () => {
       try {
-        const person = await rt.people.person(command.user_id);
+        const person = await rt.people.person(command.user_id, command.team_id);
         const c = parsed.command;
         if (DECISIONS.has(c.kind) && 'id' in c && isRequestId(c.id)) {
           const targets = (await listRequests(rt.deps)).filter((r) => r.id === c.id);

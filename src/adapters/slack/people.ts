@@ -16,7 +16,8 @@ export interface UserGroupsApi {
 }
 
 export interface PeopleDirectory {
-  person(userId: string): Promise<Person>;
+  /** `team`: the workspace the payload came from (recorded with the person's decisions). */
+  person(userId: string, team?: string): Promise<Person>;
 }
 
 export const GROUP_CACHE_MS = 5 * 60_000;
@@ -57,12 +58,12 @@ export function createPeopleDirectory(options: {
   }
 
   return {
-    async person(userId) {
+    async person(userId, team) {
       const sets = await Promise.all(
         options.groups.map(async (g) => [g, await members(g)] as const),
       );
       const groups = sets.filter(([, set]) => set.has(userId)).map(([g]) => g);
-      return { kind: 'person', id: userId, groups };
+      return { kind: 'person', id: userId, groups, ...(team ? { team } : {}) };
     },
   };
 }

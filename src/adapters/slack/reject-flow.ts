@@ -84,7 +84,7 @@ export function registerRejectFlow(app: App, rt: SlackRuntime): void {
       await ack();
       const click = readClick(body, respond);
       await rt.inline(async () => {
-        const person = await rt.people.person(click.user);
+        const person = await rt.people.person(click.user, click.team);
         const target: RejectTarget = isRequestId(click.value)
           ? { requestId: click.value }
           : { campaign: click.value };
@@ -107,7 +107,7 @@ export function registerRejectFlow(app: App, rt: SlackRuntime): void {
     const target = readRejectTarget(view.private_metadata);
     const input = view.state.values[REJECT_REASON.block]?.[REJECT_REASON.action]?.value;
     const reason = input?.trim() || undefined;
-    const person = await rt.people.person(body.user.id);
+    const person = await rt.people.person(body.user.id, body.team?.id);
     const problem = refusal(rt, person, target.channel);
     if (problem) {
       await ack({

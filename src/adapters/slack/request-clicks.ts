@@ -49,7 +49,7 @@ export async function onRequestClick(
     await tell(click, `request ${esc(id)} no longer exists; nothing was done`);
     return undefined;
   }
-  const person = await rt.people.person(click.user);
+  const person = await rt.people.person(click.user, click.team);
   const problem = await guard(rt, person, click.channel, [request], verb);
   if (problem) {
     await tell(click, `you cannot ${verb} this: ${esc(problem)}`);

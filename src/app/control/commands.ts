@@ -223,6 +223,7 @@ export async function decideRequest(
     by: by.id,
     decision: kind,
     groups: [...(by.groups ?? [])],
+    ...(by.team ? { team: by.team } : {}),
     ...(reason ? { reason } : {}),
   });
   const reconcileDeps = { ...deps, clusterName: deps.settings.cluster };
