@@ -235,11 +235,27 @@ describe('invariants 2, 3 and 6 on the sim', () => {
   });
 
   describe('6: one minor at a time, never past the apiserver', () => {
-    const setKubelet = (node: string, version: string) =>
-      sim.store.mutate(R.nodes, undefined, node, (n) => {
-        const status = n.status as { nodeInfo: { kubeletVersion: string } };
-        status.nodeInfo.kubeletVersion = version;
-      });
+    /**
+     * Ask with the node's kubelet reporting `version`. The sim's kubelet posts its own nodeInfo with
+     * every heartbeat, so it is stopped meanwhile: a heartbeat between the write and the read would
+     * put its own version back (its containers keep running; Ready stays until the grace passes).
+     */
+    const askWithKubelet = async (
+      node: string,
+      version: string,
+      ask: () => ReturnType<typeof requestMaintenance>,
+    ) => {
+      sim.admin.stopKubelet(node);
+      try {
+        sim.store.mutate(R.nodes, undefined, node, (n) => {
+          const status = n.status as { nodeInfo: { kubeletVersion: string } };
+          status.nodeInfo.kubeletVersion = version;
+        });
+        return await ask();
+      } finally {
+        sim.admin.startKubelet(node);
+      }
+    };
 
     /** A request the tick proposed on the node (the fleet marks some) ends, making room. */
     const endRequest = (node: string) => {
@@ -272,13 +288,14 @@ describe('invariants 2, 3 and 6 on the sim', () => {
       it(`${c.why}: ${c.kubelet} → ${c.want}`, async () => {
         const node = nodes[5 + (i % 4)]!;
         endRequest(node);
-        setKubelet(node, c.kubelet);
-        const result = await requestMaintenance(deps, {
-          node,
-          action: 'upgrade',
-          ...(c.version ? { version: c.version } : {}),
-          by: alice,
-        });
+        const result = await askWithKubelet(node, c.kubelet, () =>
+          requestMaintenance(deps, {
+            node,
+            action: 'upgrade',
+            ...(c.version ? { version: c.version } : {}),
+            by: alice,
+          }),
+        );
         assert.ok(result.ok, result.message);
         assert.equal(result.request?.targetVersion, c.want);
       });
@@ -287,13 +304,9 @@ describe('invariants 2, 3 and 6 on the sim', () => {
     it('a kubelet already at the apiserver version is not moved', async () => {
       const node = nodes[8]!;
       endRequest(node);
-      setKubelet(node, 'v1.31.4');
-      const result = await requestMaintenance(deps, {
-        node,
-        action: 'upgrade',
-        version: 'v1.32.0',
-        by: alice,
-      });
+      const result = await askWithKubelet(node, 'v1.31.4', () =>
+        requestMaintenance(deps, { node, action: 'upgrade', version: 'v1.32.0', by: alice }),
+      );
       assert.equal(result.ok, false);
       assert.match(result.message, /already at its target/);
     });
