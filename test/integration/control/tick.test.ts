@@ -75,7 +75,9 @@ describe('tick on the demo sim', () => {
     await runTick(deps);
     const blocked = await requestOn('node-2');
     assert.equal(blocked?.state, 'approved');
-    assert.ok(blocked?.blockedReasons?.some((r) => r.includes('paused by k8s:alice: change freeze')));
+    assert.ok(
+      blocked?.blockedReasons?.some((r) => r.includes('paused by k8s:alice: change freeze')),
+    );
     await setPause(deps, false, alice);
     const report = await runTick(deps);
     assert.deepEqual(report.dispatched, [`node-2: started ${jobName('node-2', id)}`]);
