@@ -159,6 +159,7 @@ export function controlCluster(
     async submit(request) {
       await store.submit(request);
     },
+    withdrawRequest: (id) => store.remove(id),
     decisions: async (requestId) => (await store.decisions(requestId)).decisions,
     decide: (decision) => store.decide(decision),
     async patchNode(node, patch) {

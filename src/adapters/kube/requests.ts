@@ -38,6 +38,8 @@ export interface RequestStore {
   create(request: MaintenanceRequest): Promise<StoredRequest>;
   /** Create the object only (spec): a person's request, which the control plane accepts later. */
   submit(request: MaintenanceRequest): Promise<string>;
+  /** Delete it (gone already is not an error). */
+  remove(id: string): Promise<void>;
   /** Replace the status at `resourceVersion`; returns the new resourceVersion. */
   writeStatus(request: MaintenanceRequest, resourceVersion: string): Promise<string>;
   decisions(requestId?: string): Promise<{ decisions: Decision[]; problems: StoredProblem[] }>;
@@ -104,20 +106,37 @@ export function requestStore(
     return created.metadata?.resourceVersion ?? '';
   }
 
+  /** Every object of one of kubemaint's kinds in the namespace (paginated), as the API sent it. */
+  const listKind = (plural: string, labelSelector?: string): Promise<unknown[]> =>
+    listAll(
+      `list ${plural} in ${namespace}`,
+      async (cont, limit) =>
+        (await client.custom.listNamespacedCustomObject({
+          ...scope,
+          plural,
+          limit,
+          ...(labelSelector === undefined ? {} : { labelSelector }),
+          ...(cont === undefined ? {} : { _continue: cont }),
+        })) as { items: unknown[]; metadata?: { _continue?: string } },
+      client.retry,
+    );
+
   return {
     submit: createObject,
+    async remove(id) {
+      try {
+        await withRetry(
+          `delete maintenancerequest ${id}`,
+          () =>
+            client.custom.deleteNamespacedCustomObject({ ...scope, plural: REQUESTS, name: id }),
+          client.retry,
+        );
+      } catch (error) {
+        if (!isKubeError(error, 'not-found')) throw error;
+      }
+    },
     async list() {
-      const objects = await listAll(
-        `list maintenancerequests in ${namespace}`,
-        async (cont, limit) =>
-          (await client.custom.listNamespacedCustomObject({
-            ...scope,
-            plural: REQUESTS,
-            limit,
-            ...(cont === undefined ? {} : { _continue: cont }),
-          })) as { items: unknown[]; metadata?: { _continue?: string } },
-        client.retry,
-      );
+      const objects = await listKind(REQUESTS);
       const requests: StoredRequest[] = [];
       const problems: StoredProblem[] = [];
       for (const object of objects) {
@@ -135,17 +154,9 @@ export function requestStore(
     },
     writeStatus: replaceStatus,
     async decisions(requestId) {
-      const objects = await listAll(
-        `list maintenanceapprovals in ${namespace}`,
-        async (cont, limit) =>
-          (await client.custom.listNamespacedCustomObject({
-            ...scope,
-            plural: DECISIONS,
-            limit,
-            ...(requestId === undefined ? {} : { labelSelector: `${LABEL_DECIDES}=${requestId}` }),
-            ...(cont === undefined ? {} : { _continue: cont }),
-          })) as { items: unknown[]; metadata?: { _continue?: string } },
-        client.retry,
+      const objects = await listKind(
+        DECISIONS,
+        requestId === undefined ? undefined : `${LABEL_DECIDES}=${requestId}`,
       );
       const decisions: Decision[] = [];
       const problems: StoredProblem[] = [];

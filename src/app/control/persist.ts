@@ -89,26 +89,13 @@ async function create(
   report: Report | undefined,
 ): Promise<PersistOutcome> {
   const resourceVersion = await deps.cluster.writeRequest(request, undefined);
-  // Two proposals for one node may race (a tick and a person): the first created stays active.
+  // Two proposals for one node may race (two ticks, a tick and a Slack command): the first created
+  // stays. The later one was never anyone's proposal, so it is withdrawn, not kept as a cancelled
+  // request that would later read as the node's latest.
   const view = await deps.cluster.getNode(request.node);
   const winner = view?.request;
   if (winner && winner.id !== request.id && isActive(winner.state)) {
-    const at = request.updatedAt;
-    const note = `${request.node} already has request ${winner.id}`;
-    await deps.cluster
-      .writeRequest(
-        {
-          ...request,
-          state: 'cancelled',
-          updatedAt: at,
-          history: [
-            ...request.history,
-            { from: request.state, to: 'cancelled', at, by: 'kubemaint', note },
-          ],
-        },
-        resourceVersion,
-      )
-      .catch(() => undefined);
+    await deps.cluster.withdrawRequest(request.id).catch(() => undefined);
     return { status: 'lost-race' };
   }
   if (report) await tell(deps, request, report);

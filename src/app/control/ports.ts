@@ -53,6 +53,8 @@ export interface ClusterPort {
    * plane accepts or refuses it on its next tick.
    */
   submit(request: MaintenanceRequest): Promise<void>;
+  /** Delete a request the control plane created a moment ago and lost a race with (never a person's). */
+  withdrawRequest(id: string): Promise<void>;
   /** Decisions recorded for a request (or all), oldest first, as admission admitted them. */
   decisions(requestId?: string): Promise<Decision[]>;
   /** Record a decision in the author's name; `created: false` when it was already recorded. */

@@ -123,11 +123,13 @@ export function registerSimCommand(program: Command): void {
         log: createLogger({ service: 'sim' }),
       });
       // kubemaint's own kinds, as `kubectl apply -k infra/k8s` installs them on a real cluster.
-      const [{ installKubemaintKinds }, { loadKubeConfig }] = await Promise.all([
+      const [{ bindDemoPeople, installKubemaintKinds }, { loadKubeConfig }] = await Promise.all([
         import('../../compose/sim-kinds.js'),
         import('../../adapters/kube/client.js'),
       ]);
-      await installKubemaintKinds(loadKubeConfig(sim.kubeconfigPath));
+      const admin = loadKubeConfig(sim.kubeconfigPath);
+      await installKubemaintKinds(admin);
+      await bindDemoPeople(admin);
       process.stdout.write(`kubemaint sim ready: kubeconfig=${sim.kubeconfigPath}\n`);
       await new Promise<void>((resolve) => {
         process.once('SIGINT', () => resolve());
