@@ -38,7 +38,7 @@ import { sendError, sendJson, type RequestContext } from './http.js';
 import { actorOf, SIM_ADMIN } from './identity.js';
 import { createAccessControl, pathAttributes } from './access-control.js';
 import { handleReview, REVIEW_PATHS } from './access-reviews.js';
-import { createValidatingAdmission } from '../admission/validating-admission.js';
+import { createAdmission } from '../admission/chain.js';
 import { ensureBootstrapPolicy, resourceAttributes } from '../authz/index.js';
 import { clientCertificate, type ClientCertificate } from '../client-certificates.js';
 import { createTokenIssuer } from './service-account-tokens.js';
@@ -128,7 +128,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
 
   // Authentication, impersonation and Node+RBAC authorization (access-control.ts); admission policies.
   const access = createAccessControl(store, token, tokens);
-  const admission = createValidatingAdmission(store);
+  const admission = createAdmission(store);
   ensureBootstrapPolicy(store);
 
   async function route(ctx: RequestContext, pathname: string): Promise<void> {

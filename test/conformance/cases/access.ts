@@ -21,7 +21,7 @@ import {
   userSubject,
   whoami,
 } from '../access-fixtures.js';
-import { assertStatus, fakeNode, MERGE } from '../fixtures.js';
+import { assertStatus, fakeNode, MERGE, STRATEGIC } from '../fixtures.js';
 
 type Obj = Record<string, unknown>;
 
@@ -209,6 +209,93 @@ export const accessCases: CaseGroup = {
             message: `pods is forbidden: ${cannot(bob, 'list', 'pods', '', ns)}`,
           },
         );
+      },
+    },
+    {
+      id: 'Node authorizer and NodeRestriction: a node changes only its own Node, its pods and its Lease',
+      async run(b) {
+        const ns = await b.namespace();
+        const n1 = await aNode(b);
+        const n2 = await aNode(b);
+        const asN1 = {
+          'Impersonate-User': `system:node:${n1}`,
+          'Impersonate-Group': 'system:nodes',
+        };
+        const send = (method: string, path: string, body?: Obj, contentType = MERGE) =>
+          b.request(method, path, {
+            ...(body ? { body, contentType } : {}),
+            headers: asN1,
+          });
+        const labels = (l: Obj) => ({ metadata: { labels: l } });
+        assertStatus(await send('PATCH', `/api/v1/nodes/${n2}`, labels({ a: 'b' })), {
+          code: 403,
+          reason: 'Forbidden',
+          message: `nodes "${n2}" is forbidden: node "${n1}" is not allowed to modify node "${n2}"`,
+          details: { name: n2, kind: 'nodes' },
+        });
+        assert.equal(
+          (await send('PATCH', `/api/v1/nodes/${n1}`, labels({ 'kubemaint.io/x': 'y' }))).code,
+          200,
+        );
+        assertStatus(
+          await send('PATCH', `/api/v1/nodes/${n1}`, labels({ 'foo.kubernetes.io/x': 'y' })),
+          {
+            code: 403,
+            reason: 'Forbidden',
+            message: `nodes "${n1}" is forbidden: is not allowed to modify labels: foo.kubernetes.io/x`,
+          },
+        );
+        const taint = { spec: { taints: [{ key: 'conf', value: 'x', effect: 'NoSchedule' }] } };
+        assertStatus(await send('PATCH', `/api/v1/nodes/${n1}`, taint), {
+          code: 403,
+          reason: 'Forbidden',
+          message: `nodes "${n1}" is forbidden: node "${n1}" is not allowed to modify taints`,
+        });
+        await created(b, `/api/v1/namespaces/${ns}/pods`, {
+          metadata: { name: 'theirs' },
+          spec: {
+            nodeName: n2,
+            containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }],
+          },
+        });
+        const status = { status: { conditions: [{ type: 'Ready', status: 'False' }] } };
+        assertStatus(
+          await send('PATCH', `/api/v1/namespaces/${ns}/pods/theirs/status`, status, STRATEGIC),
+          {
+            code: 403,
+            reason: 'Forbidden',
+            message: `pods "theirs" is forbidden: node "${n1}" can only update pod status for pods with spec.nodeName set to itself`,
+          },
+        );
+        assertStatus(await send('DELETE', `/api/v1/namespaces/${ns}/pods/theirs`), {
+          code: 403,
+          reason: 'Forbidden',
+          message: `pods "theirs" is forbidden: node "${n1}" can only delete pods with spec.nodeName set to itself`,
+        });
+        const pod = {
+          metadata: { name: 'mine' },
+          spec: {
+            nodeName: n1,
+            containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }],
+          },
+        };
+        assertStatus(await send('POST', `/api/v1/namespaces/${ns}/pods`, pod, 'application/json'), {
+          code: 403,
+          reason: 'Forbidden',
+          message: `pods "mine" is forbidden: pod does not have "kubernetes.io/config.mirror" annotation, node "${n1}" can only create mirror pods`,
+        });
+        const leases = '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases';
+        assertStatus(await send('GET', `${leases}/${n2}`), {
+          code: 403,
+          reason: 'Forbidden',
+          message: `leases.coordination.k8s.io "${n2}" is forbidden: ${cannot(`system:node:${n1}`, 'get', 'leases', 'coordination.k8s.io', 'kube-node-lease')}: can only access node lease with the same name as the requesting node`,
+        });
+        const lease = { metadata: { name: n2 }, spec: { holderIdentity: n1 } };
+        assertStatus(await send('POST', leases, lease, 'application/json'), {
+          code: 403,
+          reason: 'Forbidden',
+          message: `leases.coordination.k8s.io "${n2}" is forbidden: can only access node lease with the same name as the requesting node`,
+        });
       },
     },
     {
