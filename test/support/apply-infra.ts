@@ -7,8 +7,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type {
-  KubeConfig} from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import {
   ApiException,
   CustomObjectsApi,
