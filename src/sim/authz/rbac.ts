@@ -50,11 +50,38 @@ function appliesTo(subject: Subject, user: UserInfo, bindingNamespace: string): 
 const rulesOf = (role: KObject | undefined): PolicyRule[] =>
   Array.isArray(role?.['rules']) ? (role['rules'] as PolicyRule[]) : [];
 
-export function createRbacAuthorizer(store: Store): Authorizer {
+export interface RbacAuthorizer extends Authorizer {
+  /** Every rule the user holds in `namespace` ('' for cluster-wide only), as RBAC's rule resolver. */
+  rulesFor(user: UserInfo, namespace: string): PolicyRule[];
+}
+
+export function createRbacAuthorizer(store: Store): RbacAuthorizer {
   const all = (key: string, namespace?: string): KObject[] =>
     store.listPage(key, namespace ? { namespace } : {}, { shared: true }).items;
 
   return {
+    rulesFor(user, namespace) {
+      const rules: PolicyRule[] = [];
+      for (const binding of all(RBAC.clusterrolebindings)) {
+        if (!((binding['subjects'] ?? []) as Subject[]).some((s) => appliesTo(s, user, '')))
+          continue;
+        const ref = (binding['roleRef'] ?? {}) as RoleRef;
+        rules.push(...rulesOf(store.get(RBAC.clusterroles, undefined, ref.name ?? '')));
+      }
+      if (namespace === '') return rules;
+      for (const binding of all(RBAC.rolebindings, namespace)) {
+        const subjects = (binding['subjects'] ?? []) as Subject[];
+        if (!subjects.some((s) => appliesTo(s, user, namespace))) continue;
+        const ref = (binding['roleRef'] ?? {}) as RoleRef;
+        const role =
+          ref.kind === 'Role'
+            ? store.get(RBAC.roles, namespace, ref.name ?? '')
+            : store.get(RBAC.clusterroles, undefined, ref.name ?? '');
+        rules.push(...rulesOf(role));
+      }
+      return rules;
+    },
+
     authorize(a: AuthzAttributes) {
       const errors: string[] = [];
       const grants = (

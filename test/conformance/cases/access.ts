@@ -153,6 +153,82 @@ export const accessCases: CaseGroup = {
       },
     },
     {
+      id: 'RBAC escalation: a Role or binding may grant only what its writer holds, unless escalate or bind',
+      async run(b) {
+        const ns = await b.namespace();
+        const g = user(b, 'gina');
+        await role(b, ns, 'rbac-writer', [
+          {
+            apiGroups: ['rbac.authorization.k8s.io'],
+            resources: ['roles', 'rolebindings'],
+            verbs: ['create'],
+          },
+          { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] },
+        ]);
+        await roleBinding(b, ns, 'rbac-writer', { kind: 'Role', name: 'rbac-writer' }, [
+          userSubject(g.name),
+        ]);
+        const roles = `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles`;
+        const bindings = `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`;
+        const held = await until(201, 'the writer Role to take effect', () =>
+          g.as.request('POST', roles, {
+            body: {
+              metadata: { name: 'held' },
+              rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }],
+            },
+          }),
+        );
+        assert.equal(held.code, 201);
+        const groups = '["system:authenticated"]';
+        assertStatus(
+          await g.as.request('POST', roles, {
+            body: {
+              metadata: { name: 'more' },
+              rules: [
+                { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'delete', 'watch'] },
+                { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
+              ],
+            },
+          }),
+          {
+            code: 403,
+            reason: 'Forbidden',
+            message: `roles.rbac.authorization.k8s.io "more" is forbidden: user "${g.name}" (groups=${groups}) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[""], Resources:["configmaps"], Verbs:["delete" "watch"]}\n{APIGroups:[""], Resources:["pods"], Verbs:["list"]}`,
+            details: { name: 'more', group: 'rbac.authorization.k8s.io', kind: 'roles' },
+          },
+        );
+        const bind = (name: string, roleRef: Obj) =>
+          g.as.request('POST', bindings, {
+            body: {
+              metadata: { name },
+              roleRef: { apiGroup: 'rbac.authorization.k8s.io', ...roleRef },
+              subjects: [userSubject(g.name)],
+            },
+          });
+        assertStatus(await bind('admin', { kind: 'ClusterRole', name: 'cluster-admin' }), {
+          code: 403,
+          reason: 'Forbidden',
+          message: `rolebindings.rbac.authorization.k8s.io "admin" is forbidden: user "${g.name}" (groups=${groups}) is attempting to grant RBAC permissions not currently held:\n{APIGroups:["*"], Resources:["*"], Verbs:["*"]}\n{NonResourceURLs:["*"], Verbs:["*"]}`,
+        });
+        assert.equal((await bind('held', { kind: 'Role', name: 'held' })).code, 201);
+        // With `escalate` on roles, the same Role goes through.
+        await role(b, ns, 'escalator', [
+          { apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles'], verbs: ['escalate'] },
+        ]);
+        await roleBinding(b, ns, 'escalator', { kind: 'Role', name: 'escalator' }, [
+          userSubject(g.name),
+        ]);
+        await until(201, 'escalate to take effect', () =>
+          g.as.request('POST', roles, {
+            body: {
+              metadata: { name: 'more' },
+              rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }],
+            },
+          }),
+        );
+      },
+    },
+    {
       id: 'Impersonation: refused without the impersonate verb (users, groups, serviceaccounts); granted, the request acts as them',
       async run(b) {
         const ns = await b.namespace();
