@@ -343,6 +343,58 @@ export const admissionCases: CaseGroup = {
       },
     },
     {
+      id: "VAP: a binding's matchResources narrows its policy; namespaceObject is the request's Namespace",
+      timeoutMs: 60_000,
+      async run(b) {
+        const ns = await b.namespace();
+        const other = await b.namespace();
+        const tag = b.unique('ns');
+        for (const n of [ns, other]) {
+          await b.request('PATCH', `/api/v1/namespaces/${n}`, {
+            body: { metadata: { labels: { 'conf-tag': tag, 'conf-name': n } } },
+            contentType: MERGE,
+          });
+        }
+        const p = b.unique('nsobj');
+        await policy(
+          b,
+          p,
+          {
+            matchConstraints: {
+              resourceRules: [
+                {
+                  apiGroups: [''],
+                  apiVersions: ['v1'],
+                  operations: ['CREATE'],
+                  resources: ['configmaps'],
+                },
+              ],
+              namespaceSelector: { matchLabels: { 'conf-tag': tag } },
+            },
+            validations: [
+              {
+                expression: "namespaceObject.metadata.labels['conf-name'] != object.metadata.name",
+                messageExpression: "'named after its namespace ' + namespaceObject.metadata.name",
+                reason: 'Forbidden',
+              },
+            ],
+          },
+          // The binding applies the policy to one of the two namespaces the policy matches.
+          { matchResources: { namespaceSelector: { matchLabels: { 'conf-name': ns } } } },
+        );
+        const refused = await until(403, 'the policy to act', () =>
+          b.request('POST', cm(ns), { body: configMap(ns) }),
+        );
+        assertStatus(refused, {
+          code: 403,
+          reason: 'Forbidden',
+          message: denied('configmaps', ns, p, `${p}-binding`, `named after its namespace ${ns}`),
+        });
+        const elsewhere = await b.request('POST', cm(other), { body: configMap(other) });
+        assert.equal(elsewhere.code, 201, elsewhere.text);
+      },
+    },
+    {
       id: "VAP: kubemaint's agent and control-plane policies (infra/k8s/admission-policy.yaml) as the agent and serve",
       timeoutMs: 60_000,
       async run(b) {
