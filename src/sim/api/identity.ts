@@ -47,8 +47,10 @@ export function impersonate(
   const extra: Record<string, string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (!name.startsWith(EXTRA_PREFIX)) continue;
+    // The key is percent-encoded (header names cannot hold `/`); values are sent as they are, one per
+    // header line, which Node joins with ", ".
     extra[decodeURIComponent(name.slice(EXTRA_PREFIX.length))] = values(value).flatMap((v) =>
-      v.split(/,\s*/).map(decodeURIComponent),
+      v.split(/,\s*/),
     );
   }
   const asked = groups.length > 0 || uid !== undefined || Object.keys(extra).length > 0;
