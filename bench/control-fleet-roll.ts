@@ -21,7 +21,7 @@ import {
   realJobFor,
   requestOn,
   runJobsInProcess,
-} from '../test/integration/invariants/support.js';
+} from '../test/support/in-process-executor.js';
 
 export interface RollFigures {
   nodes: number;

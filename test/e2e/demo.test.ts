@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { runCli, startCli, type LongRunning } from '../support/cli-process.js';
-import { waitFor } from '../integration/sim/support.js';
+import { waitFor } from '../support/sim.js';
 
 // The demo's own config with 3 slots, so the three nodes go in parallel and the test stays short,
 // and a tick schedule that never fires during the test: after the first tick at start, every step

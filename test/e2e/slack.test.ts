@@ -15,7 +15,7 @@ import { startCli, type LongRunning } from '../support/cli-process.js';
 import { requestReader, type RequestReader } from '../support/requests.js';
 import { approveClickBody, slackHeaders, slashCommandBody } from '../support/slack-sign.js';
 import { startSlackWebApi, type SlackCall, type SlackWebApi } from '../support/slack-web-api.js';
-import { waitFor } from '../integration/sim/support.js';
+import { waitFor } from '../support/sim.js';
 
 const SECRET = 'e2e-signing-secret';
 const CHANNEL = 'C0MAINT';

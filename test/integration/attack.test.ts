@@ -6,7 +6,7 @@
 import { fileURLToPath } from 'node:url';
 import { attackSuite } from '../support/attack-suite.js';
 import { simIdentities } from '../support/sim-identities.js';
-import { startTestSim } from './sim/support.js';
+import { startTestSim } from '../support/sim.js';
 
 attackSuite(async () => {
   const sim = await startTestSim({ scenario: 'demo', scale: 20 });

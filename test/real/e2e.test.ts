@@ -19,7 +19,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { INFRA_K8S, realCluster, type RealCluster } from '../support/real-cluster.js';
 import { MAIN, runCli, startCli, type LongRunning } from '../support/cli-process.js';
-import { waitFor } from '../integration/sim/support.js';
+import { waitFor } from '../support/sim.js';
 
 const REBOOT_NODE = 'e2e-a-0';
 const OTHER_NODE = 'e2e-c-0';

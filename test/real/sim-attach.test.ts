@@ -14,7 +14,7 @@ import { attachSim, type AttachedSim } from '../../src/sim/attach/index.js';
 import { kubeJson } from '../../src/sim/attach/kube-json.js';
 import { kubeConfigAs, nodeIdentity } from '../../src/sim/attach/node-identity.js';
 import { realCluster, type RealCluster } from '../support/real-cluster.js';
-import { waitFor } from '../integration/sim/support.js';
+import { waitFor } from '../support/sim.js';
 
 const NS = 'sim-attach';
 const NODES = ['attach-0', 'attach-1', 'attach-2'];

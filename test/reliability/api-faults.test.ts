@@ -12,13 +12,13 @@ import { POOL_LABEL } from '../../src/sim/scenarios/builders.js';
 import { R } from '../../src/sim/types.js';
 import { testControlDeps, testControlSettings } from '../support/control.js';
 import { checkSim, requestsThatIssuedHostCommands } from '../support/invariants.js';
-import { startTestSim, type TestSim } from '../integration/sim/support.js';
+import { startTestSim, type TestSim } from '../support/sim.js';
 import {
   executorSettings,
   realJobFor,
   runJobsInProcess,
   type InProcessJobs,
-} from '../integration/invariants/support.js';
+} from '../support/in-process-executor.js';
 import {
   alice,
   clearMarks,

@@ -9,13 +9,13 @@ import { after, describe, it } from 'node:test';
 import { FINAL_STATES } from '../../src/core/request.js';
 import { testControlDeps, testControlSettings } from '../support/control.js';
 import { checkSim } from '../support/invariants.js';
-import { startTestSim, type TestSim } from '../integration/sim/support.js';
+import { startTestSim, type TestSim } from '../support/sim.js';
 import {
   executorSettings,
   realJobFor,
   runJobsInProcess,
   type InProcessJobs,
-} from '../integration/invariants/support.js';
+} from '../support/in-process-executor.js';
 import { crashingCluster, TickKilled } from './crash-port.js';
 import {
   clearMarks,

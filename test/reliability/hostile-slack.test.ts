@@ -24,7 +24,7 @@ import { jobName } from '../../src/core/names.js';
 import { isActive, type MaintenanceRequest } from '../../src/core/request.js';
 import { checkSim } from '../support/invariants.js';
 import { approveClickBody, slackHeaders, slashCommandBody } from '../support/slack-sign.js';
-import { startTestSim, type TestSim } from '../integration/sim/support.js';
+import { startTestSim, type TestSim } from '../support/sim.js';
 import {
   CHANNEL,
   eventsOn,
@@ -32,7 +32,7 @@ import {
   SECRET,
   startHarness,
   type Harness,
-} from '../integration/slack/app-support.js';
+} from '../support/slack-app.js';
 import { COUNTS, report } from './support.js';
 
 const APPROVERS = new Set(['UALICE', 'UBOB', 'UCAROL']);

@@ -11,7 +11,7 @@ import { approveRequest, requestMaintenance } from '../../src/app/control/comman
 import { runTick } from '../../src/app/control/tick.js';
 import { LABEL_STATE } from '../../src/core/names.js';
 import { R } from '../../src/sim/types.js';
-import { startTestSim, waitFor, type TestSim } from '../integration/sim/support.js';
+import { startTestSim, waitFor, type TestSim } from '../support/sim.js';
 import { testControlDeps, testControlSettings } from '../support/control.js';
 import { checkSim, R_REQUESTS } from '../support/invariants.js';
 import {

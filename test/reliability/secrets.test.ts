@@ -17,7 +17,7 @@ import { after, before, describe, it } from 'node:test';
 import { runCli, startCli, type LongRunning } from '../support/cli-process.js';
 import { slackHeaders, slashCommandBody } from '../support/slack-sign.js';
 import { startSlackWebApi, type SlackWebApi } from '../support/slack-web-api.js';
-import { waitFor } from '../integration/sim/support.js';
+import { waitFor } from '../support/sim.js';
 import { report } from './support.js';
 
 const BOT_TOKEN = 'xoxb-424242424242-4242424242424-LEAKCHECKbotTOKENzz';

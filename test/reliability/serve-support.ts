@@ -17,8 +17,8 @@ import { approveRequest, requestMaintenance } from '../../src/app/control/comman
 import { LABEL_REQUEST } from '../../src/core/names.js';
 import { isActive } from '../../src/core/request.js';
 import { R, type KObject } from '../../src/sim/types.js';
-import { cli, ROOT } from '../integration/executor/support.js';
-import { startTestSim, type TestSim } from '../integration/sim/support.js';
+import { cli, ROOT } from '../support/executor-fleet.js';
+import { startTestSim, type TestSim } from '../support/sim.js';
 import { testControlDeps, testControlSettings } from '../support/control.js';
 import { approveClickBody, slackHeaders } from '../support/slack-sign.js';
 import { startSlackWebApi, type SlackWebApi } from '../support/slack-web-api.js';

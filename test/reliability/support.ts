@@ -14,7 +14,7 @@ import { LABEL_NODE, labelValue } from '../../src/core/names.js';
 import { isActive, type MaintenanceRequest } from '../../src/core/request.js';
 import type { FaultRule } from '../../src/sim/api/index.js';
 import { R } from '../../src/sim/types.js';
-import type { TestSim } from '../integration/sim/support.js';
+import type { TestSim } from '../support/sim.js';
 import { nodeRequests, readStored, R_REQUESTS } from '../support/invariants.js';
 
 export const FULL = process.env['KUBEMAINT_RELIABILITY_SCALE'] === 'full';

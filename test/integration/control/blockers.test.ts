@@ -19,7 +19,7 @@ import { runTick, type TickDeps } from '../../../src/app/control/tick.js';
 import { compileSchedule, type ScheduleSpec } from '../../../src/core/windows.js';
 import { R } from '../../../src/sim/types.js';
 import { testControlDeps, testControlSettings } from '../../support/control.js';
-import { startTestSim, waitFor, type TestSim } from '../sim/support.js';
+import { startTestSim, waitFor, type TestSim } from '../../support/sim.js';
 
 const alice = { kind: 'person', id: 'k8s:alice' } as const;
 

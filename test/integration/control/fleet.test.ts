@@ -18,8 +18,8 @@ import {
   requestOn,
   runJobsInProcess,
   type InProcessJobs,
-} from '../invariants/support.js';
-import { startTestSim, type TestSim } from '../sim/support.js';
+} from '../../support/in-process-executor.js';
+import { startTestSim, type TestSim } from '../../support/sim.js';
 
 const NODES = 50;
 const CONCURRENCY = 5;

@@ -15,7 +15,7 @@ import { ANN_REQUEST } from '../../../src/core/names.js';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
 import { testControlSettings } from '../../support/control.js';
 import { requestReader } from '../../support/requests.js';
-import { startTestSim, type TestSim } from '../sim/support.js';
+import { startTestSim, type TestSim } from '../../support/sim.js';
 
 describe('requests left in node annotations by the first release', () => {
   let sim: TestSim;

@@ -16,8 +16,8 @@ import type { MaintenanceRequest } from '../../../src/core/request.js';
 import { R } from '../../../src/sim/types.js';
 import { testControlDeps, testControlSettings } from '../../support/control.js';
 import { requestReader } from '../../support/requests.js';
-import { requestOn } from '../invariants/support.js';
-import { startTestSim, type TestSim } from '../sim/support.js';
+import { requestOn } from '../../support/in-process-executor.js';
+import { startTestSim, type TestSim } from '../../support/sim.js';
 
 const alice = { kind: 'person', id: 'k8s:alice' } as const;
 const DELAY_MS = 10 * 60_000;

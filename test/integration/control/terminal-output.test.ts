@@ -13,7 +13,7 @@ import { ANN_REBOOT_REQUIRED_PACKAGES, LABEL_REBOOT_REQUIRED } from '../../../sr
 import { R } from '../../../src/sim/types.js';
 import { runCli } from '../../support/cli-process.js';
 import { HOSTILE_TERMINAL_TEXT, PWNED, TERMINAL_CONTROL } from '../../support/terminal.js';
-import { startTestSim, type TestSim } from '../sim/support.js';
+import { startTestSim, type TestSim } from '../../support/sim.js';
 
 describe('the CLI prints control characters from the cluster visibly', { timeout: 120_000 }, () => {
   let sim: TestSim;

@@ -15,7 +15,7 @@ import { controlCluster } from '../../../src/adapters/kube/control-cluster.js';
 import type { MaintenanceEvent } from '../../../src/core/events.js';
 import { jobName } from '../../../src/core/names.js';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
-import { startTestSim, waitFor, type TestSim } from '../sim/support.js';
+import { startTestSim, waitFor, type TestSim } from '../../support/sim.js';
 import { testControlSettings } from '../../support/control.js';
 import { requestReader } from '../../support/requests.js';
 

@@ -29,7 +29,7 @@ import {
   requestOf,
   simSettings,
   until,
-} from './support.js';
+} from '../../support/executor-fleet.js';
 
 let sim: Sim;
 before(async () => {

@@ -14,7 +14,7 @@ import { EXIT } from '../../../src/core/exit-codes.js';
 import { isActive } from '../../../src/core/request.js';
 import type { Sim } from '../../../src/sim/index.js';
 import { R, type KObject, type WatchEvent } from '../../../src/sim/types.js';
-import { R_REQUESTS } from '../invariants/support.js';
+import { R_REQUESTS } from '../../support/in-process-executor.js';
 import {
   bootId,
   fleet,
@@ -29,7 +29,7 @@ import {
   runCli,
   startExecutor,
   until,
-} from './support.js';
+} from '../../support/executor-fleet.js';
 
 let sim: Sim;
 before(async () => {

@@ -13,7 +13,7 @@ import { testControlDeps } from '../../support/control.js';
 import { requestReader } from '../../support/requests.js';
 import { slackHeaders, slashCommandBody } from '../../support/slack-sign.js';
 import { startSlackWebApi, type SlackWebApi } from '../../support/slack-web-api.js';
-import { startTestSim, type TestSim } from '../sim/support.js';
+import { startTestSim, type TestSim } from '../../support/sim.js';
 import { startAwsStub, type AwsStub } from './aws-stub.js';
 
 const SECRET = 'fe0c2b1d5a7e4f3b9c8d6e5f4a3b2c1d';

@@ -11,7 +11,7 @@ import { loadLambdaConfig } from '../../../src/compose/lambda/lambda-config.js';
 import { KubemaintError } from '../../../src/errors.js';
 import { silentLogger } from '../../../src/log.js';
 import { testControlDeps } from '../../support/control.js';
-import { startTestSim, type TestSim } from '../sim/support.js';
+import { startTestSim, type TestSim } from '../../support/sim.js';
 import { startAwsStub, type AwsStub } from './aws-stub.js';
 
 const scheduledEvent = {

@@ -21,7 +21,7 @@ import { LABEL_NODE, LABEL_STATE, labelValue } from '../../../src/core/names.js'
 import type { MaintenanceRequest } from '../../../src/core/request.js';
 import { R } from '../../../src/sim/types.js';
 import { testControlDeps, testControlSettings } from '../../support/control.js';
-import { startTestSim, type TestSim } from '../sim/support.js';
+import { startTestSim, type TestSim } from '../../support/sim.js';
 import { requestReader } from '../../support/requests.js';
 import {
   executorSettings,
@@ -31,7 +31,7 @@ import {
   requestById,
   requestOn,
   rewriteRequest,
-} from './support.js';
+} from '../../support/in-process-executor.js';
 
 const alice = { kind: 'person', id: 'k8s:alice' } as const;
 const mallory = { kind: 'person', id: 'k8s:mallory' } as const;

@@ -16,7 +16,7 @@ import { POOL_LABEL } from '../../../src/sim/scenarios/builders.js';
 import { R } from '../../../src/sim/types.js';
 import { testControlDeps, testControlSettings } from '../../support/control.js';
 import { requestReader } from '../../support/requests.js';
-import { startTestSim, waitFor, type TestSim } from '../sim/support.js';
+import { startTestSim, waitFor, type TestSim } from '../../support/sim.js';
 import {
   executorSettings,
   disruptedNow,
@@ -28,7 +28,7 @@ import {
   rewriteRequest,
   runJobsInProcess,
   type InProcessJobs,
-} from './support.js';
+} from '../../support/in-process-executor.js';
 
 const alice = { kind: 'person', id: 'k8s:alice' } as const;
 const CONCURRENCY = 2;

@@ -16,7 +16,7 @@ import { observeFromCluster } from '../../../src/adapters/metrics/read-cluster.j
 import { createMetrics } from '../../../src/adapters/metrics/registry.js';
 import { runTick } from '../../../src/app/control/tick.js';
 import { testControlDeps } from '../../support/control.js';
-import { startTestSim, waitFor, type TestSim } from '../sim/support.js';
+import { startTestSim, waitFor, type TestSim } from '../../support/sim.js';
 
 const REBOOT_LABEL = 'kubemaint.io/reboot-required';
 

@@ -17,7 +17,7 @@ import {
 import { runTick } from '../../../src/app/control/tick.js';
 import { R } from '../../../src/sim/types.js';
 import { testControlDeps, testControlSettings } from '../../support/control.js';
-import { startTestSim, type TestSim } from '../sim/support.js';
+import { startTestSim, type TestSim } from '../../support/sim.js';
 
 const alice = { kind: 'person', id: 'k8s:alice' } as const;
 

@@ -13,7 +13,7 @@ import { writeFileSync } from 'node:fs';
 import { kubemaintAccessObjects } from '../../../src/sim/infra-access.js';
 import { R } from '../../../src/sim/types.js';
 import { simIdentities, type Identities } from '../../support/sim-identities.js';
-import { startTestSim, type TestSim } from './support.js';
+import { startTestSim, type TestSim } from '../../support/sim.js';
 
 const run = promisify(execFile);
 

@@ -12,7 +12,7 @@ import type { V1Job } from '@kubernetes/client-node';
 import { attachSim, type AttachedSim } from '../../../src/sim/attach/index.js';
 import { findCondition, type Condition, type Taint } from '../../../src/sim/controllers/shapes.js';
 import { R, type KObject } from '../../../src/sim/types.js';
-import { startTestSim, waitFor, type TestSim } from './support.js';
+import { startTestSim, waitFor, type TestSim } from '../../support/sim.js';
 
 const NS = 'attach';
 const NODES = ['att-0', 'att-1', 'att-2'];

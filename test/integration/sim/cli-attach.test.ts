@@ -12,7 +12,7 @@ import { kubeconfigYaml } from '../../../src/sim/kubeconfig.js';
 import { findCondition, type Condition } from '../../../src/sim/controllers/shapes.js';
 import { R } from '../../../src/sim/types.js';
 import { runCli, startCli } from '../../support/cli-process.js';
-import { startTestSim, type TestSim } from './support.js';
+import { startTestSim, type TestSim } from '../../support/sim.js';
 
 describe('kubemaint sim --attach (child process)', { concurrency: true }, () => {
   let sim: TestSim;

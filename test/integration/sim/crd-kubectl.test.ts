@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { parseAllDocuments, stringify } from 'yaml';
-import { startTestSim, type TestSim } from './support.js';
+import { startTestSim, type TestSim } from '../../support/sim.js';
 
 const run = promisify(execFile);
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { V1Job } from '@kubernetes/client-node';
-import { startTestSim, waitFor, type TestSim } from './support.js';
+import { startTestSim, waitFor, type TestSim } from '../../support/sim.js';
 
 const NS = 'kubemaint';
 const IMAGE = 'ghcr.io/kubemaint/kubemaint:0.1.0';

@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { isReady, startTestSim, waitFor, type TestSim } from './support.js';
+import { isReady, startTestSim, waitFor, type TestSim } from '../../support/sim.js';
 
 const run = promisify(execFile);
 const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);

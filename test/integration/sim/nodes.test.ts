@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { SIM_BIN_DIR } from '../../../src/sim/jobs-runner.js';
-import { isReady, startTestSim, waitFor, type TestSim } from './support.js';
+import { isReady, startTestSim, waitFor, type TestSim } from '../../support/sim.js';
 
 const run = promisify(execFile);
 const readyOf = (node: V1Node): string | undefined =>

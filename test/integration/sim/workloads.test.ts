@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PatchStrategy, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';
-import { isReady, startTestSim, waitFor, type TestSim } from './support.js';
+import { isReady, startTestSim, waitFor, type TestSim } from '../../support/sim.js';
 
 const NS = 'shop';
 const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);

@@ -9,8 +9,8 @@ import { requestMaintenance } from '../../../src/app/control/commands.js';
 import { runTick } from '../../../src/app/control/tick.js';
 import { SLACK_ACTION } from '../../../templates/slack/ids.js';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
-import { startTestSim, type TestSim } from '../sim/support.js';
-import { requestOn, startHarness, type Harness } from './app-support.js';
+import { startTestSim, type TestSim } from '../../support/sim.js';
+import { requestOn, startHarness, type Harness } from '../../support/slack-app.js';
 
 const ctx = { cluster: 'sim', timeZone: 'UTC', now: new Date() };
 const promptOf = (r: MaintenanceRequest, ts: string) => ({

@@ -12,8 +12,8 @@ import { createLambdaHandler } from '../../../src/adapters/slack/app.js';
 import { SLACK_ACTION } from '../../../templates/slack/ids.js';
 import { silentLogger } from '../../../src/log.js';
 import { slackHeaders, slashCommandBody } from '../../support/slack-sign.js';
-import { startTestSim, type TestSim } from '../sim/support.js';
-import { requestOn, SECRET, startHarness, type Harness } from './app-support.js';
+import { startTestSim, type TestSim } from '../../support/sim.js';
+import { requestOn, SECRET, startHarness, type Harness } from '../../support/slack-app.js';
 
 describe('Slack app: commands, drain answers, details', () => {
   let sim: TestSim;

@@ -9,7 +9,7 @@ import { setPause } from '../../../src/app/control/commands.js';
 import { nextWindowText, previewRequest } from '../../../src/app/control/preview.js';
 import type { TickDeps } from '../../../src/app/control/tick.js';
 import { testControlDeps, testControlSettings, testSchedule } from '../../support/control.js';
-import { startTestSim, waitFor, type TestSim } from '../sim/support.js';
+import { startTestSim, waitFor, type TestSim } from '../../support/sim.js';
 
 describe('previewRequest on the demo sim', () => {
   let sim: TestSim;

@@ -17,7 +17,7 @@ import type { MaintenanceRequest } from '../../../src/core/request.js';
 import { silentLogger } from '../../../src/log.js';
 import { testControlDeps, testControlSettings } from '../../support/control.js';
 import { startSlackWebApi, type SlackCall, type SlackWebApi } from '../../support/slack-web-api.js';
-import { startTestSim, type TestSim } from '../sim/support.js';
+import { startTestSim, type TestSim } from '../../support/sim.js';
 
 const CHANNEL = 'C0MAINT';
 const alice = { kind: 'person', id: 'k8s:alice' } as const;

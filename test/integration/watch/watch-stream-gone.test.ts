@@ -12,7 +12,7 @@ import { pino } from 'pino';
 import { kubeConfigFor } from '../../../src/adapters/kube/client.js';
 import { startWatchStream, type WatchStream } from '../../../src/adapters/kube/watch-stream.js';
 import { nodeFingerprint } from '../../../src/adapters/kube/watch-fingerprints.js';
-import { waitFor } from '../sim/support.js';
+import { waitFor } from '../../support/sim.js';
 
 type Step = (res: ServerResponse) => void;
 

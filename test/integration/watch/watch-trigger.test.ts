@@ -7,7 +7,7 @@ import { MERGE_PATCH } from '../../../src/adapters/kube/nodes.js';
 import { requestStore } from '../../../src/adapters/kube/requests.js';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
 import { watchForChanges, type WatchTrigger } from '../../../src/adapters/kube/watch-trigger.js';
-import { startTestSim, waitFor, type TestSim } from '../sim/support.js';
+import { startTestSim, waitFor, type TestSim } from '../../support/sim.js';
 
 const NAMESPACE = 'kubemaint';
 

@@ -3,15 +3,15 @@
  * a demo sim with the control plane's deps, and helpers that send correctly signed slash commands,
  * button clicks and modal submissions the way Slack does.
  */
-import type { ControlSettings } from '../../../src/app/control/settings.js';
-import { createSlackApp, type SlackApp } from '../../../src/adapters/slack/app.js';
-import type { MaintenanceRequest } from '../../../src/core/request.js';
-import { silentLogger, type Logger } from '../../../src/log.js';
-import { testControlDeps, testControlSettings } from '../../support/control.js';
-import { interactionBody, slackHeaders, slashCommandBody } from '../../support/slack-sign.js';
-import { requestReader } from '../../support/requests.js';
-import { startSlackWebApi, type SlackWebApi } from '../../support/slack-web-api.js';
-import type { TestSim } from '../sim/support.js';
+import type { ControlSettings } from '../../src/app/control/settings.js';
+import { createSlackApp, type SlackApp } from '../../src/adapters/slack/app.js';
+import type { MaintenanceRequest } from '../../src/core/request.js';
+import { silentLogger, type Logger } from '../../src/log.js';
+import { testControlDeps, testControlSettings } from './control.js';
+import { interactionBody, slackHeaders, slashCommandBody } from './slack-sign.js';
+import { requestReader } from './requests.js';
+import { startSlackWebApi, type SlackWebApi } from './slack-web-api.js';
+import type { TestSim } from './sim.js';
 
 export const SECRET = 'test-signing-secret';
 export const CHANNEL = 'CMAINT';

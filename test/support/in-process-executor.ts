@@ -6,29 +6,29 @@
  * cost seconds each on a busy machine; in process the 50-node roll takes seconds of wall time.
  */
 import { KubeConfig } from '@kubernetes/client-node';
-import { createKubeClient } from '../../../src/adapters/kube/client.js';
-import { kubePorts } from '../../../src/adapters/kube/executor-ports.js';
-import type { Clock as ExecutorClock, HostResult } from '../../../src/app/ports.js';
-import { runExecutor, type ExecutorOutcome } from '../../../src/app/executor/run-executor.js';
-import type { ExecutorSettings } from '../../../src/app/executor/settings.js';
-import { DEFAULT_EXECUTOR_SETTINGS as DEFAULT_SETTINGS } from '../../../src/compose/executor-settings.js';
-import type { ControlSettings } from '../../../src/app/control/settings.js';
-import { silentLogger } from '../../../src/log.js';
-import { EXIT } from '../../../src/core/exit-codes.js';
-import { requestsByNode } from '../../../src/adapters/kube/control-cluster.js';
+import { createKubeClient } from '../../src/adapters/kube/client.js';
+import { kubePorts } from '../../src/adapters/kube/executor-ports.js';
+import type { Clock as ExecutorClock, HostResult } from '../../src/app/ports.js';
+import { runExecutor, type ExecutorOutcome } from '../../src/app/executor/run-executor.js';
+import type { ExecutorSettings } from '../../src/app/executor/settings.js';
+import { DEFAULT_EXECUTOR_SETTINGS as DEFAULT_SETTINGS } from '../../src/compose/executor-settings.js';
+import type { ControlSettings } from '../../src/app/control/settings.js';
+import { silentLogger } from '../../src/log.js';
+import { EXIT } from '../../src/core/exit-codes.js';
+import { requestsByNode } from '../../src/adapters/kube/control-cluster.js';
 import {
   decodeRequest,
   encodeRequest,
   GROUP,
   REQUESTS,
   type StoredRequest,
-} from '../../../src/adapters/kube/request-codec.js';
-import { ANN_NODE, LABEL_REQUEST } from '../../../src/core/names.js';
-import type { MaintenanceRequest } from '../../../src/core/request.js';
-import type { Sim } from '../../../src/sim/index.js';
-import { R, type AuditEntry, type KObject } from '../../../src/sim/types.js';
-import { markTerminated } from '../../../src/sim/kubelet-pod-status.js';
-import { buildExecutorJob } from '../../../templates/executor-job.js';
+} from '../../src/adapters/kube/request-codec.js';
+import { ANN_NODE, LABEL_REQUEST } from '../../src/core/names.js';
+import type { MaintenanceRequest } from '../../src/core/request.js';
+import type { Sim } from '../../src/sim/index.js';
+import { R, type AuditEntry, type KObject } from '../../src/sim/types.js';
+import { markTerminated } from '../../src/sim/kubelet-pod-status.js';
+import { buildExecutorJob } from '../../templates/executor-job.js';
 
 export const NAMESPACE = 'kubemaint';
 /** Not in the sim's image map: the Job's pod runs on its node and stays active (see jobPodRunMs). */

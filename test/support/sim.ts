@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppsV1Api, BatchV1Api, CoreV1Api, KubeConfig, PolicyV1Api } from '@kubernetes/client-node';
-import { installKubemaintKinds } from '../../../src/compose/sim-kinds.js';
-import { createSim, type Sim, type SimOptions } from '../../../src/sim/index.js';
+import { installKubemaintKinds } from '../../src/compose/sim-kinds.js';
+import { createSim, type Sim, type SimOptions } from '../../src/sim/index.js';
 
 export interface TestSim extends Sim {
   dir: string;
