@@ -104,6 +104,22 @@ async function refused(
   return assert.fail(`${route}: the apiserver allowed it`);
 }
 
+/** kubemaint's kinds as `who` reaches them (the namespace and group fixed). */
+function kinds(who: KubeConfig) {
+  const api = who.makeApiClient(CustomObjectsApi);
+  const at = { group: GROUP, version: VERSION, namespace: NS };
+  return {
+    create: (plural: string, body: object) =>
+      api.createNamespacedCustomObject({ ...at, plural, body }),
+    get: (plural: string, name: string) =>
+      api.getNamespacedCustomObject({ ...at, plural, name }) as Promise<Record<string, unknown>>,
+    writeStatus: (name: string, body: object) =>
+      api.replaceNamespacedCustomObjectStatus({ ...at, plural: 'maintenancerequests', name, body }),
+    patch: (plural: string, name: string, body: object) =>
+      api.patchNamespacedCustomObject({ ...at, plural, name, body }, MERGE_PATCH),
+  };
+}
+
 const mr = (spec: Record<string, unknown>, name = `r-${randomBytes(3).toString('hex')}`) => ({
   apiVersion: `${GROUP}/${VERSION}`,
   kind: 'MaintenanceRequest',
@@ -314,15 +330,7 @@ export function attackSuite(start: () => Promise<AttackBackend>): void {
     });
 
     it('mallory cannot ask in anyone else’s name, nor pose as detection', async () => {
-      const custom = mallory.makeApiClient(CustomObjectsApi);
-      const create = (body: object) => () =>
-        custom.createNamespacedCustomObject({
-          group: GROUP,
-          version: VERSION,
-          namespace: NS,
-          plural: 'maintenancerequests',
-          body,
-        });
+      const create = (body: object) => () => kinds(mallory).create('maintenancerequests', body);
       const asAlice = await refused(
         'request in another name',
         create(mr({ node: NODE_A, requestedBy: 'k8s:alice' })),
@@ -344,13 +352,10 @@ export function attackSuite(start: () => Promise<AttackBackend>): void {
 
     it('mallory’s own request is refused by kubemaint: she may not propose', async () => {
       count('request in her own name');
-      await mallory.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
-        group: GROUP,
-        version: VERSION,
-        namespace: NS,
-        plural: 'maintenancerequests',
-        body: mr({ node: NODE_B, requestedBy: 'k8s:mallory' }, 'r-3a11e0'),
-      });
+      await kinds(mallory).create(
+        'maintenancerequests',
+        mr({ node: NODE_B, requestedBy: 'k8s:mallory' }, 'r-3a11e0'),
+      );
       await tick();
       const hers = await reader.byId('r-3a11e0');
       assert.equal(hers?.state, 'rejected');
@@ -360,59 +365,28 @@ export function attackSuite(start: () => Promise<AttackBackend>): void {
 
     it('mallory cannot write a request’s status, whatever RBAC grants her', async () => {
       const target = (await reader.byId('r-f0f0f0'))!;
-      const custom = mallory.makeApiClient(CustomObjectsApi);
-      const current = (await custom.getNamespacedCustomObject({
-        group: GROUP,
-        version: VERSION,
-        namespace: NS,
-        plural: 'maintenancerequests',
-        name: target.id,
-      })) as { metadata: object; spec: object };
+      const hers = kinds(mallory);
+      const current = await hers.get('maintenancerequests', target.id);
       const forged = await refused('request status', () =>
-        custom.replaceNamespacedCustomObjectStatus({
-          group: GROUP,
-          version: VERSION,
-          namespace: NS,
-          plural: 'maintenancerequests',
-          name: target.id,
-          body: {
-            ...current,
-            status: {
-              state: 'approved',
-              approvals: [{ by: 'k8s:alice', at: new Date().toISOString(), record: 'x' }],
-            },
+        hers.writeStatus(target.id, {
+          ...current,
+          status: {
+            state: 'approved',
+            approvals: [{ by: 'k8s:alice', at: new Date().toISOString(), record: 'x' }],
           },
         }),
       );
       assert.equal(forged.code, 403);
       assert.match(forged.message, /mallory may not write a MaintenanceRequest's status/);
       const moved = await refused('request spec', () =>
-        custom.patchNamespacedCustomObject(
-          {
-            group: GROUP,
-            version: VERSION,
-            namespace: NS,
-            plural: 'maintenancerequests',
-            name: target.id,
-            body: { spec: { node: NODE_B } },
-          },
-          MERGE_PATCH,
-        ),
+        hers.patch('maintenancerequests', target.id, { spec: { node: NODE_B } }),
       );
       assert.match(moved.message, /spec is immutable/);
       await nodeAUntouched('request status');
     });
 
     it('mallory cannot record a decision for anyone but herself, and hers does not count', async () => {
-      const custom = mallory.makeApiClient(CustomObjectsApi);
-      const record = (body: object) => () =>
-        custom.createNamespacedCustomObject({
-          group: GROUP,
-          version: VERSION,
-          namespace: NS,
-          plural: 'maintenanceapprovals',
-          body,
-        });
+      const record = (body: object) => () => kinds(mallory).create('maintenanceapprovals', body);
       for (const [approver, why] of [
         ['alice', /mallory may only record a decision in their own name, not as alice/],
         ['slack:T0KUBEMAINT/U0ALICE', /only kubemaint's control plane speaks for Slack users/],
@@ -477,16 +451,10 @@ export function attackSuite(start: () => Promise<AttackBackend>): void {
       );
       assert.match(state.message, /may only change the kubemaint.io\/reboot-required label/);
       const create = await refused('agent: create a request', () =>
-        agent.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
-          group: GROUP,
-          version: VERSION,
-          namespace: NS,
-          plural: 'maintenancerequests',
-          body: mr({
-            node: NODE_A,
-            requestedBy: 'k8s:system:serviceaccount:kubemaint:kubemaint-agent',
-          }),
-        }),
+        kinds(agent).create(
+          'maintenancerequests',
+          mr({ node: NODE_A, requestedBy: 'k8s:system:serviceaccount:kubemaint:kubemaint-agent' }),
+        ),
       );
       assert.equal(create.code, 403);
       // Its own key is allowed ('false': the suite wants no detection proposal on node A).
@@ -499,22 +467,13 @@ export function attackSuite(start: () => Promise<AttackBackend>): void {
       const executor = config(
         backend.identities.serviceAccountKubeconfig(NS, 'kubemaint-executor', 'executor-a'),
       );
-      const custom = executor.makeApiClient(CustomObjectsApi);
-      const current = (await custom.getNamespacedCustomObject({
-        group: GROUP,
-        version: VERSION,
-        namespace: NS,
-        plural: 'maintenancerequests',
-        name: 'r-f0f0f0',
-      })) as { status: Record<string, unknown> };
+      const its = kinds(executor);
+      const current = await its.get('maintenancerequests', 'r-f0f0f0');
+      const status = current['status'] as Record<string, unknown>;
       const answer = await refused('executor: start a proposal', () =>
-        custom.replaceNamespacedCustomObjectStatus({
-          group: GROUP,
-          version: VERSION,
-          namespace: NS,
-          plural: 'maintenancerequests',
-          name: 'r-f0f0f0',
-          body: { ...current, status: { ...current.status, state: 'running', job: 'x' } },
+        its.writeStatus('r-f0f0f0', {
+          ...current,
+          status: { ...status, state: 'running', job: 'x' },
         }),
       );
       assert.equal(answer.code, 403);

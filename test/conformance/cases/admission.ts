@@ -483,7 +483,7 @@ export const admissionCases: CaseGroup = {
           ),
         });
         // No extras at all (only impersonation can do that): `request.userInfo.extra` is then absent,
-        // so the policy's variable fails to evaluate and failurePolicy Fail refuses with the error.
+        // which the policy reads as optional, so it refuses with its own message, not an error.
         const noExtra = await label(
           own,
           { 'kubemaint.io/reboot-required': 'false' },
@@ -494,7 +494,7 @@ export const admissionCases: CaseGroup = {
         assert.equal(noExtra.code, 422, noExtra.text);
         assert.match(
           String(noExtra.json['message']),
-          /denied request: expression '.+' resulted in error: composited variable "nodeName" fails to evaluate: no such key: extra$/,
+          /denied request: the kubemaint agent's token has no authentication\.kubernetes\.io\/node-name claim/,
         );
 
         // serve evicts only as a dry run.
