@@ -16,6 +16,7 @@ import { runTick } from '../../src/app/control/tick.js';
 import { loadConfig } from '../../src/config/load.js';
 import { silentLogger } from '../../src/log.js';
 import { applyAll, applyKubemaint } from '../support/apply-infra.js';
+import { cleanKubemaint } from '../support/clean-kubemaint.js';
 import { runCli } from '../support/cli-process.js';
 import { INFRA_K8S, realCluster, refusal, type RealCluster } from '../support/real-cluster.js';
 import { requestReader } from '../support/requests.js';
@@ -130,7 +131,12 @@ describe('the CLI acts as its Kubernetes identity (real apiserver)', () => {
       kubeconfigPath: cluster.serviceAccountKubeconfig('kubemaint', 'kubemaint-serve'),
     });
   });
-  after(async () => control?.close());
+  after(async () => {
+    await control?.close();
+    const admin = new KubeConfig();
+    admin.loadFromFile(cluster.kubeconfig);
+    await cleanKubemaint(admin, { nodes: [NODE] });
+  });
 
   it('carol asks with her own identity; kubemaint accepts her request', async () => {
     const asked = await cli('reboot', NODE, 'kernel', 'update', '--as', 'carol', '--wait', '0');

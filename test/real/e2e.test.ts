@@ -59,7 +59,7 @@ describe('kubemaint on the real control plane, end to end', { timeout: 900_000 }
   before(async () => {
     cluster = await realCluster();
     dir = mkdtempSync(join(tmpdir(), 'kubemaint-real-e2e-'));
-    cluster.kubectl(['apply', '--server-side', '-k', INFRA_K8S]);
+    cluster.kubectl(['apply', '--server-side', '--force-conflicts', '-k', INFRA_K8S]);
     // serve runs outside the cluster here, as `npx kubemaint serve` against a kubeconfig.
     cluster.kubectl(['scale', 'deployment/kubemaint-serve', '-n', 'kubemaint', '--replicas=0']);
 

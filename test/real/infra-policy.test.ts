@@ -23,7 +23,7 @@ describe(
 
     before(async () => {
       cluster = await realCluster();
-      cluster.kubectl(['apply', '--server-side', '-k', INFRA_K8S]);
+      cluster.kubectl(['apply', '--server-side', '--force-conflicts', '-k', INFRA_K8S]);
       for (const name of [NODE_A, NODE_B]) {
         cluster.kubectl(['apply', '-f', '-'], {
           input: JSON.stringify({
@@ -106,13 +106,21 @@ describe(
         );
       });
 
-      it('may not change a label outside kubemaint.io/ on its own node', () => {
-        const why = refusal(() =>
-          cluster.kubectl(['label', 'node', NODE_A, 'team=attacker', '--overwrite'], {
+      it('may not change a label but its own on its own node, kubemaint.io/ ones included', () => {
+        for (const label of ['team=attacker', 'kubemaint.io/state=approved']) {
+          const why = refusal(() =>
+            cluster.kubectl(['label', 'node', NODE_A, label, '--overwrite'], {
+              kubeconfig: agentA,
+            }),
+          );
+          assert.match(why, /may only change the kubemaint\.io\/reboot-required label/, label);
+        }
+        const request = refusal(() =>
+          cluster.kubectl(['annotate', 'node', NODE_A, 'kubemaint.io/request={}', '--overwrite'], {
             kubeconfig: agentA,
           }),
         );
-        assert.match(why, /may only change kubemaint\.io\/ labels/);
+        assert.match(request, /may only change its own annotations/);
       });
 
       it('may not cordon its node (spec) or write its status', () => {
@@ -141,7 +149,7 @@ describe(
 
       it('is refused with a token not bound to a pod on a node', () => {
         const why = refusal(() =>
-          cluster.kubectl(['label', 'node', NODE_A, 'kubemaint.io/x=1'], {
+          cluster.kubectl(['label', 'node', NODE_A, 'kubemaint.io/reboot-required=true'], {
             kubeconfig: unboundAgent,
           }),
         );

@@ -41,6 +41,7 @@ import type { MaintenanceRequest } from '../../src/core/request.js';
 import { buildExecutorJob } from '../../templates/executor-job.js';
 import type { Identities } from './sim-identities.js';
 import { apply, applyKubemaint } from './apply-infra.js';
+import { cleanKubemaint } from './clean-kubemaint.js';
 import { testControlSettings } from './control.js';
 import { requestReader } from './requests.js';
 
@@ -295,6 +296,12 @@ export function attackSuite(start: () => Promise<AttackBackend>): void {
     after(async () => {
       const table = [...attempts].map(([route, n]) => `${n}\t${route}`).join('\n');
       process.stdout.write(`# attack attempts per route (${backend?.name}):\n${table}\n`);
+      if (admin) {
+        await cleanKubemaint(admin, {
+          nodes: [NODE_A, NODE_B],
+          pods: ['agent-a', 'executor-a'],
+        });
+      }
       await backend?.close?.();
     });
 
