@@ -15,7 +15,7 @@ import { openControl, type ControlRuntime } from '../../src/compose.js';
 import { runTick } from '../../src/app/control/tick.js';
 import { loadConfig } from '../../src/config/load.js';
 import { silentLogger } from '../../src/log.js';
-import { applyAll, applyKubemaint } from '../support/apply-infra.js';
+import { applyAll, applyKubemaint, manifests } from '../support/apply-infra.js';
 import { cleanKubemaint } from '../support/clean-kubemaint.js';
 import { runCli } from '../support/cli-process.js';
 import { INFRA_K8S, realCluster, refusal, type RealCluster } from '../support/real-cluster.js';
@@ -74,6 +74,8 @@ describe('the CLI acts as its Kubernetes identity (real apiserver)', () => {
     admin.loadFromFile(cluster.kubeconfig);
     const carol = new KubeConfig();
     carol.loadFromFile(cluster.userKubeconfig('carol'));
+    // infra/k8s first (the namespace the bindings below live in), enforced at the end.
+    await applyAll(admin, manifests(INFRA_K8S));
     await applyAll(admin, [
       { apiVersion: 'v1', kind: 'Node', metadata: { name: NODE } },
       {
@@ -202,7 +204,9 @@ describe('the CLI acts as its Kubernetes identity (real apiserver)', () => {
     assert.match(table, /NAMESPACE\s+NAME\s+NODE\s+ACTION\s+STATE\s+APPROVALS\s+AGE/);
     assert.match(
       row,
-      new RegExp(`kubemaint\\s+${id}\\s+${NODE}\\s+reboot\\s+approved\\s+k8s:alice, k8s:bob`),
+      new RegExp(
+        `kubemaint\\s+${id}\\s+${NODE}\\s+reboot\\s+(approved|running)\\s+k8s:alice, k8s:bob`,
+      ),
     );
   });
 });

@@ -60,8 +60,9 @@ export async function applyAll(admin: KubeConfig, objects: readonly object[]): P
 }
 
 /**
- * Apply infra/k8s and wait for its policies: `probe` is a kubeconfig that may create decisions (RBAC)
- * but is not the control plane; the wait ends when naming someone else is refused.
+ * Apply infra/k8s and wait for its policies: `probe` is a kubeconfig that may create decisions (RBAC
+ * must already let it, or its 403 would end the wait before the policy does) but is not the control
+ * plane; the wait ends when naming someone else is refused.
  */
 export async function applyKubemaint(
   admin: KubeConfig,

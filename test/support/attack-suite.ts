@@ -40,7 +40,7 @@ import { ANN_REQUEST } from '../../src/core/names.js';
 import type { MaintenanceRequest } from '../../src/core/request.js';
 import { buildExecutorJob } from '../../templates/executor-job.js';
 import type { Identities } from './sim-identities.js';
-import { apply, applyKubemaint } from './apply-infra.js';
+import { apply, applyAll, applyKubemaint, manifests } from './apply-infra.js';
 import { cleanKubemaint } from './clean-kubemaint.js';
 import { testControlSettings } from './control.js';
 import { requestReader } from './requests.js';
@@ -176,6 +176,8 @@ export function attackSuite(start: () => Promise<AttackBackend>): void {
       batch = admin.makeApiClient(BatchV1Api);
       const objects = KubernetesObjectApi.makeApiClient(admin);
       mallory = config(backend.identities.userKubeconfig('mallory', ['devs']));
+      // infra/k8s first (the namespace, the accounts the pods below run as), enforced at the end.
+      await applyAll(admin, manifests(backend.infra));
       for (const name of [NODE_A, NODE_B]) {
         await apply(objects, {
           apiVersion: 'v1',
