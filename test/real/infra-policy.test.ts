@@ -188,7 +188,7 @@ describe(
           });
         assert.match(raw(evict(false), '?dryRun=All'), /"kind":"Status"|Success/);
         const why = refusal(() => raw(evict(false)));
-        assert.match(why, /kubemaint serve may only send dry-run evictions/);
+        assert.match(why, /kubemaint's control plane may only send dry-run evictions/);
         assert.equal(
           cluster.kubectl(['get', 'pod', 'app', '-n', 'policy-apps', '-o', 'name']).trim(),
           'pod/app',
