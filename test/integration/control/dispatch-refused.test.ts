@@ -12,7 +12,12 @@ import { ANN_NODE, LABEL_NODE, jobName, labelValue } from '../../../src/core/nam
 import { R } from '../../../src/sim/types.js';
 import { testControlDeps, testControlSettings } from '../../support/control.js';
 import { startTestSim, type TestSim } from '../../support/sim.js';
-import { executorSettings, NAMESPACE, realJobFor, requestOn } from '../../support/in-process-executor.js';
+import {
+  executorSettings,
+  NAMESPACE,
+  realJobFor,
+  requestOn,
+} from '../../support/in-process-executor.js';
 
 const alice = { kind: 'person', id: 'k8s:alice' } as const;
 /** A DNS subdomain at the apiserver's limit for a node name. */

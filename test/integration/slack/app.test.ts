@@ -15,7 +15,13 @@ import { jobName } from '../../../src/core/names.js';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
 import { slackHeaders, slashCommandBody } from '../../support/slack-sign.js';
 import { startTestSim, type TestSim } from '../../support/sim.js';
-import { eventsOn, requestOn, SECRET, startHarness, type Harness } from '../../support/slack-app.js';
+import {
+  eventsOn,
+  requestOn,
+  SECRET,
+  startHarness,
+  type Harness,
+} from '../../support/slack-app.js';
 
 const ctx = { cluster: 'sim', timeZone: 'UTC', now: new Date() };
 const promptOf = (r: MaintenanceRequest, ts: string) => ({
