@@ -21,7 +21,7 @@ import { approvedRequest } from '../fakes/requests.js';
 import { requestReader } from './requests.js';
 import { requestOn } from './in-process-executor.js';
 
-export const ROOT = resolve(import.meta.dirname, '../../..');
+export const ROOT = resolve(import.meta.dirname, '../..');
 const DIR = mkdtempSync(join(tmpdir(), 'kubemaint-exec-'));
 
 let bundled: Promise<string[]> | undefined;
