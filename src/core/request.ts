@@ -104,6 +104,11 @@ export interface MaintenanceRequest {
   proven?: { at: string; proof: string; warning?: boolean };
   /** Human explanation of a failure, including the state the node was left in. */
   failure?: string;
+  /**
+   * The resourceVersion at which the request's object was created: the order in which two requests
+   * for one node came to be (two serves proposing at once), which only the apiserver can tell.
+   */
+  createdVersion?: string;
   /** Decision objects already applied to this request (each counts once), with what came of them. */
   decisions?: AppliedDecision[];
   history: Transition[];

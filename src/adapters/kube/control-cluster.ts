@@ -51,8 +51,21 @@ export function requestsByNode(requests: readonly StoredRequest[]): Map<string, 
 function precedes(a: MaintenanceRequest, b: MaintenanceRequest): boolean {
   const activeA = isActive(a.state);
   if (activeA !== isActive(b.state)) return activeA;
-  const order = a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id);
+  const order =
+    createdOrder(a.createdVersion, b.createdVersion) ||
+    a.createdAt.localeCompare(b.createdAt) ||
+    a.id.localeCompare(b.id);
   return activeA ? order < 0 : order > 0;
+}
+
+/**
+ * Which object the apiserver created first. resourceVersions are etcd revisions, decimal integers
+ * on every apiserver we know; anything else (or a missing one) decides nothing here.
+ */
+function createdOrder(a: string | undefined, b: string | undefined): number {
+  if (a === undefined || b === undefined || !/^\d+$/.test(a) || !/^\d+$/.test(b)) return 0;
+  const [x, y] = [BigInt(a), BigInt(b)];
+  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 function withRequest(view: NodeView, stored: StoredRequest | undefined): NodeView {

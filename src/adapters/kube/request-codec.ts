@@ -149,6 +149,8 @@ export function decodeRequest(object: unknown): Decoded {
       state: 'proposed',
       createdAt: created,
       updatedAt: created,
+      // Nothing but its creation wrote it yet: its resourceVersion is the one it was created at.
+      ...(metadata.resourceVersion ? { createdVersion: metadata.resourceVersion } : {}),
       approvals: [],
       history: [],
     };

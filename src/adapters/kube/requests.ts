@@ -148,9 +148,12 @@ export function requestStore(
     },
     get: read,
     async create(request) {
-      // The status subresource drops .status on create: write it as a second, conditional step.
-      const resourceVersion = await replaceStatus(request, await createObject(request));
-      return { request, resourceVersion, accepted: true };
+      // The status subresource drops .status on create: write it as a second, conditional step,
+      // recording the version the object was created at (the order of two racing proposals).
+      const createdVersion = await createObject(request);
+      const stored = { ...request, createdVersion };
+      const resourceVersion = await replaceStatus(stored, createdVersion);
+      return { request: stored, resourceVersion, accepted: true };
     },
     writeStatus: replaceStatus,
     async decisions(requestId) {

@@ -89,8 +89,8 @@ async function create(
   report: Report | undefined,
 ): Promise<PersistOutcome> {
   const resourceVersion = await deps.cluster.writeRequest(request, undefined);
-  // Two proposals for one node may race (two ticks, a tick and a Slack command): the first created
-  // stays. The later one was never anyone's proposal, so it is withdrawn, not kept as a cancelled
+  // Two proposals for one node may race (two ticks, a tick and a Slack command): the first the
+  // apiserver created stays (createdVersion). The later one was never anyone's proposal, so it is withdrawn, not kept as a cancelled
   // request that would later read as the node's latest.
   const view = await deps.cluster.getNode(request.node);
   const winner = view?.request;
@@ -98,8 +98,15 @@ async function create(
     await deps.cluster.withdrawRequest(request.id).catch(() => undefined);
     return { status: 'lost-race' };
   }
-  if (report) await tell(deps, request, report);
-  return { status: 'written', request, resourceVersion };
+  // As stored: with the version it was created at, which every later write carries on.
+  const written = winner?.id === request.id ? winner : request;
+  if (report) await tell(deps, written, report);
+  return {
+    status: 'written',
+    request: written,
+    resourceVersion:
+      winner?.id === request.id ? (view?.requestVersion ?? resourceVersion) : resourceVersion,
+  };
 }
 
 /** Event on the node and the notifier; reporting never fails the step that already happened. */
