@@ -4,12 +4,24 @@
  * invented) must not reach the next suite's control plane, scheduler or slots.
  */
 import {
+  AdmissionregistrationV1Api,
   BatchV1Api,
   CoordinationV1Api,
   CoreV1Api,
   CustomObjectsApi,
   type KubeConfig,
 } from '@kubernetes/client-node';
+
+/** The policies (and their bindings, of the same names) in infra/k8s/admission-*.yaml. */
+const KUBEMAINT_POLICIES = [
+  'kubemaint-agent-own-node-only',
+  'kubemaint-serve-dry-run-evictions-only',
+  'kubemaint-decisions-name-their-author',
+  'kubemaint-requests-name-their-requester',
+  'kubemaint-request-status-by-control-plane',
+  'kubemaint-jobs-of-the-executors-shape',
+  'kubemaint-control-plane-configmaps',
+];
 
 export async function cleanKubemaint(
   admin: KubeConfig,
@@ -41,5 +53,14 @@ export async function cleanKubemaint(
         .catch(ignore),
     ),
     ...(made.nodes ?? []).map((name) => core.deleteNode({ name }).catch(ignore)),
+    // infra/k8s's admission policies judge every later suite's writes (the conformance cases install
+    // their own copies under other names): a suite that installed them takes them away again.
+    ...KUBEMAINT_POLICIES.flatMap((name) => {
+      const api = admin.makeApiClient(AdmissionregistrationV1Api);
+      return [
+        api.deleteValidatingAdmissionPolicyBinding({ name }).catch(ignore),
+        api.deleteValidatingAdmissionPolicy({ name }).catch(ignore),
+      ];
+    }),
   ]);
 }
