@@ -92,9 +92,12 @@ const isReady = (node: KObject): boolean =>
 /** The node's Lease in kube-node-lease, read as the node. */
 async function leaseExists(client: KubeJson, name: string): Promise<boolean> {
   try {
-    await client.request<KObject>(
-      'GET',
-      `/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${encodeURIComponent(name)}`,
+    // Translated (once), so a 404 is a not-found KubeError and not the raw ApiException.
+    await once(`get lease ${name}`, () =>
+      client.request<KObject>(
+        'GET',
+        `/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${encodeURIComponent(name)}`,
+      ),
     );
     return true;
   } catch (error) {
