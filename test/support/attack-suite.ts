@@ -36,6 +36,7 @@ import { createKubeClient } from '../../src/adapters/kube/client.js';
 import { controlCluster } from '../../src/adapters/kube/control-cluster.js';
 import { MERGE_PATCH } from '../../src/adapters/kube/nodes.js';
 import { decisionName } from '../../src/adapters/kube/requests.js';
+import { impersonating } from '../../src/adapters/kube/whoami.js';
 import { ANN_REQUEST } from '../../src/core/names.js';
 import type { MaintenanceRequest } from '../../src/core/request.js';
 import { buildExecutorJob } from '../../templates/executor-job.js';
@@ -69,16 +70,8 @@ const count = (route: string, n = 1) => attempts.set(route, (attempts.get(route)
 function config(path: string, impersonate?: string): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromFile(path);
-  if (!impersonate) return kc;
-  const user = kc.getCurrentUser()!;
-  const next = new KubeConfig();
-  next.loadFromOptions({
-    clusters: kc.clusters,
-    contexts: kc.contexts,
-    currentContext: kc.getCurrentContext(),
-    users: kc.users.map((u) => (u.name === user.name ? { ...u, impersonateUser: impersonate } : u)),
-  });
-  return next;
+  // The CLI's own impersonation (kubectl --as), not a copy of it.
+  return impersonate ? impersonating(kc, impersonate) : kc;
 }
 
 /** The apiserver's refusal (status code and message), or a failed assertion when it allowed it. */
