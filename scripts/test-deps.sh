@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The servers and browser that tests start for real (Debian's packages): Prometheus, Alertmanager (with
-# amtool) and Chromium. Debian names the Alertmanager binary prometheus-alertmanager. Installs what is missing when it can (root with apt-get); otherwise says what to
-# install and fails, so a test never silently skips a real peer.
+# amtool; Debian names its binary prometheus-alertmanager) and Chromium. Installs what is missing when
+# it can (root with apt-get); otherwise says what to install and fails, so a test never silently skips
+# a real peer.
 set -euo pipefail
 declare -A need=([prometheus]=prometheus [prometheus-alertmanager]=prometheus-alertmanager [amtool]=prometheus-alertmanager [chromium]=chromium)
 missing=()
