@@ -1,7 +1,5 @@
 #!/usr/bin/env node
-// Launcher for `npx kubemaint` in a checkout: runs the TypeScript entry through tsx.
-// The deployed image runs the esbuild bundle (dist/cli.mjs) instead.
-import { register } from 'tsx/esm/api';
+// `kubemaint`: the Node version check, then the CLI (launch.js says which build).
+import { launch } from './launch.js';
 
-register();
-await import('../src/cli/main.ts');
+await launch('kubemaint');

@@ -1,50 +1,14 @@
 /**
- * Entry of `kubemaint`. Each subcommand lives in its own file under `commands/` and registers
- * itself here; this file only wires them and maps errors to exit codes.
+ * Entry of `kubemaint` (bin/launch.js imports it after checking the Node version; the image runs its
+ * bundle, dist/cli.mjs, directly). Runs the program and turns what went wrong into an exit code.
  */
-import { Command, CommanderError } from 'commander';
-import { KubemaintError, exitCodeOf } from '../errors.js';
-import { EXIT } from '../core/exit-codes.js';
-import { VERSION } from '../version.js';
-import { registerCommands } from './commands/index.js';
-import { err } from './output.js';
+import { buildProgram, reportError } from './program.js';
 
-export function buildProgram(): Command {
-  const program = new Command('kubemaint')
-    .description(
-      'Keep a Kubernetes fleet patched: find nodes that need a reboot or a kubelet upgrade, ask ' +
-        'people for approval, drain and reboot inside maintenance windows, prove each node came back.',
-    )
-    .addHelpText(
-      'after',
-      '\nGetting started (the embedded demo cluster, no config needed):\n' +
-        '  npm start                        runs `kubemaint serve` on the demo and prints its prompts\n' +
-        '  npx kubemaint status             in a second terminal: what is proposed, and why\n' +
-        '  npx kubemaint approve r-7f3a9c   approve one; watch the first terminal\n' +
-        '\nWith a real cluster: write kubemaint.yaml (kubemaint config print-defaults), check it with\n' +
-        '`kubemaint config check`, then `kubemaint serve`. Every command has --help.',
-    )
-    .version(VERSION, '-V, --version', 'print the version and exit')
-    .showHelpAfterError('(run with --help for usage)')
-    .exitOverride();
-  registerCommands(program);
-  return program;
-}
-
-export function reportError(error: unknown): number {
-  if (error instanceof CommanderError) {
-    // Commander already printed its message (or the help/version text).
-    return error.exitCode === 0 ? EXIT.ok : EXIT.config;
-  }
-  if (error instanceof KubemaintError) {
-    err(`error: ${error.message}\n`);
-    if (error.hint) err(`hint: ${error.hint}\n`);
-    return exitCodeOf(error);
-  }
-  const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  err(`unexpected error: ${message}\n`);
-  return EXIT.unexpected;
-}
+// `kubemaint --help | head` closes the pipe early: that is the reader's choice, not an error.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  process.exit(process.exitCode ?? 0);
+});
 
 try {
   await buildProgram().parseAsync(process.argv);

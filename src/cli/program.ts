@@ -1,0 +1,54 @@
+/**
+ * The `kubemaint` program: each subcommand lives in its own file under `commands/` and registers
+ * itself here; this file only wires them, names the program and maps errors to exit codes. The
+ * entry that runs it is main.ts.
+ */
+import { basename } from 'node:path';
+import { Command, CommanderError } from 'commander';
+import { KubemaintError, exitCodeOf } from '../errors.js';
+import { EXIT } from '../core/exit-codes.js';
+import { VERSION } from '../version.js';
+import { registerCommands } from './commands/index.js';
+import { err } from './output.js';
+
+/** `kubectl maint` when kubectl runs us as its plugin (the `kubectl-maint` binary), else `kubemaint`. */
+export function programName(script: string = process.argv[1] ?? ''): string {
+  return /^kubectl-maint(\.js)?$/.test(basename(script)) ? 'kubectl maint' : 'kubemaint';
+}
+
+export function buildProgram(name: string = programName()): Command {
+  const program = new Command(name)
+    .description(
+      'Keep a Kubernetes fleet patched: find nodes that need a reboot or a kubelet upgrade, ask ' +
+        'people for approval, drain and reboot inside maintenance windows, prove each node came back.',
+    )
+    .addHelpText(
+      'after',
+      '\nGetting started (the embedded demo cluster, no config needed):\n' +
+        '  npm start                        runs `kubemaint serve` on the demo and prints its prompts\n' +
+        '  npx kubemaint status             in a second terminal: what is proposed, and why\n' +
+        '  npx kubemaint approve r-7f3a9c   approve one; watch the first terminal\n' +
+        '\nWith a real cluster: write kubemaint.yaml (kubemaint config print-defaults), check it with\n' +
+        '`kubemaint config check`, then `kubemaint serve`. Every command has --help.',
+    )
+    .version(VERSION, '-V, --version', 'print the version and exit')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  registerCommands(program);
+  return program;
+}
+
+export function reportError(error: unknown): number {
+  if (error instanceof CommanderError) {
+    // Commander already printed its message (or the help/version text).
+    return error.exitCode === 0 ? EXIT.ok : EXIT.config;
+  }
+  if (error instanceof KubemaintError) {
+    err(`error: ${error.message}\n`);
+    if (error.hint) err(`hint: ${error.hint}\n`);
+    return exitCodeOf(error);
+  }
+  const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  err(`unexpected error: ${message}\n`);
+  return EXIT.unexpected;
+}
