@@ -17,6 +17,7 @@ export const handler = createTickHandler({
   log,
   open: async () => {
     const { config, env } = await loadLambdaConfig(process.env);
+    for (const line of config.deprecated ?? []) log.warn(line);
     return openLambdaControl(config, env, log);
   },
 });

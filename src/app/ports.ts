@@ -102,6 +102,7 @@ export interface LeaseInfo {
   resourceVersion: string;
   /** Empty when free. */
   holder: string;
+  /** 0: the Lease has no duration and never expires (`slot.ttl: 0`). */
   durationSeconds: number;
   acquiredAt?: Date;
   renewedAt?: Date;

@@ -14,6 +14,7 @@ import { configPath, loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { KubemaintError } from '../errors.js';
 import { createLogger, type Logger } from '../log.js';
+import { err } from './output.js';
 
 /** The file kubemaint reads when neither --config nor $KUBEMAINT_CONFIG names one. */
 export const CONVENTIONAL_CONFIG = 'kubemaint.yaml';
@@ -31,8 +32,11 @@ export function resolveConfigPath(path: string | undefined): string | undefined 
   );
 }
 
+/** The config, and one line on stderr for each renamed key it still uses (ADR 0016). */
 export function loadCliConfig(options: GlobalOptions): Config {
-  return loadConfig({ path: resolveConfigPath(options.config), env: process.env });
+  const config = loadConfig({ path: resolveConfigPath(options.config), env: process.env });
+  for (const line of config.deprecated ?? []) err(`kubemaint: warning: ${line}\n`);
+  return config;
 }
 
 export function globals(command: Command): GlobalOptions {

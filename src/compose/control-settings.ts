@@ -23,7 +23,7 @@ export const CLI_ANYONE = 'cli:*';
 const REPROPOSE_AFTER_MS = 3_600_000;
 
 export function controlSettingsFromConfig(config: Config): ControlSettings {
-  const { approval, lock, reboot, upgrade, blockers } = config;
+  const { approval, slot, reboot, upgrade, blockers } = config;
   const schedule = compileSchedule({ windows: config.windows, freezes: config.freezes });
   if (!schedule.ok) {
     // The config check compiles the same schedule, so this only guards a config built in code.
@@ -61,10 +61,10 @@ export function controlSettingsFromConfig(config: Config): ControlSettings {
       ? { autoApprove, autoApproveManual: approval.autoApprove?.manual ?? false }
       : {}),
     lock: {
-      concurrency: lock.concurrency,
-      ...(lock.poolLabel ? { poolLabel: lock.poolLabel } : {}),
-      pools: lock.pools ?? {},
-      releaseDelayMs: lock.releaseDelay,
+      concurrency: slot.concurrency,
+      ...(slot.poolLabel ? { poolLabel: slot.poolLabel } : {}),
+      pools: slot.pools ?? {},
+      releaseDelayMs: slot.releaseDelay,
     },
     nodeTimeoutMs: { reboot: reboot.nodeTimeout, upgrade: upgrade.nodeTimeout },
     expectedDurationMs: { reboot: reboot.expectedDuration, upgrade: upgrade.expectedDuration },

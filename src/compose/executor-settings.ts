@@ -8,9 +8,9 @@ import { ConfigSchema, type Config } from '../config/schema.js';
 
 /** Map the validated config (kubemaint.yaml) onto what the executor needs. */
 export function settingsFromConfig(
-  config: Pick<Config, 'namespace' | 'drain' | 'reboot' | 'upgrade' | 'lock' | 'executor'>,
+  config: Pick<Config, 'namespace' | 'drain' | 'reboot' | 'upgrade' | 'slot' | 'executor'>,
 ): ExecutorSettings {
-  const { drain, reboot, upgrade, lock } = config;
+  const { drain, reboot, upgrade, slot } = config;
   return {
     namespace: config.namespace,
     drain: {
@@ -31,7 +31,7 @@ export function settingsFromConfig(
       command: upgrade.command,
       restartCommand: upgrade.restartCommand,
     },
-    lock: { concurrency: lock.concurrency, ttlMs: lock.ttl },
+    lock: { concurrency: slot.concurrency, ttlMs: slot.ttl },
     hostPrefix: config.executor.hostPrefix,
     progressIntervalMs: 5_000,
     // Only when asked for: the Job's settings stay as they were for everyone else.

@@ -8,6 +8,7 @@ import { readSlackSecrets, type Env } from './env-secrets.js';
 import { formatPath, uniqueProblems, type Problem } from './problems.js';
 import { ConfigSchema, type Config } from './schema.js';
 import { slackProblems } from './schema-people.js';
+import { inFileTerms, renameKeys, renamedWarning } from './renamed-keys.js';
 import { findSecretsInFile, maskSecrets } from './secrets.js';
 import { issuesToProblems } from './zod-problems.js';
 
@@ -103,10 +104,11 @@ export function validate(document: unknown, env: Env = {}): ParseResult {
   const secretProblems = findSecretsInFile(document);
   // A value that looks like a secret is reported once, as a secret, and never quoted again.
   const secretPaths = secretProblems.map((p) => p.path);
-  const parsed = ConfigSchema.safeParse(document, { reportInput: true });
+  const renaming = renameKeys(document as Record<string, unknown>);
+  const parsed = ConfigSchema.safeParse(renaming.document, { reportInput: true });
   const schemaProblems = parsed.success
     ? []
-    : issuesToProblems(parsed.error.issues, ConfigSchema).filter(
+    : inFileTerms(issuesToProblems(parsed.error.issues, ConfigSchema), renaming.applied).filter(
         (p) =>
           !secretPaths.some(
             (s) => p.path === s || p.path.startsWith(`${s}.`) || p.path.startsWith(`${s}[`),
@@ -117,17 +119,22 @@ export function validate(document: unknown, env: Env = {}): ParseResult {
     ? slackProblems(parsed.data.slack, secrets.botToken !== undefined)
     : [];
   const problems = uniqueProblems([
+    ...renaming.problems,
     ...secretProblems,
     ...schemaProblems,
     ...envProblems,
     ...crossProblems,
   ]);
   if (!parsed.success || problems.length > 0) return { ok: false, problems };
-  return { ok: true, config: { ...parsed.data, secrets } };
+  const deprecated = renaming.applied.map(renamedWarning);
+  return {
+    ok: true,
+    config: { ...parsed.data, secrets, ...(deprecated.length > 0 ? { deprecated } : {}) },
+  };
 }
 
 /**
- * An empty value (`lock:` with every option commented out) means "the defaults", as people
+ * An empty value (`slot:` with every option commented out) means "the defaults", as people
  * expect when they trim the example file; inside lists an empty entry stays an error.
  */
 function dropNulls(

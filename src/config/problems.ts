@@ -1,10 +1,10 @@
 /**
- * A config problem as people read it: where (`lock.concurrency`), what is wrong, and how to fix it.
+ * A config problem as people read it: where (`slot.concurrency`), what is wrong, and how to fix it.
  * Every check in src/config reports these, so `config check` can list all of them in one run.
  */
 
 export interface Problem {
-  /** `lock.concurrency`, `windows[0].start`, `$SLACK_BOT_TOKEN`, or `line 3, column 5`. */
+  /** `slot.concurrency`, `windows[0].start`, `$SLACK_BOT_TOKEN`, or `line 3, column 5`. */
   path: string;
   /** What is wrong, never echoing a secret-looking value. */
   message: string;

@@ -1,5 +1,5 @@
 /**
- * How a node is taken through maintenance: `lock` (how many at once, per pool), `drain` (kubectl
+ * How a node is taken through maintenance: `slot` (how many at once, per pool), `drain` (kubectl
  * drain's options, same names and meaning), `reboot` and `upgrade` (the host commands the executor
  * runs through nsenter), and `executor` (the Job that does it). Defaults follow kured and kubectl
  * where they exist, and are safe otherwise.
@@ -22,18 +22,20 @@ import {
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
-export const LockSchema = z
+export const SlotSchema = z
   .strictObject({
     concurrency: int(1, 100).default(1),
     poolLabel: labelKey().optional(),
     pools: z.record(z.string(), int(1, 100)).optional(),
+    // 0: never expires (kured's --lock-ttl=0). A slot whose request ended or whose node is gone is
+    // free whatever its TTL, so "never" only means no crashed-and-silent holder is timed out.
     ttl: duration().default(30 * MINUTE),
     // kured --lock-release-delay, SUC postCompleteDelay, AKS node soak: time for the fleet to show
     // trouble before the next node goes down.
     releaseDelay: duration().default(0),
   })
-  .superRefine((lock, ctx) => {
-    if (lock.pools !== undefined && lock.poolLabel === undefined) {
+  .superRefine((slot, ctx) => {
+    if (slot.pools !== undefined && slot.poolLabel === undefined) {
       ctx.addIssue({
         code: 'custom',
         path: ['pools'],
@@ -41,7 +43,7 @@ export const LockSchema = z
         params: { hint: 'e.g. poolLabel: node.kubernetes.io/pool' },
       });
     }
-    for (const pool of Object.keys(lock.pools ?? {})) {
+    for (const pool of Object.keys(slot.pools ?? {})) {
       if (!isLabelValue(pool)) {
         ctx.addIssue({
           code: 'custom',

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import type { SlackSecrets } from './env-secrets.js';
 import { dnsLabel } from './fields.js';
+import { AlertmanagerSchema } from './schema-alertmanager.js';
 import { ClusterSchema } from './schema-cluster.js';
 import {
   BlockersSchema,
@@ -19,7 +20,7 @@ import { ApprovalSchema, NotifySchema, SlackSchema } from './schema-people.js';
 import {
   DrainSchema,
   ExecutorSchema,
-  LockSchema,
+  SlotSchema,
   NodeLabelsSchema,
   RebootSchema,
   UpgradeSchema,
@@ -36,13 +37,16 @@ export const ConfigSchema = z
     /** Empty: always open (kured's default). */
     windows: z.array(WindowSchema).default([]),
     freezes: z.array(FreezeSchema).default([]),
-    lock: LockSchema.prefault({}),
+    /** The slots (Leases) a node holds while maintained; `lock:` is read as this (ADR 0016). */
+    slot: SlotSchema.prefault({}),
     drain: DrainSchema.prefault({}),
     reboot: RebootSchema.prefault({}),
     upgrade: UpgradeSchema.prefault({}),
     executor: ExecutorSchema.prefault({}),
     nodeLabels: NodeLabelsSchema.prefault({}),
     blockers: BlockersSchema.prefault({}),
+    /** Silence the node's alerts while it is maintained; absent: no silences. */
+    alertmanager: AlertmanagerSchema.optional(),
     /** Persons and their Slack and Kubernetes identities: the two-person rule counts persons. */
     people: PeopleSchema,
     approval: ApprovalSchema.prefault({}),
@@ -112,18 +116,22 @@ export function noIssuesUnder(
 /** The file's settings, parsed. */
 export type FileConfig = z.output<typeof ConfigSchema>;
 
-/** Everything kubemaint runs with: the file's settings plus the secrets from the environment. */
-export type Config = FileConfig & { secrets: SlackSecrets };
+/**
+ * Everything kubemaint runs with: the file's settings plus the secrets from the environment, and a
+ * line for each renamed key the file still uses (said once when the file is read, renamed-keys.ts).
+ */
+export type Config = FileConfig & { secrets: SlackSecrets; deprecated?: readonly string[] };
 
 export type { ClusterConfig, EksConfig } from './schema-cluster.js';
 export type { WindowSpec, FreezeSpec } from './schema-schedule.js';
 export type { UnhealthyLimit } from './schema-detection.js';
-export type LockConfig = Config['lock'];
+export type SlotConfig = Config['slot'];
 export type DrainConfig = Config['drain'];
 export type RebootConfig = Config['reboot'];
 export type UpgradeConfig = Config['upgrade'];
 export type ExecutorConfig = Config['executor'];
 export type BlockersConfig = Config['blockers'];
+export type { AlertmanagerConfig } from './schema-alertmanager.js';
 export type ApprovalConfig = Config['approval'];
 export type PeopleConfig = Config['people'];
 export type SlackConfig = Config['slack'];

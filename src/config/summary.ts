@@ -9,7 +9,7 @@ import type { Config } from './schema.js';
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 export function summarizeConfig(config: Config): string {
-  const { cluster, lock, slack, notify } = config;
+  const { cluster, slot, slack, notify } = config;
   const parts = [
     cluster.type === 'sim'
       ? `cluster sim (${cluster.sim.scenario}, ${cluster.sim.nodes} nodes)`
@@ -18,7 +18,7 @@ export function summarizeConfig(config: Config): string {
       ? 'always open (no windows)'
       : plural(config.windows.length, 'window'),
     plural(config.freezes.length, 'freeze'),
-    `concurrency ${lock.concurrency}${lock.poolLabel === undefined ? '' : ` per ${lock.poolLabel} pool`}`,
+    `concurrency ${slot.concurrency}${slot.poolLabel === undefined ? '' : ` per ${slot.poolLabel} pool`}`,
     `drain timeout ${formatDuration(config.drain.timeout)}`,
     approversText(config),
     slack.channel === undefined ? 'no Slack channel' : `Slack ${slack.channel}`,

@@ -32,12 +32,12 @@ export function configWarnings(config: Config): string[] {
           'act as this person: add them under .slack or .kubernetes',
       );
   });
-  const { concurrency, pools } = config.lock;
+  const { concurrency, pools } = config.slot;
   for (const [pool, limit] of Object.entries(pools ?? {})) {
     if (limit > concurrency)
       warnings.push(
-        `lock.pools.${pool} is ${limit} but lock.concurrency (${concurrency}) caps the whole fleet: ` +
-          `at most ${concurrency} of pool ${pool} at once (raise lock.concurrency if ${limit} is meant)`,
+        `slot.pools.${pool} is ${limit} but slot.concurrency (${concurrency}) caps the whole fleet: ` +
+          `at most ${concurrency} of pool ${pool} at once (raise slot.concurrency if ${limit} is meant)`,
       );
   }
   return warnings;

@@ -9,7 +9,7 @@ export const EXIT = {
   unexpected: 1,
   /** Bad flags or a bad config file: nothing was changed. */
   config: 2,
-  /** The executor found no free lock slot; nothing was changed, try again later. */
+  /** The executor found no free slot; nothing was changed, try again later. */
   noSlot: 3,
   /** The drain could not finish (PDB, timeout, an operator chose to skip). */
   drainBlocked: 4,

@@ -48,7 +48,7 @@ export const slotName = (index: number): string => `kubemaint-slot-${index}`;
 
 /**
  * Who holds a slot: `<node>/<requestId>`, the one spelling of a holder (the executor writes it into
- * the Lease, the control plane releases by it, `kubemaint locks` shows it).
+ * the Lease, the control plane releases by it, `kubemaint slots` shows it).
  */
 export const slotHolder = (node: string, requestId: string): string => `${node}/${requestId}`;
 

@@ -26,7 +26,7 @@ approval:
   approvers:
     kubernetes:
       users: [alice]
-lock:
+slot:
   concurrency: 3
 schedules:
   tick: "0 0 1 1 *"

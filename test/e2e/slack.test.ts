@@ -31,7 +31,7 @@ slack:
   allowedChannels: [${CHANNEL}]
 # Two at once: node-1's reboot and node-4's upgrade go side by side (their pods are under
 # different budgets), which keeps the test short. node-1 holds the demo's emptyDir pod.
-lock:
+slot:
   concurrency: 2
 drain:
   deleteEmptyDirData: true

@@ -5,7 +5,7 @@
  * the reporter agent (the real shell script, run by the DaemonSet's pods) marks the node whose host
  * asks for a reboot; `serve`, started as a user starts it against a cluster, proposes that reboot and a
  * kubelet upgrade for the node one minor behind; an approval on the CLI lets serve create the executor
- * Job; the real Job controller makes its pod, which runs the real executor: lock slot, cordon, drain
+ * Job; the real Job controller makes its pod, which runs the real executor: slot, cordon, drain
  * through the Eviction API (a PDB refuses at first), reboot through the node's host. The real node
  * lifecycle controller taints the silent node `unreachable:NoExecute` (the executor tolerates it), the
  * node comes back with a new bootID, the agent clears its mark, and serve proves it and uncordons.

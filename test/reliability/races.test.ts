@@ -193,10 +193,13 @@ describe(
           async () => {
             // Two serves that list the fleet at different moments can still both start a request
             // for the last slot; the executor's Lease lets one through and the other ends "no free
-            // lock slot", reported (RELIABILITY.md, known limits). Propose it again, as people would.
+            // slot", reported (RELIABILITY.md, known limits). Propose it again, as people would.
             for (const node of nodes) {
               const request = requestOf(sim, node);
-              if (request?.state !== 'failed' || !/no free lock slot/.test(request.failure ?? ''))
+              if (
+                request?.state !== 'failed' ||
+                !/no free (lock )?slot/.test(request.failure ?? '')
+              )
                 continue;
               slotRaceRetries.push(`${node}: ${request.id}`);
               const again = await requestMaintenance(people, { node, action: 'reboot', by: alice });
@@ -252,7 +255,7 @@ describe(
         SIZE.rounds * SIZE.nodes,
         'every node carries one of the requests (the last, when one was proposed again)',
       );
-      // A request that ended "no free lock slot" started no executor work: its Job found no slot.
+      // A request that ended "no free slot" started no executor work: its Job found no slot.
       for (const retried of slotRaceRetries) {
         const id = retried.split(': ')[1]!;
         assert.ok((jobs.get(id)?.length ?? 0) <= 1, `${id} had at most one Job`);

@@ -74,7 +74,7 @@ export async function startServeCluster(options: {
   type: sim
 kubelet:
   enabled: false
-lock:
+slot:
   concurrency: ${options.concurrency}
 blockers:
   maxUnhealthyNodes: ${options.concurrency}

@@ -42,7 +42,7 @@ export async function cleanKubemaint(
       .makeApiClient(BatchV1Api)
       .deleteCollectionNamespacedJob({ namespace: 'kubemaint', propagationPolicy: 'Background' })
       .catch(ignore),
-    // The lock slots: a slot held for a node a suite invented would stall the next suite's roll.
+    // The slots: a slot held for a node a suite invented would stall the next suite's roll.
     admin
       .makeApiClient(CoordinationV1Api)
       .deleteCollectionNamespacedLease({ namespace: 'kubemaint' })

@@ -1,5 +1,5 @@
 /**
- * coordination.k8s.io/v1 Leases, the lock slots. Leases forbid unconditional updates, so every replace
+ * coordination.k8s.io/v1 Leases, the slots. Leases forbid unconditional updates, so every replace
  * carries the resourceVersion it read; MicroTime fields go out with six fractional digits
  * (V1MicroTime), which kube-apiserver insists on, and come back as strings.
  */
@@ -34,7 +34,10 @@ function toLease(namespace: string, name: string, record: LeaseRecord, rv?: stri
     metadata: { name, namespace, ...(rv === undefined ? {} : { resourceVersion: rv }) },
     spec: {
       holderIdentity: record.holder,
-      leaseDurationSeconds: Math.max(1, Math.round(record.durationSeconds)),
+      // The API refuses a duration of 0; a Lease without one is how "never expires" is written.
+      ...(record.durationSeconds > 0
+        ? { leaseDurationSeconds: Math.max(1, Math.round(record.durationSeconds)) }
+        : {}),
       acquireTime: new V1MicroTime(record.acquiredAt.getTime()),
       renewTime: new V1MicroTime(record.renewedAt.getTime()),
       leaseTransitions: record.transitions,

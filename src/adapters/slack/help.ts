@@ -26,7 +26,7 @@ const EXAMPLES: Record<Verb, { example: string; does: string }> = {
   pause: { example: 'pause incident 4711', does: 'start nothing new until resumed' },
   resume: { example: 'resume', does: 'lift the pause' },
   windows: { example: 'windows', does: 'the maintenance windows and freezes' },
-  locks: { example: 'locks', does: 'who holds the concurrency slots' },
+  slots: { example: 'slots', does: 'who holds the concurrency slots' },
   release: {
     example: 'release kubemaint-slot-0',
     does: 'free a slot whose holder is gone (refused while its request runs)',

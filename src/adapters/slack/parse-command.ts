@@ -20,7 +20,7 @@ export type SlackCommand =
   | { kind: 'pause'; reason?: string }
   | { kind: 'resume' }
   | { kind: 'windows' }
-  | { kind: 'locks' }
+  | { kind: 'slots' }
   | { kind: 'release'; slot: string };
 
 export type ParseResult =
@@ -39,13 +39,15 @@ export const USAGE = {
   pause: 'pause [reason]',
   resume: 'resume',
   windows: 'windows',
-  locks: 'locks',
+  slots: 'slots',
   release: 'release <slot>',
 } as const;
 
 export type Verb = keyof typeof USAGE;
 const VERBS = Object.keys(USAGE) as Verb[];
 const isVerb = (word: string): word is Verb => (VERBS as string[]).includes(word);
+/** Old names still understood (ADR 0016: the idea is a slot; `locks` was its first name). */
+const ALIASES: Record<string, Verb> = { locks: 'slots' };
 
 /** Free text (reasons) is kept short: it lands in annotations, Events and Slack sections. */
 export const MAX_REASON = 300;
@@ -56,7 +58,7 @@ export function parseCommand(text: string, slash = '/maint'): ParseResult {
   const trimmed = text.trim();
   if (trimmed === '') return { ok: true, command: { kind: 'help' } };
   const [first = '', ...rest] = trimmed.split(/\s+/);
-  const word = first.toLowerCase();
+  const word = ALIASES[first.toLowerCase()] ?? first.toLowerCase();
   if (!isVerb(word)) {
     const guess = suggestName(word, VERBS) as Verb | undefined;
     return {
@@ -92,7 +94,7 @@ export function parseCommand(text: string, slash = '/maint'): ParseResult {
     case 'scan':
     case 'resume':
     case 'windows':
-    case 'locks':
+    case 'slots':
       return noMore(0) ?? { ok: true, command: { kind: word } };
     case 'status':
       if (arg === undefined) return { ok: true, command: { kind: 'status' } };
@@ -146,7 +148,7 @@ export function parseCommand(text: string, slash = '/maint'): ParseResult {
       if (!match)
         return usage(
           `\`${clip(arg)}\` is not a slot`,
-          `slots are named kubemaint-slot-0, kubemaint-slot-1, …; \`${slash} locks\` lists them`,
+          `slots are named kubemaint-slot-0, kubemaint-slot-1, …; \`${slash} slots\` lists them`,
         );
       return (
         noMore(1) ?? {

@@ -7,10 +7,10 @@ import { DateTime } from 'luxon';
 import {
   approveRequest,
   cancelRequest,
-  listLocks,
+  listSlots,
   listRequests,
   rejectRequest,
-  releaseLock,
+  releaseSlot,
   requestMaintenance,
   setPause,
   type CommandDeps,
@@ -108,8 +108,8 @@ async function dispatch(command: SlackCommand, ctx: CommandContext): Promise<Ans
       return fromResult(await setPause(deps, true, by, command.reason));
     case 'resume':
       return fromResult(await setPause(deps, false, by));
-    case 'locks': {
-      const slots = await listLocks(deps);
+    case 'slots': {
+      const slots = await listSlots(deps);
       if (slots.length === 0) return { ok: true, text: 'no slots yet: nothing has run' };
       return {
         ok: true,
@@ -119,7 +119,7 @@ async function dispatch(command: SlackCommand, ctx: CommandContext): Promise<Ans
       };
     }
     case 'release':
-      return fromResult(await releaseLock(deps, command.slot, by));
+      return fromResult(await releaseSlot(deps, command.slot, by));
   }
 }
 

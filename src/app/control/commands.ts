@@ -1,6 +1,6 @@
 /**
  * What people ask for, from the CLI or Slack: status, reboot, upgrade, approve, reject, cancel, pause,
- * resume, locks, release, and the answer to a stalled drain. One implementation for both front ends,
+ * resume, slots, release, and the answer to a stalled drain. One implementation for both front ends,
  * so an approval is checked on the server the same way wherever it comes from (invariant 2).
  */
 import { parseSlotHolder } from '../../core/names.js';
@@ -319,12 +319,12 @@ export async function setPause(
   };
 }
 
-export async function listLocks(deps: CommandDeps): Promise<SlotView[]> {
+export async function listSlots(deps: CommandDeps): Promise<SlotView[]> {
   return deps.cluster.listSlots();
 }
 
 /** Free a slot by hand, refused while its holder's request is still active and its node exists. */
-export async function releaseLock(
+export async function releaseSlot(
   deps: CommandDeps,
   slot: string,
   by: Person,

@@ -129,7 +129,7 @@ async function dispatchOne(
     // Another writer changed this request first: most likely a second tick (another serve) that
     // judged the same candidates in the same order and started it. Count its slot as taken;
     // going on to the next candidate as if it were free starts one Job more than there are
-    // slots, and that executor ends "no free lock slot" (the request fails). If the other write
+    // slots, and that executor ends "no free slot" (the request fails). If the other write
     // was something else, the next tick starts what this one held back.
     inFlight.push(startedRequest);
     return undefined;

@@ -61,7 +61,7 @@ export async function restoreNode(
   if (options.releaseSlot !== false) await releaseSlotOf(deps, request);
 }
 
-/** Free the request's lock slot, if it still holds one (a no-op when someone else holds it now). */
+/** Free the request's slot, if it still holds one (a no-op when someone else holds it now). */
 export async function releaseSlotOf(
   deps: Pick<ReconcileDeps, 'cluster'>,
   request: MaintenanceRequest,

@@ -1,7 +1,7 @@
 /**
  * A request whose host command was issued (DESIGN §1 step 5): wait for the proof that the node came
  * back (core/verify.ts), then hand the node back and record the maintenance, holding the slot for
- * `lock.releaseDelay` first when one is set. A node that does not come back is reported, left
+ * `slot.releaseDelay` first when one is set. A node that does not come back is reported, left
  * cordoned (invariant 8).
  */
 import { done, fail } from '../../core/approval.js';
@@ -75,12 +75,12 @@ export async function reconcileVerifying(
     const warning = outcome.warning !== undefined;
     const soaking = { ...request, proven: { at, proof, ...(warning ? { warning } : {}) } };
     await persist(deps, fresh, { ok: true, changed: true, request: soaking });
-    return `back; its slot is held ${formatDuration(delayMs)} (lock.releaseDelay)`;
+    return `back; its slot is held ${formatDuration(delayMs)} (slot.releaseDelay)`;
   }
   return finishDone(deps, fresh, request, proof, now, outcome.warning !== undefined);
 }
 
-/** The end of `lock.releaseDelay`: hand the slot on and record the request done. */
+/** The end of `slot.releaseDelay`: hand the slot on and record the request done. */
 async function releaseAfterDelay(
   deps: ReconcileDeps,
   node: NodeView,

@@ -25,8 +25,8 @@ export async function waitAsAsked(
   );
   await ports.clock.sleep(wait.ms, wait.lost);
   if (wait.lost.aborted) {
-    throw new KubemaintError('unexpected', `lost the lock slot while waiting ${wait.before}`, {
-      hint: `lock.ttl must be longer than ${wait.key}; the request was left running for the tick`,
+    throw new KubemaintError('unexpected', `lost the slot while waiting ${wait.before}`, {
+      hint: `slot.ttl must be longer than ${wait.key}; the request was left running for the tick`,
     });
   }
   await handle.refresh();

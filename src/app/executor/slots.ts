@@ -5,6 +5,8 @@
  * holder is empty, its lease expired (not renewed within its duration), or its holder is stale (the
  * holder's node is gone, or that node's request is not the holder's active request any more).
  * Holder identity: `<node>/<requestId>`, the same string the control plane's SlotView shows.
+ * A TTL of 0 (kured's `--lock-ttl=0`) writes a Lease without a duration, which never expires: only
+ * a stale holder (or a person's `kubemaint release`) frees it.
  */
 import { KubemaintError } from '../../errors.js';
 import { slotName } from '../../core/names.js';
@@ -15,8 +17,15 @@ export { slotHolder as holderOf, parseSlotHolder as parseHolder } from '../../co
 export interface SlotConfig {
   namespace: string;
   concurrency: number;
+  /** 0: never expires. */
   ttlMs: number;
 }
+
+/**
+ * How often a slot that never expires is renewed anyway: the renewal is also how an executor learns
+ * that its slot was taken from it (a stale holder, a `release`), and `kubemaint slots` shows it.
+ */
+const NEVER_EXPIRES_RENEW_MS = 60_000;
 
 export interface SlotDeps {
   leases: LeasesPort;
@@ -35,6 +44,7 @@ const isConflict = (error: unknown): boolean =>
   error instanceof KubemaintError && error.code === 'conflict';
 
 export function isExpired(lease: LeaseInfo, now: Date): boolean {
+  if (lease.durationSeconds <= 0) return false;
   const renewed = lease.renewedAt ?? lease.acquiredAt;
   if (!renewed) return true;
   return renewed.getTime() + lease.durationSeconds * 1_000 <= now.getTime();
@@ -169,7 +179,7 @@ export async function releaseSlot(
 }
 
 /**
- * Renew every `ttl/3` until stopped; `onLost` runs once if the slot stops being ours, so the caller
+ * Renew every `ttl/3` (every minute when it never expires) until stopped; `onLost` runs once if the slot stops being ours, so the caller
  * can stop before doing anything disruptive without it.
  */
 export function keepRenewing(
@@ -182,7 +192,8 @@ export function keepRenewing(
   let held = slot;
   const loop = async (): Promise<void> => {
     while (!stopped.signal.aborted) {
-      await deps.clock.sleep(Math.max(100, config.ttlMs / 3), stopped.signal);
+      const every = config.ttlMs > 0 ? Math.max(100, config.ttlMs / 3) : NEVER_EXPIRES_RENEW_MS;
+      await deps.clock.sleep(every, stopped.signal);
       if (stopped.signal.aborted) return;
       try {
         const renewed = await renewSlot(deps, config, held);

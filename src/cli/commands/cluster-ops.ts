@@ -1,9 +1,9 @@
 /**
- * Cluster-wide switches: `pause` / `resume` (the pause ConfigMap every dispatch reads), `locks` (the
+ * Cluster-wide switches: `pause` / `resume` (the pause ConfigMap every dispatch reads), `slots` (the
  * Lease slots and who holds them) and `release` (free a slot whose holder is gone).
  */
 import type { Command } from 'commander';
-import { listLocks, releaseLock, setPause } from '../../app/control/commands.js';
+import { listSlots, releaseSlot, setPause } from '../../app/control/commands.js';
 import { cliPerson, controlCommand, withControl } from '../control-context.js';
 import { printResult, REFUSED_HELP } from './requests.js';
 import { printable } from '../../core/printable.js';
@@ -36,12 +36,14 @@ export function registerClusterCommands(program: Command): void {
       ),
     );
 
-  controlCommand(program, 'locks')
-    .description('list the lock slots (kubemaint-slot-<i> Leases) and who holds them')
+  controlCommand(program, 'slots')
+    // The first name of the command (ADR 0016); scripts that call it keep working.
+    .alias('locks')
+    .description('list the slots (kubemaint-slot-<i> Leases) and who holds them')
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }, command: Command) =>
       withControl(command, async ({ deps }) => {
-        const slots = await listLocks(deps);
+        const slots = await listSlots(deps);
         if (options.json) {
           out(`${JSON.stringify(slots, null, 2)}\n`);
           return;
@@ -56,12 +58,12 @@ export function registerClusterCommands(program: Command): void {
     );
 
   controlCommand(program, 'release')
-    .description("free a lock slot by hand (refused while its holder's request is active)")
-    .argument('<slot>', 'e.g. kubemaint-slot-0 (see `kubemaint locks`)')
+    .description("free a slot by hand (refused while its holder's request is active)")
+    .argument('<slot>', 'e.g. kubemaint-slot-0 (see `kubemaint slots`)')
     .addHelpText('after', REFUSED_HELP)
     .action(async (slot: string, _options: unknown, command: Command) =>
       withControl(command, async (runtime) =>
-        printResult(await releaseLock(runtime.deps, slot, await cliPerson(runtime))),
+        printResult(await releaseSlot(runtime.deps, slot, await cliPerson(runtime))),
       ),
     );
 }

@@ -30,7 +30,8 @@ export function registerConfigCommand(program: Command): void {
       const loaded = loadConfig({ path, env });
       const what = path ?? `no config file given, so ${DEMO_CONFIG_SOURCE}`;
       out(`ok: ${what} is valid (${summarizeConfig(loaded)})\n`);
-      for (const warning of configWarnings(loaded)) err(`warning: ${warning}\n`);
+      for (const warning of [...(loaded.deprecated ?? []), ...configWarnings(loaded)])
+        err(`warning: ${warning}\n`);
     });
 
   config

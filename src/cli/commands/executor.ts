@@ -21,7 +21,7 @@ Exit codes (the control plane reads the Job's outcome from them):
   ${EXIT.ok}  done: the host command was issued (or had been, by an earlier run)
   ${EXIT.unexpected}  unexpected error (the request says what happened, when it could be written)
   ${EXIT.config}  bad flags or settings: nothing was changed
-  ${EXIT.noSlot}  no free lock slot: nothing was changed, try again later
+  ${EXIT.noSlot}  no free slot: nothing was changed, try again later
   ${EXIT.drainBlocked}  drain blocked (PDB, timeout, or an operator chose skip): node given back
   ${EXIT.requestInvalid}  the request is missing, ended, or belongs to another node: nothing was changed`;
 

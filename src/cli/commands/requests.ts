@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import {
-  listLocks,
+  listSlots,
   listRequests,
   type CommandResult,
   type MaintenanceAsk,
@@ -53,7 +53,7 @@ export function registerRequestCommands(program: Command): void {
         const [requests, pause, slots] = await Promise.all([
           listRequests(deps),
           deps.cluster.readPause(),
-          listLocks(deps),
+          listSlots(deps),
         ]);
         const view = { requests: requests.filter((r) => !node || r.node === node), pause, slots };
         out(options.json ? statusJson(view) : statusTable(view, deps.clock.now()));

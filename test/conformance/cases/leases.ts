@@ -1,5 +1,5 @@
 /**
- * Leases, kubemaint's lock slots: optimistic concurrency on resourceVersion (409 on a stale one, 422
+ * Leases, kubemaint's slots: optimistic concurrency on resourceVersion (409 on a stale one, 422
  * without one), create-on-PUT, AlreadyExists on a racing create, and MicroTime with six fractional
  * digits both ways.
  */

@@ -1,5 +1,5 @@
 /**
- * `lock.releaseDelay` (kured --lock-release-delay, SUC postCompleteDelay, AKS node soak): a node
+ * `slot.releaseDelay` (kured --lock-release-delay, SUC postCompleteDelay, AKS node soak): a node
  * proven back goes back into service at once, but its slot stays taken for the delay, so the next
  * node waits; then the slot is handed on and the request ends done.
  */
@@ -22,7 +22,7 @@ import { startTestSim, type TestSim } from '../../support/sim.js';
 const alice = { kind: 'person', id: 'k8s:alice' } as const;
 const DELAY_MS = 10 * 60_000;
 
-describe('lock.releaseDelay holds the slot after a node is back', () => {
+describe('slot.releaseDelay holds the slot after a node is back', () => {
   let sim: TestSim;
   before(async () => {
     sim = await startTestSim({ scenario: 'demo' });

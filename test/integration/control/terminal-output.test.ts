@@ -1,7 +1,7 @@
 /**
  * Terminal output through the real CLI (issue 15): a node whose packages annotation (the agent's,
- * so anyone who can write the node) carries `\x1b]0;pwned\x07` and `\x1b[2J`, and a lock slot whose
- * holder does; `scan`, `tick`, `status`, `status --json`, `locks` and an error that quotes what was
+ * so anyone who can write the node) carries `\x1b]0;pwned\x07` and `\x1b[2J`, and a slot whose
+ * holder does; `scan`, `tick`, `status`, `status --json`, `slots` and an error that quotes what was
  * typed print every control character visibly, and `--json` still reads back the same text.
  */
 import assert from 'node:assert/strict';
@@ -72,8 +72,8 @@ describe('the CLI prints control characters from the cluster visibly', { timeout
     assert.ok(reason.includes(HOSTILE_TERMINAL_TEXT), reason);
   });
 
-  it('locks shows a holder’s escape sequences', async () => {
-    const locks = await cli('locks');
+  it('slots shows a holder’s escape sequences', async () => {
+    const locks = await cli('slots');
     assert.match(locks.stdout, /kubemaint-slot-0 {2}held by kernel \\u001b\]0;pwned\\u0007/);
   });
 

@@ -134,11 +134,11 @@ describe('loadLambdaConfig (cold start)', () => {
         SLACK_BOT_TOKEN_SSM_PARAMETER: '/kubemaint/ci/slack-bot-token',
         SLACK_SIGNING_SECRET_SSM_PARAMETER: '/kubemaint/ci/slack-signing-secret',
         // A variable already set wins over its parameter (local runs), and is not read.
-        KUBEMAINT_CONFIG_YAML: `${configYaml}lock:\n  concurrency: 3\nslack:\n  channel: C0123ABCD\n  allowedChannels: [C0123ABCD]\n`,
+        KUBEMAINT_CONFIG_YAML: `${configYaml}slot:\n  concurrency: 3\nslack:\n  channel: C0123ABCD\n  allowedChannels: [C0123ABCD]\n`,
       }),
     );
     assert.equal(config.cluster.type, 'eks');
-    assert.equal(config.lock.concurrency, 3);
+    assert.equal(config.slot.concurrency, 3);
     assert.equal(env.SLACK_BOT_TOKEN, 'xoxb-1-2-abc');
     assert.equal(env.SLACK_SIGNING_SECRET, 'fe0c2b1d5a7e4f3b9c8d6e5f4a3b2c1d');
     const sent = aws.requests.slice(before);
@@ -180,8 +180,8 @@ describe('loadLambdaConfig (cold start)', () => {
     },
     {
       name: 'a config with problems lists each, naming the variable',
-      env: () => ({ KUBEMAINT_CONFIG_YAML: `${configYaml}lock:\n  concurrency: 0\nbogus: 1\n` }),
-      message: /KUBEMAINT_CONFIG_YAML[\s\S]*lock.concurrency[\s\S]*bogus/,
+      env: () => ({ KUBEMAINT_CONFIG_YAML: `${configYaml}slot:\n  concurrency: 0\nbogus: 1\n` }),
+      message: /KUBEMAINT_CONFIG_YAML[\s\S]*slot.concurrency[\s\S]*bogus/,
       hint: /docs\/configuration.md/,
     },
   ];

@@ -1,5 +1,5 @@
 /**
- * The rest of the command grammar end to end (locks, pause/resume, release, windows, scan, upgrade),
+ * The rest of the command grammar end to end (slots, pause/resume, release, windows, scan, upgrade),
  * the stalled-drain buttons and the details modal on the HTTP app, and the same app on the
  * AwsLambdaReceiver through `createLambdaHandler` with an API Gateway v2 event.
  */
@@ -74,7 +74,7 @@ describe('Slack app: commands, drain answers, details', () => {
     await runTick(h.deps);
     assert.equal((await requestOn(sim, 'node-1'))?.state, 'running');
     // The noop executor image of the tests takes no Lease, so no slot exists yet.
-    assert.match(await answerTo('locks'), /no slots yet: nothing has run/);
+    assert.match(await answerTo('slots'), /no slots yet: nothing has run/);
     assert.match(
       await answerTo('release kubemaint-slot-0'),
       /no slot kubemaint-slot-0; slots are not created yet/,

@@ -85,7 +85,7 @@ approval:
       config('approval: {autoApprove: {nodeSelector: "env=dev", manual: true}}'),
     );
     assert.equal(manual.autoApproveManual, true);
-    const none = controlSettingsFromConfig(config('lock: {concurrency: 1}'));
+    const none = controlSettingsFromConfig(config('slot: {concurrency: 1}'));
     assert.equal(none.autoApprove, undefined);
     assert.equal(none.autoApproveManual, undefined);
   });
@@ -98,7 +98,7 @@ blockers:
   maxUnhealthyNodes: "10%"
   prometheus: {url: "http://prom:9090", alertFilter: "^Watchdog$", firingOnly: true}
 drain: {stallAfter: 3m}
-lock: {concurrency: 4, poolLabel: pool, pools: {gpu: 1}, releaseDelay: 15m}
+slot: {concurrency: 4, poolLabel: pool, pools: {gpu: 1}, releaseDelay: 15m}
 `),
     );
     assert.equal(settings.approval.twoPersonRule, true);

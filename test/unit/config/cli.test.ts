@@ -55,7 +55,7 @@ describe('kubemaint config check (child process)', () => {
   it('reports a YAML syntax error with its line and column', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kubemaint-config-'));
     const file = join(dir, 'kubemaint.yaml');
-    writeFileSync(file, 'lock:\n  concurrency: 1\n ttl: 5m\n');
+    writeFileSync(file, 'slot:\n  concurrency: 1\n ttl: 5m\n');
     try {
       const run = kubemaint(['config', 'check', file]);
       assert.equal(run.code, EXIT.config);

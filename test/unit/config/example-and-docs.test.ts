@@ -14,7 +14,7 @@ interface Def {
   element?: z.core.$ZodType;
 }
 
-/** Every key the schema accepts, as `lock.concurrency` / `windows[].start`. */
+/** Every key the schema accepts, as `slot.concurrency` / `windows[].start`. */
 function keyPaths(schema: z.core.$ZodType, prefix = ''): string[] {
   const def = schema._zod.def as unknown as Def;
   if (def.innerType) return keyPaths(def.innerType, prefix);
@@ -55,7 +55,7 @@ describe('docs/configuration.md', () => {
     const event = /^notify\.templates\.(\w+)$/.exec(key)?.[1];
     it(`documents ${key}`, () =>
       event === undefined
-        ? // A section is documented through its keys (`lock.ttl` documents `lock`).
+        ? // A section is documented through its keys (`slot.ttl` documents `lock`).
           assert.ok(
             docs.includes(`\`${key}\``) || docs.includes(`\`${key}.`),
             `docs/configuration.md lacks \`${key}\``,

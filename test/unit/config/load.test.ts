@@ -37,16 +37,16 @@ describe('loadConfig', () => {
     assert.deepEqual(fs.reads, []);
   });
   it('reads the file named by KUBEMAINT_CONFIG', () => {
-    const fs = files({ '/etc/kubemaint.yaml': 'lock:\n  concurrency: 4\n' });
+    const fs = files({ '/etc/kubemaint.yaml': 'slot:\n  concurrency: 4\n' });
     const config = loadConfig({
       env: { KUBEMAINT_CONFIG: '/etc/kubemaint.yaml' },
       readFile: fs.readFile,
     });
-    assert.equal(config.lock.concurrency, 4);
+    assert.equal(config.slot.concurrency, 4);
     assert.deepEqual(fs.reads, ['/etc/kubemaint.yaml']);
   });
   it('throws config_invalid (exit 2) listing every problem', () => {
-    const fs = files({ 'k.yaml': 'lock:\n  concurrncy: 3\ndrain:\n  timeout: 15 minutes\n' });
+    const fs = files({ 'k.yaml': 'slot:\n  concurrncy: 3\ndrain:\n  timeout: 15 minutes\n' });
     assert.throws(
       () => loadConfig({ path: 'k.yaml', env: {}, readFile: fs.readFile }),
       (error: unknown) => {
@@ -55,13 +55,13 @@ describe('loadConfig', () => {
         assert.equal(exitCodeOf(error), EXIT.config);
         assert.deepEqual(
           error.problems.map((p) => p.path),
-          ['lock.concurrncy', 'drain.timeout'],
+          ['slot.concurrncy', 'drain.timeout'],
         );
         assert.equal(
           error.message,
           [
             'k.yaml has 2 problems:',
-            '  lock.concurrncy: unknown key — did you mean `concurrency`?',
+            '  slot.concurrncy: unknown key — did you mean `concurrency`?',
             '  drain.timeout: "15 minutes" is not a duration — use 15m, 1h30m, 90s',
           ].join('\n'),
         );

@@ -16,8 +16,8 @@ describe('parseConfig: each problem is found, with its path and a hint', () => {
   const cases: { name: string; doc: unknown; path: string; message: RegExp; hint?: RegExp }[] = [
     {
       name: 'a typo in a key',
-      doc: { lock: { concurrncy: 2 } },
-      path: 'lock.concurrncy',
+      doc: { slot: { concurrncy: 2 } },
+      path: 'slot.concurrncy',
       message: /^unknown key$/,
       hint: /did you mean `concurrency`\?/,
     },
@@ -37,8 +37,8 @@ describe('parseConfig: each problem is found, with its path and a hint', () => {
     },
     {
       name: 'concurrency out of range',
-      doc: { lock: { concurrency: 101 } },
-      path: 'lock.concurrency',
+      doc: { slot: { concurrency: 101 } },
+      path: 'slot.concurrency',
       message: /at most 100, got 101/,
     },
     {
@@ -98,14 +98,14 @@ describe('parseConfig: each problem is found, with its path and a hint', () => {
     },
     {
       name: 'pools without poolLabel',
-      doc: { lock: { pools: { gpu: 1 } } },
-      path: 'lock.pools',
+      doc: { slot: { pools: { gpu: 1 } } },
+      path: 'slot.pools',
       message: /needs poolLabel/,
     },
     {
       name: 'a pool name that cannot be a label value',
-      doc: { lock: { poolLabel: 'pool', pools: { 'has space': 1 } } },
-      path: 'lock.pools["has space"]',
+      doc: { slot: { poolLabel: 'pool', pools: { 'has space': 1 } } },
+      path: 'slot.pools["has space"]',
       message: /not a label value/,
     },
     {
@@ -415,19 +415,19 @@ describe('parseConfig: every problem in one run', () => {
 describe('parseConfig: wrong types', () => {
   const cases: { doc: unknown; path: string; message: RegExp; hint?: RegExp }[] = [
     {
-      doc: { lock: { concurrency: 'three' } },
-      path: 'lock.concurrency',
+      doc: { slot: { concurrency: 'three' } },
+      path: 'slot.concurrency',
       message: /expected a number, got "three"/,
     },
     {
-      doc: { lock: { concurrency: '3' } },
-      path: 'lock.concurrency',
+      doc: { slot: { concurrency: '3' } },
+      path: 'slot.concurrency',
       message: /expected a number, got "3"/,
       hint: /write 3 without quotes/,
     },
     {
-      doc: { lock: { concurrency: 1.5 } },
-      path: 'lock.concurrency',
+      doc: { slot: { concurrency: 1.5 } },
+      path: 'slot.concurrency',
       message: /expected a whole number, got 1.5/,
     },
     {
@@ -492,12 +492,12 @@ describe('parseConfig: wrong types', () => {
 describe('parseConfig: YAML syntax errors carry line and column', () => {
   const cases: { text: string; path: RegExp; message: RegExp }[] = [
     {
-      text: 'lock:\n  concurrency: 1\n concurrency: 2\n',
+      text: 'slot:\n  concurrency: 1\n concurrency: 2\n',
       path: /^line 3, column \d+$/,
       message: /./,
     },
-    { text: 'lock: { concurrency: 1\ndrain: {}\n', path: /^line \d+, column \d+$/, message: /./ },
-    { text: 'lock:\n  ttl: 1m\n  ttl: 2m\n', path: /^line 3, column 3$/, message: /unique/ },
+    { text: 'slot: { concurrency: 1\ndrain: {}\n', path: /^line \d+, column \d+$/, message: /./ },
+    { text: 'slot:\n  ttl: 1m\n  ttl: 2m\n', path: /^line 3, column 3$/, message: /unique/ },
     { text: 'a: "unterminated\n', path: /^line \d+, column \d+$/, message: /./ },
   ];
   for (const c of cases) {
@@ -519,7 +519,7 @@ describe('parseConfig: secrets are refused and never echoed', () => {
     'slack:',
     `  channel: ${BOT}`,
     `  signingSecret: ${SIGNING}`,
-    'lock:',
+    'slot:',
     `  concurrency: ${BOT}`,
     'notify:',
     '  urls: ["https//user:hunter2secret@hooks.example.com"]',
@@ -533,7 +533,7 @@ describe('parseConfig: secrets are refused and never echoed', () => {
 
   it('reports the token at each place it appears', () => {
     assert.equal(result.ok, false);
-    for (const path of ['slack.channel', 'lock.concurrency', 'drain.timeout']) {
+    for (const path of ['slack.channel', 'slot.concurrency', 'drain.timeout']) {
       assert.match(output, new RegExp(`${path.replace('.', '\\.')}: looks like a Slack bot token`));
     }
   });
@@ -556,7 +556,7 @@ describe('parseConfig: defaults', () => {
   const cases: [string, string][] = [
     ['an empty file', ''],
     ['comments only', '# nothing here\n'],
-    ['empty sections', 'lock:\ndrain:\nwindows:\ncluster:\n'],
+    ['empty sections', 'slot:\ndrain:\nwindows:\ncluster:\n'],
   ];
   for (const [name, text] of cases) {
     it(`${name} gives the defaults`, () => {
@@ -575,8 +575,8 @@ describe('parseConfig: defaults', () => {
       port: 0,
     });
     assert.equal(defaults.namespace, 'kubemaint');
-    assert.equal(defaults.lock.concurrency, 1);
-    assert.equal(defaults.lock.ttl, 30 * 60_000);
+    assert.equal(defaults.slot.concurrency, 1);
+    assert.equal(defaults.slot.ttl, 30 * 60_000);
     assert.equal(defaults.drain.timeout, 15 * 60_000);
     assert.equal(defaults.drain.gracePeriodSeconds, -1);
     assert.deepEqual(defaults.reboot.command, ['systemctl', 'reboot']);
@@ -623,7 +623,7 @@ describe('parseConfig: values come out typed', () => {
     assert.deepEqual(config.windows, [
       { days: ['sat', 'sun'], start: '10pm', end: '6am', timezone: 'America/New_York' },
     ]));
-  it('keeps per-pool limits', () => assert.deepEqual(config.lock.pools, { gpu: 1, general: 3 }));
+  it('keeps per-pool limits', () => assert.deepEqual(config.slot.pools, { gpu: 1, general: 3 }));
   it('reads persons and the identity lists', () => {
     assert.deepEqual(config.people, [
       { name: 'alice', slack: ['U0ALICE'], kubernetes: ['alice@example.com'] },

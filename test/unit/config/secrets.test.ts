@@ -51,7 +51,7 @@ describe('findSecretsInFile', () => {
     const doc = {
       cluster: { type: 'sim' },
       notify: { urls: ['slack://hook:WNA3PBYV6-F20DUQND3RQ-Webc4MAvoacrpPakR8phF0zi@webhook'] },
-      lock: { concurrency: 3 },
+      slot: { concurrency: 3 },
     };
     assert.deepEqual(findSecretsInFile(doc), []);
   });

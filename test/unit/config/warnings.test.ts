@@ -11,7 +11,7 @@ const warningsFor = (yaml: string): string[] => {
 
 describe('config warnings: valid, but kubemaint could not do its job', () => {
   const cases: [string, string, RegExp | undefined][] = [
-    ['nobody can approve', 'lock: {concurrency: 2}', /lists nobody .* wait until it expires/],
+    ['nobody can approve', 'slot: {concurrency: 2}', /lists nobody .* wait until it expires/],
     ['a Slack approver', 'approval: {approvers: {users: [U0ALICE]}}', undefined],
     ['a Kubernetes approver', 'approval: {approvers: {kubernetes: {users: [alice]}}}', undefined],
     [
@@ -47,8 +47,8 @@ describe('config warnings: valid, but kubemaint could not do its job', () => {
     ],
     [
       'a pool limit above the fleet-wide concurrency',
-      'approval: {approvers: {users: [U0BOB]}}\nlock: {concurrency: 2, poolLabel: pool, pools: {gpu: 1, web: 5}}',
-      /lock\.pools\.web is 5 but lock\.concurrency \(2\) caps the whole fleet/,
+      'approval: {approvers: {users: [U0BOB]}}\nslot: {concurrency: 2, poolLabel: pool, pools: {gpu: 1, web: 5}}',
+      /slot\.pools\.web is 5 but slot\.concurrency \(2\) caps the whole fleet/,
     ],
     [
       'two-person rule with everyone the cluster authenticates',

@@ -39,11 +39,11 @@ describe('executor settings from JSON (the Job env)', () => {
 });
 
 describe('executor settings from kubemaint.yaml', () => {
-  it('maps drain, reboot, lock and namespace', () => {
+  it('maps drain, reboot, slot and namespace', () => {
     const parsed = parseConfig(
       [
         'namespace: ops',
-        'lock: { concurrency: 3, ttl: 20m }',
+        'slot: { concurrency: 3, ttl: 20m }',
         'drain: { timeout: 5m, gracePeriodSeconds: 10, deleteEmptyDirData: true, podSelector: "app!=db", stallAfter: 2m }',
         'reboot: { method: signal, signal: 39 }',
       ].join('\n'),

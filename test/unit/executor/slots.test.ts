@@ -56,6 +56,19 @@ describe('slots', () => {
     assert.equal(slot?.lease.transitions, 4);
   });
 
+  it('with ttl 0 writes a slot that never expires, and still frees it when its holder is stale', async () => {
+    const cluster = new FakeCluster();
+    const never = { ...config, concurrency: 1, ttlMs: 0 };
+    const slot = await acquireSlot(deps(cluster), never, 'a/r-a');
+    assert.equal(slot?.lease.durationSeconds, 0);
+    // A year without a renewal: still a's.
+    const later = { ...testClock, now: () => new Date(Date.now() + 365 * 86_400_000) };
+    const held = { ...deps(cluster), clock: later };
+    assert.equal(await acquireSlot(held, never, 'b/r-b'), undefined);
+    const stale = { ...deps(cluster, (holder) => holder !== 'a/r-a'), clock: later };
+    assert.equal((await acquireSlot(stale, never, 'b/r-b'))?.lease.holder, 'b/r-b');
+  });
+
   it('reclaims a slot whose holder is stale (node gone or request ended)', async () => {
     const cluster = new FakeCluster();
     await acquireSlot(deps(cluster), { ...config, concurrency: 1 }, 'gone/r-a');

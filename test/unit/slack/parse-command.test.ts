@@ -30,7 +30,9 @@ describe('parseCommand', () => {
     ['pause incident 4711', { kind: 'pause', reason: 'incident 4711' }],
     ['resume', { kind: 'resume' }],
     ['windows', { kind: 'windows' }],
-    ['locks', { kind: 'locks' }],
+    ['slots', { kind: 'slots' }],
+    // The first name of the verb (ADR 0016) still works.
+    ['locks', { kind: 'slots' }],
     ['release kubemaint-slot-0', { kind: 'release', slot: 'kubemaint-slot-0' }],
     ['release 2', { kind: 'release', slot: 'kubemaint-slot-2' }],
     [
@@ -58,9 +60,9 @@ describe('parseCommand', () => {
     ['reboot Node_2!', /is not a node name/, /lower-case letters/],
     ['upgrade node-4 latest', /`latest` is not a kubelet version/, /v1\.31\.4/],
     ['upgrade node-4 v1.31.4 now', /takes at most 2/, /upgrade <node> \[version\]/],
-    ['release slot-a', /`slot-a` is not a slot/, /locks/],
+    ['release slot-a', /`slot-a` is not a slot/, /slots/],
     ['release', /which slot/, /release <slot>/],
-    ['locks all', /takes no arguments/, /usage: `\/maint locks`/],
+    ['slots all', /takes no arguments/, /usage: `\/maint slots`/],
     ['status a b', /takes at most 1/, /status \[node\]/],
   ];
   for (const [text, problem, hint] of bad) {
@@ -100,7 +102,7 @@ describe('helpText', () => {
       'pause',
       'resume',
       'windows',
-      'locks',
+      'slots',
       'release',
     ])
       assert.match(text, new RegExp('`/maint ' + verb));
