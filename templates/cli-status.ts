@@ -81,7 +81,7 @@ export function statusTable(view: StatusView, now: Date): string {
 }
 
 function detail(r: MaintenanceRequest): string {
-  if (r.state === 'failed') return r.failure ?? 'failed';
+  if (r.state === 'failed' || r.state === 'skipped') return r.failure ?? r.state;
   if (r.state === 'running' && r.drain) return r.drain.message;
   if (r.state === 'proposed') return `${r.reason} — approve: kubemaint approve ${r.id}`;
   if (r.state === 'approved') {

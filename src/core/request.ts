@@ -14,9 +14,20 @@ export type Action = 'reboot' | 'upgrade';
  */
 export type Origin = 'detection' | 'person';
 
-/** DESIGN §4: proposed → approved → running → verifying → done, or one of the end states. */
+/**
+ * DESIGN §4: proposed → approved → running → verifying → done, or one of the end states. `skipped`
+ * is a node kubemaint gave back unmaintained on purpose (its drain timed out under
+ * `drain.onTimeout: uncordon`): nothing went wrong, and nothing was done.
+ */
 export const ACTIVE_STATES = ['proposed', 'approved', 'running', 'verifying'] as const;
-export const FINAL_STATES = ['done', 'rejected', 'expired', 'cancelled', 'failed'] as const;
+export const FINAL_STATES = [
+  'done',
+  'rejected',
+  'expired',
+  'cancelled',
+  'failed',
+  'skipped',
+] as const;
 export type ActiveState = (typeof ACTIVE_STATES)[number];
 export type FinalState = (typeof FINAL_STATES)[number];
 export type RequestState = ActiveState | FinalState;
@@ -49,6 +60,8 @@ export interface DrainProgress {
   waitingOn: { pod: string; reason: string }[];
   /** ISO instant since which the drain waits on the same blocker. */
   stalledSince?: string;
+  /** The drain timed out under `drain.onTimeout: force`: when the remaining pods are deleted. */
+  forceAt?: string;
   message: string;
 }
 

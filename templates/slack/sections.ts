@@ -118,5 +118,11 @@ export function drainProgress(request: MaintenanceRequest, ctx: PromptContext): 
   return fitLines(lines, LIMITS.section, 'more lines');
 }
 
+/** Why it ended unmaintained: a failure, or a skip (`drain.onTimeout: uncordon`) with the pods that refused. */
 export const failure = (request: MaintenanceRequest): string | undefined =>
-  request.failure ? fitLines([`*Failure:* ${esc(request.failure)}`], LIMITS.section) : undefined;
+  request.failure
+    ? fitLines(
+        [`*${request.state === 'skipped' ? 'Skipped' : 'Failure'}:* ${esc(request.failure)}`],
+        LIMITS.section,
+      )
+    : undefined;

@@ -15,6 +15,7 @@ const ICON: Readonly<Record<RequestState, string>> = {
   rejected: ':no_entry_sign:',
   expired: ':zzz:',
   cancelled: ':stop_sign:',
+  skipped: ':leftwards_arrow_with_hook:',
 };
 
 const LABEL: Readonly<Record<RequestState, string>> = {
@@ -27,6 +28,7 @@ const LABEL: Readonly<Record<RequestState, string>> = {
   rejected: 'Rejected',
   expired: 'Expired',
   cancelled: 'Cancelled',
+  skipped: 'Skipped',
 };
 
 export const stateIcon = (state: RequestState): string => ICON[state];
@@ -61,7 +63,8 @@ export function stateLine(request: MaintenanceRequest): string {
     case 'failed':
     case 'rejected':
     case 'expired':
-    case 'cancelled': {
+    case 'cancelled':
+    case 'skipped': {
       const by = entered && entered.by !== 'kubemaint' ? ` by ${who(entered.by)}` : '';
       const note = entered?.note ? `: ${esc(entered.note)}` : '';
       return `${head}${by}${note}`;

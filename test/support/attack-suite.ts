@@ -481,7 +481,7 @@ export function attackSuite(start: () => Promise<AttackBackend>): void {
       assert.equal(answer.code, 403);
       assert.match(
         answer.message,
-        /may only move a running request to verifying or failed \(or cancelled, when an approver chose to skip the node\), not proposed to running/,
+        /may only move a running request to verifying, failed or skipped \(or cancelled, when an approver chose to skip the node\), not proposed to running/,
       );
       await nodeAUntouched('executor token');
     });

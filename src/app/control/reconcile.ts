@@ -36,6 +36,7 @@ export async function reconcileRequest(deps: ReconcileDeps, node: NodeView): Pro
     case 'expired':
     case 'cancelled':
     case 'failed':
+    case 'skipped':
       return request.state;
   }
 }

@@ -34,6 +34,7 @@ export const isOpen = (state: PodState): boolean =>
 export function summarize(
   states: readonly PodState[],
   stalledSince: Date | undefined,
+  forceAt?: Date,
 ): DrainProgress {
   const total = states.length;
   const evicted = states.filter((s) => s.status === 'done').length;
@@ -52,11 +53,15 @@ export function summarize(
   }
   if (failed.length > 0)
     message += `; ${failed.length} failed: ${failed[0]?.ref} — ${failed[0]?.reason}`;
+  // Why the node is still cordoned past the timeout, and until when (drain.onTimeout: force).
+  if (forceAt && open.length > 0)
+    message += `; drain timed out: the remaining pods are deleted at ${forceAt.toISOString()} (drain.onTimeout: force)`;
   return {
     total,
     evicted,
     waitingOn,
     ...(stalledSince ? { stalledSince: stalledSince.toISOString() } : {}),
+    ...(forceAt ? { forceAt: forceAt.toISOString() } : {}),
     message,
   };
 }

@@ -18,6 +18,9 @@ export class DrainRun {
   private readonly done = new AbortController();
   private wake = new AbortController();
   private forced = false;
+  private forcedBy: 'config' | 'decision' | undefined;
+  /** Set once the timeout passed under `onTimeout: force`: when the remaining pods are deleted. */
+  private forceAt: Date | undefined;
   private lastChangeAt: Date;
   private stalledSince: Date | undefined;
   private ending: 'skipped' | 'timeout' | undefined;
@@ -65,11 +68,15 @@ export class DrainRun {
   }
 
   private result(): Omit<DrainReport, 'evict' | 'skipped' | 'warnings' | 'durationMs'> {
-    const progress = summarize(this.states, this.stalledSince);
+    const progress = summarize(this.states, this.stalledSince, this.forceAt);
     const remaining = this.states
       .filter((s) => isOpen(s) || s.status === 'failed')
       .map((s) => ({ pod: s.ref, reason: s.reason }));
     const node = this.input.node;
+    const marks = {
+      ...(this.ending === 'timeout' || this.forceAt ? { timedOut: true } : {}),
+      ...(this.forcedBy ? { forced: this.forcedPods } : {}),
+    };
     if (remaining.length === 0) {
       return {
         outcome: 'drained',
@@ -77,6 +84,7 @@ export class DrainRun {
         errors: this.errors,
         remaining,
         message: `node ${node} drained: ${progress.message}`,
+        ...marks,
       };
     }
     const why =
@@ -91,8 +99,11 @@ export class DrainRun {
       errors: this.errors,
       remaining,
       message: `drain of ${node} blocked (${why}): ${progress.message}`,
+      ...marks,
     };
   }
+
+  private readonly forcedPods: string[] = [];
 
   private get stopped(): boolean {
     return this.ending !== undefined;
@@ -178,7 +189,7 @@ export class DrainRun {
 
   private async emit(): Promise<void> {
     try {
-      await this.hooks.onProgress?.(summarize(this.states, this.stalledSince));
+      await this.hooks.onProgress?.(summarize(this.states, this.stalledSince, this.forceAt));
     } catch (error) {
       this.hooks.log?.warn({ err: error }, 'could not report drain progress');
     }
@@ -191,30 +202,69 @@ export class DrainRun {
     const deadline =
       settings.timeoutMs > 0 ? this.lastChangeAt.getTime() + settings.timeoutMs : Infinity;
     while (!this.done.signal.aborted) {
-      const untilDeadline = Math.max(10, deadline - clock.now().getTime());
-      const tick = Math.min(1_000, Math.max(50, settings.stallAfterMs / 4), untilDeadline);
+      const next = this.forceAt && !this.forced ? this.forceAt.getTime() : deadline;
+      const untilNext = this.forceAt && this.forced ? 1_000 : next - clock.now().getTime();
+      const tick = Math.min(
+        1_000,
+        Math.max(50, settings.stallAfterMs / 4),
+        Math.max(10, untilNext),
+      );
       await clock.sleep(tick, this.done.signal);
       if (this.done.signal.aborted) return;
       const now = clock.now();
       this.skipLongDeleted(now);
       if (this.hooks.abort?.aborted) return this.stop('skipped');
-      if (now.getTime() >= deadline) return this.stop('timeout');
-      if (now.getTime() - this.lastChangeAt.getTime() < settings.stallAfterMs) continue;
-      if (!this.stalledSince) {
+      if (now.getTime() >= deadline) {
+        if (settings.onTimeout !== 'force') return this.stop('timeout');
+        await this.forceLater(now);
+      }
+      if (now.getTime() - this.lastChangeAt.getTime() < settings.stallAfterMs && !this.forceAt)
+        continue;
+      if (
+        !this.stalledSince &&
+        now.getTime() - this.lastChangeAt.getTime() >= settings.stallAfterMs
+      ) {
         this.stalledSince = this.lastChangeAt;
         await this.emit();
       }
       const decision = await this.hooks.decision?.().catch(() => undefined);
       if (decision === 'skip') return this.stop('skipped');
-      if (decision === 'force' && !this.forced) {
-        this.forced = true;
-        this.hooks.log?.warn(
-          { node: this.input.node },
-          'operator chose force: deleting remaining pods',
-        );
-        this.rouse();
-      }
+      if (decision === 'force') this.force('decision');
+      // The config's unattended force waits for its second deadline, and yields to a person who
+      // chose to keep waiting: their answer is about this node, the config's about every node.
+      else if (this.forceAt && now >= this.forceAt && decision !== 'wait') this.force('config');
     }
+  }
+
+  /** `onTimeout: force`: the first time past the timeout, set the second deadline and say it. */
+  private async forceLater(now: Date): Promise<void> {
+    if (this.forceAt) return;
+    this.forceAt = new Date(now.getTime() + (this.input.settings.forceAfterMs ?? 5 * 60_000));
+    const remaining = this.states.filter(isOpen).map((s) => s.ref);
+    try {
+      await this.hooks.onTimeout?.({ forceAt: this.forceAt, remaining });
+    } catch (error) {
+      this.hooks.log?.warn({ err: error }, 'could not report the drain timeout');
+    }
+    await this.emit();
+  }
+
+  /** Delete the remaining pods instead of evicting them (past their PDBs). */
+  private force(by: 'config' | 'decision'): void {
+    if (this.forced) return;
+    this.forced = true;
+    this.forcedBy = by;
+    this.forcedPods.push(...this.states.filter(isOpen).map((s) => s.ref));
+    this.hooks.log?.warn(
+      { node: this.input.node, by, pods: this.forcedPods },
+      by === 'config'
+        ? 'drain.onTimeout force: deleting remaining pods'
+        : 'operator chose force: deleting remaining pods',
+    );
+    void Promise.resolve(this.hooks.onForce?.({ pods: [...this.forcedPods], by })).catch(
+      (error: unknown) => this.hooks.log?.warn({ err: error }, 'could not report the force'),
+    );
+    this.rouse();
   }
 
   private skipLongDeleted(now: Date): void {

@@ -22,6 +22,12 @@ export interface DrainHooks {
   decision?: () => Promise<DrainDecision | undefined>;
   /** Stops the drain (outcome `skipped`) when aborted, e.g. because the request ended meanwhile. */
   abort?: AbortSignal;
+  /**
+   * `onTimeout: force` only: the timeout passed and the remaining pods are deleted at `forceAt`
+   * (said once), then again when they are (`forced`: the pods deleted).
+   */
+  onTimeout?: (what: { forceAt: Date; remaining: string[] }) => void | Promise<void>;
+  onForce?: (what: { pods: string[]; by: 'config' | 'decision' }) => void | Promise<void>;
   log?: Logger;
 }
 
@@ -39,4 +45,8 @@ export interface DrainReport {
   remaining: { pod: string; reason: string }[];
   durationMs: number;
   message: string;
+  /** The drain ran into `drain.timeout` (outcome `blocked`, or `drained` after a force). */
+  timedOut?: boolean;
+  /** Pods deleted past their PDBs by a force (an operator's, or `drain.onTimeout: force`). */
+  forced?: string[];
 }

@@ -45,26 +45,41 @@ export async function finishBlocked(
 ): Promise<ExecutorOutcome> {
   const nodeState = await giveBack(ports, input.settings, handle, slot);
   const blocking = report.remaining.map((p) => `${p.pod} — ${p.reason}`).slice(0, 10);
+  // drain.onTimeout: uncordon — a node that cannot be drained in time is given back on purpose:
+  // skipped, not failed, with the pods that refused (AKS undrainableNodeBehavior: Schedule).
+  const skipped =
+    report.outcome === 'blocked' &&
+    report.timedOut === true &&
+    input.settings.drain.onTimeout === 'uncordon';
   const failure = [
-    report.message,
+    skipped ? `${report.message}; skipped (drain.onTimeout: uncordon)` : report.message,
     ...(report.errors.length > 0 ? [`errors: ${report.errors.join('; ')}`] : []),
-    ...(blocking.length > 0 ? [`blocking pods: ${blocking.join('; ')}`] : []),
+    ...(blocking.length > 0
+      ? [`${skipped ? 'pods that refused' : 'blocking pods'}: ${blocking.join('; ')}`]
+      : []),
     nodeState,
   ].join('. ');
-  const endState = report.outcome === 'skipped' ? 'cancelled' : 'failed';
+  const end =
+    report.outcome === 'skipped'
+      ? ({ state: 'cancelled', note: 'operator chose skip' } as const)
+      : skipped
+        ? ({
+            state: 'skipped',
+            note: 'drain timed out; node given back (drain.onTimeout: uncordon)',
+          } as const)
+        : ({ state: 'failed', note: 'drain blocked' } as const);
   await handle.update((r, now): MaintenanceRequest => ({
-    ...transition(
-      r,
-      endState,
-      now,
-      report.outcome === 'skipped' ? 'operator chose skip' : 'drain blocked',
-    ),
+    ...transition(r, end.state, now, end.note),
     drain: report.progress,
     failure,
   }));
   await ports.events.recordNodeEvent(
     { name: handle.node.name, uid: handle.node.uid },
-    { reason: 'KubemaintDrainBlocked', message: failure, type: 'Warning' },
+    {
+      reason: skipped ? 'KubemaintSkipped' : 'KubemaintDrainBlocked',
+      message: failure,
+      type: 'Warning',
+    },
   );
   return { exitCode: EXIT.drainBlocked, message: failure, drain: report };
 }

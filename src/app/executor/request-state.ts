@@ -3,7 +3,7 @@
  * node, and still active, and change its status only with conditional writes. On a conflict (the
  * control plane wrote it: a cancel, a drain decision) it re-reads, re-checks and re-applies the same
  * change, so a cancel that won the race is seen instead of overwritten. Admission lets the executor
- * move only a running request, to verifying or failed, and never touch its approvals.
+ * move only a running request, to verifying, failed or skipped, and never touch its approvals.
  */
 import { KubemaintError } from '../../errors.js';
 import { isActive, type MaintenanceRequest, type RequestState } from '../../core/request.js';

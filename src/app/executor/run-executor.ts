@@ -10,6 +10,7 @@ import { KubemaintError } from '../../errors.js';
 import { cordon } from './cordon.js';
 import { waitAsAsked } from './delay.js';
 import { drainNode, type DrainReport } from './drain.js';
+import { drainTimeoutEvents } from './drain-timeout.js';
 import type { ExecutorInput, ExecutorOutcome, ExecutorPorts } from './executor-types.js';
 import { finishBlocked, giveBack, issueHostCommand } from './executor-finish.js';
 import { rebootActions, upgradeActions, type HostAction } from './host.js';
@@ -192,6 +193,7 @@ async function runSteps(
         }
       },
       abort: ended.signal,
+      ...drainTimeoutEvents(events, ref, input.settings.drain),
       log,
     },
   );

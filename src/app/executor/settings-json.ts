@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { KubemaintError } from '../../errors.js';
-import type { ExecutorSettings } from './settings.js';
+import { DRAIN_TIMEOUT_BEHAVIOURS, type ExecutorSettings } from './settings.js';
 
 const ms = z.number().int().min(0);
 const argv = z.array(z.string()).min(1);
@@ -24,6 +24,8 @@ const Schema = z.strictObject({
       disableEviction: z.boolean().optional(),
       evictionRetryMs: ms.optional(),
       stallAfterMs: ms.optional(),
+      onTimeout: z.enum(DRAIN_TIMEOUT_BEHAVIOURS).optional(),
+      forceAfterMs: ms.optional(),
     })
     .optional(),
   reboot: z

@@ -26,7 +26,19 @@ export interface DrainSettings {
   evictionRetryMs?: number;
   /** After this long without progress the drain counts as stalled and follows `drainDecision`. */
   stallAfterMs: number;
+  /**
+   * What a drain still running at `timeoutMs` does (AKS `undrainableNodeBehavior`): `ask` gives the
+   * node back and fails the request (people were asked while it stalled), `uncordon` gives it back
+   * and ends the request `skipped`, `force` deletes the remaining pods `forceAfterMs` later.
+   * @default 'ask'
+   */
+  onTimeout?: DrainTimeoutBehaviour;
+  /** With `onTimeout: force`: the second deadline, counted from the timeout. @default 5 minutes */
+  forceAfterMs?: number;
 }
+
+export const DRAIN_TIMEOUT_BEHAVIOURS = ['ask', 'uncordon', 'force'] as const;
+export type DrainTimeoutBehaviour = (typeof DRAIN_TIMEOUT_BEHAVIOURS)[number];
 
 export type RebootSettings =
   | {

@@ -258,6 +258,61 @@ describe('runExecutor', () => {
     );
   });
 
+  it('drain.onTimeout uncordon: gives the node back and ends the request skipped, naming the pods that refused', async () => {
+    const c = setup(
+      {},
+      {
+        refuse: (pod) =>
+          pod.name === 'web-2'
+            ? 'The disruption budget web needs 4 healthy pods and has 4 currently'
+            : undefined,
+      },
+    );
+    const settings = { ...SETTINGS, drain: { ...SETTINGS.drain, onTimeout: 'uncordon' as const } };
+    const result = await runExecutor(ports(c), input({ settings }));
+    assert.equal(result.exitCode, EXIT.drainBlocked);
+    const r = requestOn(c);
+    assert.equal(r.state, 'skipped');
+    assert.match(
+      r.failure ?? '',
+      /pods that refused: default\/web-2 — PDB web allows 0 disruptions/,
+    );
+    assert.match(r.failure ?? '', /node uncordoned/);
+    assert.equal(c.nodes.get('n1')!.unschedulable, false);
+    assert.equal(c.leases.get('kubemaint/kubemaint-slot-0')!.holder, '');
+    assert.equal(c.host.length, 0);
+    assert.ok(c.events.some((e) => e.event.reason === 'KubemaintSkipped'));
+    // admission-requests.yaml lets the executor end a running request skipped.
+    assert.deepEqual(
+      c.statusWrites.filter((w) => w.to === 'skipped').map((w) => w.from),
+      ['running'],
+    );
+  });
+
+  it('drain.onTimeout force: says why the node stays cordoned, deletes the rest, then reboots', async () => {
+    const c = setup(
+      {},
+      {
+        refuse: (pod) =>
+          pod.name === 'web-2'
+            ? 'The disruption budget web needs 4 healthy pods and has 4 currently'
+            : undefined,
+      },
+    );
+    const settings = {
+      ...SETTINGS,
+      drain: { ...SETTINGS.drain, onTimeout: 'force' as const, forceAfterMs: 100 },
+    };
+    const result = await runExecutor(ports(c), input({ settings }));
+    assert.equal(result.exitCode, EXIT.ok, result.message);
+    assert.equal(requestOn(c).state, 'verifying');
+    assert.ok(c.log.includes('delete default/web-2'));
+    const reasons = c.events.map((e) => e.event.reason);
+    assert.ok(reasons.includes('KubemaintDrainTimedOut'));
+    assert.ok(reasons.includes('KubemaintDrainForced'));
+    assert.ok(reasons.indexOf('KubemaintDrainForced') < reasons.indexOf('KubemaintRebooting'));
+  });
+
   it('leaves a node cordoned that was cordoned before kubemaint came', async () => {
     const c = setup(
       {},

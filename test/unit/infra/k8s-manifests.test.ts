@@ -835,12 +835,12 @@ describe('admission-requests.yaml: requests and decisions bound to who wrote the
     const executor = executorOn('n1');
     assert.equal(write(serve, object('proposed'), object('approved')), 'skipped');
     assert.equal(write(lambda, object('approved'), object('running')), 'skipped');
-    for (const to of ['running', 'verifying', 'failed']) {
+    for (const to of ['running', 'verifying', 'failed', 'skipped']) {
       assert.deepEqual(write(executor, object('running'), object(to, { slot: 's' })), [], to);
     }
     assert.match(
       String(write(executor, object('running'), object('done'))),
-      /may only move a running request to verifying or failed \(or cancelled, when an approver chose to skip the node\), not running to done/,
+      /may only move a running request to verifying, failed or skipped \(or cancelled, when an approver chose to skip the node\), not running to done/,
     );
     assert.match(
       String(write(executor, object('approved'), object('running'))),

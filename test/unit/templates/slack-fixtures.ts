@@ -87,6 +87,16 @@ export const byState: Record<RequestState, MaintenanceRequest> = {
   rejected: moved(proposed, 'rejected', 'U0BOB', {}, 'payments freeze until Monday'),
   expired: moved(proposed, 'expired', 'kubemaint', {}, 'no approval within 72h'),
   cancelled: moved(approved, 'cancelled', 'cli:carol', {}, 'node replaced'),
+  skipped: moved(
+    running,
+    'skipped',
+    'executor',
+    {
+      failure:
+        'drain timed out (900s): 2 of 3 pods evicted; pods that refused: payments/api-0 — PDB payments/api allows 0 disruptions. node uncordoned',
+    },
+    'drain timed out; node given back (drain.onTimeout: uncordon)',
+  ),
 };
 
 export const upgrade: MaintenanceRequest = {

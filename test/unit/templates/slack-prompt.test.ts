@@ -55,6 +55,7 @@ describe('request prompt buttons follow the state', () => {
     rejected: [],
     expired: [],
     cancelled: [],
+    skipped: [],
   };
   for (const state of REQUEST_STATES_FOR_TEST) {
     it(`${state}: ${expected[state].join(', ') || 'plain, no buttons'}`, () => {
