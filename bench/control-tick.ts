@@ -17,6 +17,8 @@ import { SCENARIOS } from '../src/sim/scenarios/index.js';
 import { createStore } from '../src/sim/store.js';
 import { R } from '../src/sim/types.js';
 import { LABEL_REBOOT_REQUIRED } from '../src/core/names.js';
+import { installKubemaintKinds } from '../src/compose/sim-kinds.js';
+import { KubeConfig } from '@kubernetes/client-node';
 import { testControlDeps } from '../test/support/control.js';
 
 const VERSION = 'v1.31.4';
@@ -76,6 +78,9 @@ export async function runControlTickBench(nodes = 5_000): Promise<TickFigures[]>
   const wire = () => sockets.reduce((sum, s) => sum + s.bytesRead + s.bytesWritten, 0);
   const kubeconfigPath = join(dir, 'kubeconfig');
   writeKubeconfig(kubeconfigPath, { url: api.url, caPem: api.caPem, token: api.token });
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfigPath);
+  await installKubemaintKinds(kc);
   const deps = testControlDeps({ kubeconfigPath, clock: { now: () => new Date() } });
   try {
     await runTick(deps); // warm-up: TLS session, JIT

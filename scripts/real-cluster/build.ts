@@ -60,12 +60,13 @@ export function cachedBuild(version: KubernetesVersion): BuiltBinaries | undefin
   };
 }
 
-function goVersion(): string {
+/** The machine's Go version; `purpose` says in the error why Go is needed. */
+export function goVersion(
+  purpose = "the real control plane is built from Kubernetes' Go modules; install Go 1.24 or newer",
+): string {
   const result = spawnSync('go', ['version'], { encoding: 'utf8' });
   if (result.error || result.status !== 0) {
-    throw new RealClusterError(
-      "Go is not installed (no `go` on PATH): the real control plane is built from Kubernetes' Go modules; install Go 1.24 or newer",
-    );
+    throw new RealClusterError(`Go is not installed (no \`go\` on PATH): ${purpose}`);
   }
   return /go(\d+\.\d+(?:\.\d+)?)/.exec(result.stdout)?.[1] ?? result.stdout.trim();
 }
@@ -100,7 +101,7 @@ ${Object.values(PACKAGES)
 `;
 
 /** Runs a go command with its output appended to the build log; rejects with the log's last error. */
-function runGo(
+export function runGo(
   args: string[],
   cwd: string,
   logPath: string,

@@ -21,7 +21,7 @@ import { replaceLease, toLeaseInfo } from './leases.js';
 import { listAll } from './paginate.js';
 import { listNodeObjects, patchNode, readNodeObject, toNodeInfo } from './nodes.js';
 import { evictPod, listPodsOnNode, toPodInfo } from './pods.js';
-import { requestStore, type StoredRequest } from './requests.js';
+import { requestStore, type RequestStore, type StoredRequest } from './requests.js';
 import { withRetry } from './retry.js';
 
 const PAUSE_CONFIGMAP = 'kubemaint-pause';
@@ -104,15 +104,29 @@ const READ_EACH_UP_TO = 10;
 export function controlCluster(
   client: KubeClient,
   options: { namespace: string; now: () => Date; slackTeam?: string },
+  /** Set for a view from `onePass()`: the requests as read once, until a write through it. */
+  pass?: { requests?: ReturnType<RequestStore['list']> },
 ): ClusterPort {
   const { namespace } = options;
   const store = requestStore(client, {
     namespace,
     ...(options.slackTeam ? { slackTeam: options.slackTeam } : {}),
   });
+  const storedRequests = (): ReturnType<RequestStore['list']> => {
+    if (!pass) return store.list();
+    pass.requests ??= store.list().catch((error: unknown) => {
+      delete pass.requests; // a failed read is not remembered
+      throw error;
+    });
+    return pass.requests;
+  };
+  /** What this pass read of the requests is out of date once it wrote one. */
+  const wrote = (): void => void delete pass?.requests;
 
   async function joined(nodes: V1Node[]): Promise<NodeView[]> {
-    const { requests } = await store.list();
+    // No node, nothing to join: an idle tick's empty label-selected list costs no request read.
+    if (nodes.length === 0) return [];
+    const { requests } = await storedRequests();
     const byNode = requestsByNode(requests);
     return nodes.map((node) => {
       const view = toNodeView(node);
@@ -121,7 +135,7 @@ export function controlCluster(
   }
 
   async function nodesFor(scope: RequestScope): Promise<NodeView[]> {
-    const { requests } = await store.list();
+    const { requests } = await storedRequests();
     // Every active request (two for one node when a person asked while another was active: the
     // tick refuses the later one), or each node's request once.
     const wanted =
@@ -157,7 +171,9 @@ export function controlCluster(
       const node = await readNodeObject(client, stored.request.node);
       return node ? withRequest(toNodeView(node), stored) : missingNode(stored);
     },
+    onePass: () => controlCluster(client, options, {}),
     async writeRequest(request, requestVersion) {
+      wrote();
       const resourceVersion =
         requestVersion === undefined
           ? (await store.create(request)).resourceVersion
@@ -170,9 +186,13 @@ export function controlCluster(
       return resourceVersion;
     },
     async submit(request) {
+      wrote();
       await store.submit(request);
     },
-    withdrawRequest: (id) => store.remove(id),
+    async withdrawRequest(id) {
+      wrote();
+      await store.remove(id);
+    },
     decisions: async (requestId) => (await store.decisions(requestId)).decisions,
     decide: (decision) => store.decide(decision),
     async patchNode(node, patch) {

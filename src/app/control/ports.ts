@@ -40,6 +40,11 @@ export interface ClusterPort {
    */
   listRequestNodes(scope: RequestScope): Promise<NodeView[]>;
   getNode(name: string): Promise<NodeView | undefined>;
+  /**
+   * The same cluster for one pass (a tick): the requests are read once and that read is used
+   * again, until a request is written through it. Without it, every call reads them afresh.
+   */
+  onePass?(): ClusterPort;
   /** The node of request `id` with that request (any state), or undefined when there is none. */
   findRequest(id: string): Promise<NodeView | undefined>;
   /**

@@ -1,7 +1,7 @@
 /**
  * One tick of the control plane (DESIGN §2): reconcile every active request (verify, follow Jobs,
  * expire, auto-approve), dispatch what may start, then detect new needs and propose them, grouped into
- * campaigns. Idle, it makes two API requests: nodes with an active request, and nodes carrying the
+ * campaigns. Idle, it makes two API requests: the requests (none active), and nodes carrying the
  * reboot-required label. The full, paginated node list (conditions and kubelet skew) is read only on
  * a skew scan, which runs on its own slower schedule.
  */
@@ -35,9 +35,12 @@ export interface TickReport {
 }
 
 export async function runTick(
-  deps: TickDeps,
+  tickDeps: TickDeps,
   options: { skewScan?: boolean } = {},
 ): Promise<TickReport> {
+  // One read of the requests serves the whole tick unless it writes one: an idle skew scan reads
+  // them once, not once for the active requests and again to join the node list.
+  const deps = { ...tickDeps, cluster: tickDeps.cluster.onePass?.() ?? tickDeps.cluster };
   const report: TickReport = {
     at: deps.clock.now().toISOString(),
     reconciled: [],

@@ -52,6 +52,28 @@ describe('kubemaint config check (child process)', () => {
       /\n {2}drain\.timeout: "15 minutes" is not a duration — use 15m, 1h30m, 90s\n/,
     );
   });
+  it('reads lock: as slot: and says once to rename it (ADR 0016)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kubemaint-config-'));
+    const file = join(dir, 'kubemaint.yaml');
+    writeFileSync(file, 'lock:\n  concurrency: 2\n');
+    try {
+      const run = kubemaint(['config', 'check', file]);
+      assert.equal(run.code, EXIT.ok, run.stderr);
+      assert.match(run.stdout, /concurrency 2/);
+      assert.match(
+        run.stderr,
+        /^warning: lock: is deprecated and read as slot: \(same keys\); rename it in the file\n/,
+      );
+      assert.equal(run.stderr.match(/deprecated/g)?.length, 1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  it('keeps `locks` as the old name of `slots`', () => {
+    const run = kubemaint(['locks', '--help']);
+    assert.equal(run.code, EXIT.ok, run.stderr);
+    assert.match(run.stdout, /^Usage: kubemaint slots\|locks /);
+  });
   it('reports a YAML syntax error with its line and column', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kubemaint-config-'));
     const file = join(dir, 'kubemaint.yaml');
