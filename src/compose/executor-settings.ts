@@ -4,7 +4,7 @@
  * control plane that launched it always agree.
  */
 import type { ExecutorSettings } from '../app/executor/settings.js';
-import { ConfigSchema, type Config } from '../config/schema.js';
+import { ConfigSchema, forceAfterOf, type Config } from '../config/schema.js';
 
 /** Map the validated config (kubemaint.yaml) onto what the executor needs. */
 export function settingsFromConfig(
@@ -22,6 +22,10 @@ export function settingsFromConfig(
       skipWaitForDeleteTimeoutMs: drain.skipWaitForDeleteTimeout,
       disableEviction: drain.disableEviction,
       stallAfterMs: drain.stallAfter,
+      // Only when asked for: the Job's settings stay as they were for everyone else.
+      ...(drain.onTimeout === 'ask'
+        ? {}
+        : { onTimeout: drain.onTimeout, forceAfterMs: forceAfterOf(drain) }),
     },
     reboot:
       reboot.method === 'signal'

@@ -5,6 +5,7 @@
  * where they exist, and are safe otherwise.
  */
 import { z } from 'zod';
+import { DRAIN_TIMEOUT_BEHAVIOURS } from '../core/request.js';
 import { VERSION } from '../version.js';
 import { splitCommand } from './argv.js';
 import {
@@ -66,6 +67,11 @@ export const DrainSchema = z.strictObject({
   stallAfter: duration().default(10 * MINUTE),
   // kured --drain-delay: after the cordon, before the first eviction.
   delay: duration().default(0),
+  // AKS undrainableNodeBehavior: a drain still waiting at `timeout` gives the node back and fails
+  // (ask: today's behaviour, people were asked while it stalled), gives it back as skipped
+  // (uncordon), or deletes the remaining pods `forceAfter` later (force; kured --force-reboot).
+  onTimeout: z.enum(DRAIN_TIMEOUT_BEHAVIOURS).default('ask'),
+  forceAfter: duration().optional(),
 });
 
 /** An argv list, or one string split like a shell would (without running a shell). */

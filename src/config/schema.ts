@@ -69,15 +69,26 @@ export const ConfigSchema = z
           },
         });
       } else if (
-        config.drain.timeout + config.drain.delay + config.reboot.delay >=
+        config.drain.timeout +
+          forceAfterOf(config.drain) +
+          config.drain.delay +
+          config.reboot.delay >=
         config.executor.activeDeadline
       ) {
         ctx.addIssue({
           code: 'custom',
           path: ['executor', 'activeDeadline'],
           message:
-            'must be longer than drain.timeout (plus drain.delay and reboot.delay), or the Job is killed before it is done',
+            'must be longer than drain.timeout (plus drain.forceAfter, drain.delay and reboot.delay), or the Job is killed before it is done',
           params: { hint: 'raise executor.activeDeadline or lower drain.timeout' },
+        });
+      }
+      if (config.drain.forceAfter !== undefined && config.drain.onTimeout !== 'force') {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['drain', 'forceAfter'],
+          message: `is the second deadline of drain.onTimeout: force, but onTimeout is ${config.drain.onTimeout}`,
+          params: { hint: 'set drain.onTimeout: force, or remove drain.forceAfter' },
         });
       }
     },
@@ -97,6 +108,11 @@ export const ConfigSchema = z
     },
     { when: (payload) => noIssuesUnder(payload.issues, ['people', 'approval']) },
   );
+
+/** `drain.onTimeout: force` deletes the remaining pods this long after the timeout. @default 5m */
+export const forceAfterOf = (drain: { onTimeout: string; forceAfter?: number | undefined }) =>
+  drain.onTimeout === 'force' ? (drain.forceAfter ?? DEFAULT_FORCE_AFTER_MS) : 0;
+const DEFAULT_FORCE_AFTER_MS = 5 * 60_000;
 
 /**
  * True when no earlier issue touches these top-level sections, so their values are parsed.

@@ -35,6 +35,14 @@ export type RequestState = ActiveState | FinalState;
 /** An operator's answer to a stalled drain, read by the running executor. */
 export type DrainDecision = 'wait' | 'skip' | 'force';
 
+/**
+ * What a drain still waiting at `drain.timeout` does (AKS `undrainableNodeBehavior`): `ask` gives
+ * the node back and fails (people were asked while it stalled), `uncordon` gives it back and ends
+ * `skipped`, `force` deletes the remaining pods at a second deadline.
+ */
+export const DRAIN_TIMEOUT_BEHAVIOURS = ['ask', 'uncordon', 'force'] as const;
+export type DrainTimeoutBehaviour = (typeof DRAIN_TIMEOUT_BEHAVIOURS)[number];
+
 export interface Approval {
   /** Who approved: a Slack user ID, `k8s:<username>`, or `policy:<rule>` for auto-approval. */
   by: string;

@@ -6,7 +6,8 @@
  */
 import { z } from 'zod';
 import { KubemaintError } from '../../errors.js';
-import { DRAIN_TIMEOUT_BEHAVIOURS, type ExecutorSettings } from './settings.js';
+import { DRAIN_TIMEOUT_BEHAVIOURS } from '../../core/request.js';
+import type { ExecutorSettings } from './settings.js';
 
 const ms = z.number().int().min(0);
 const argv = z.array(z.string()).min(1);

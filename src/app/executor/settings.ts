@@ -3,6 +3,7 @@
  * upgrade.*, lock.*, executor.*), already validated by the config loader. Defaults follow kubectl
  * drain and kured where the config leaves something out.
  */
+import type { DrainTimeoutBehaviour } from '../../core/request.js';
 
 export interface DrainSettings {
   /** Give up the drain after this long (0: never). @default 15 minutes */
@@ -37,8 +38,6 @@ export interface DrainSettings {
   forceAfterMs?: number;
 }
 
-export const DRAIN_TIMEOUT_BEHAVIOURS = ['ask', 'uncordon', 'force'] as const;
-export type DrainTimeoutBehaviour = (typeof DRAIN_TIMEOUT_BEHAVIOURS)[number];
 
 export type RebootSettings =
   | {
