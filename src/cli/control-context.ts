@@ -13,7 +13,8 @@ import { kubernetesIdentity } from '../core/identity.js';
 import { configPath, loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { KubemaintError } from '../errors.js';
-import { createLogger, type Logger } from '../log.js';
+import { logFormatOf } from '../config/log-format.js';
+import { createLogger, useLogFormat, type LogFormat, type Logger } from '../log.js';
 import { err } from './output.js';
 
 /** The file kubemaint reads when neither --config nor $KUBEMAINT_CONFIG names one. */
@@ -23,6 +24,8 @@ export interface GlobalOptions {
   config?: string;
   kubeconfig?: string;
   as?: string;
+  /** The program's `--log-format`. */
+  logFormat?: LogFormat;
 }
 
 export function resolveConfigPath(path: string | undefined): string | undefined {
@@ -32,15 +35,19 @@ export function resolveConfigPath(path: string | undefined): string | undefined 
   );
 }
 
-/** The config, and one line on stderr for each renamed key it still uses (ADR 0016). */
+/**
+ * The config, one line on stderr for each renamed key it still uses (ADR 0016), and its
+ * `log.format` for this process unless `--log-format` or `KUBEMAINT_LOG_FORMAT` said otherwise.
+ */
 export function loadCliConfig(options: GlobalOptions): Config {
   const config = loadConfig({ path: resolveConfigPath(options.config), env: process.env });
   for (const line of config.deprecated ?? []) err(`kubemaint: warning: ${line}\n`);
+  useLogFormat(logFormatOf({ flag: options.logFormat, env: process.env, config }));
   return config;
 }
 
 export function globals(command: Command): GlobalOptions {
-  return command.opts<GlobalOptions>();
+  return command.optsWithGlobals<GlobalOptions>();
 }
 
 /**

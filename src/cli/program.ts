@@ -9,6 +9,8 @@ import { KubemaintError, exitCodeOf } from '../errors.js';
 import { EXIT } from '../core/exit-codes.js';
 import { VERSION } from '../version.js';
 import { registerCommands } from './commands/index.js';
+import { logFormatFlag, logFormatOf } from '../config/log-format.js';
+import { useLogFormat, type LogFormat } from '../log.js';
 import { err } from './output.js';
 
 /** `kubectl maint` when kubectl runs us as its plugin (the `kubectl-maint` binary), else `kubemaint`. */
@@ -32,6 +34,17 @@ export function buildProgram(name: string = programName()): Command {
         '`kubemaint config check`, then `kubemaint serve`. Every command has --help.',
     )
     .version(VERSION, '-V, --version', 'print the version and exit')
+    .option(
+      '--log-format <format>',
+      'json or text (default: $KUBEMAINT_LOG_FORMAT, else log.format in the config, else json)',
+      logFormatFlag,
+    )
+    // Before any command runs, so its first log line is already in the format asked for; a command
+    // that reads the config applies log.format then (control-context.ts), unless this said otherwise.
+    .hook('preAction', (_program, command) => {
+      const flag = command.optsWithGlobals<{ logFormat?: LogFormat }>().logFormat;
+      useLogFormat(logFormatOf({ flag, env: process.env }));
+    })
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   registerCommands(program);

@@ -10,7 +10,8 @@ import { systemClock } from '../../app/executor/system-clock.js';
 import { loadConfig } from '../../config/load.js';
 import { DEFAULT_EXECUTOR_SETTINGS, settingsFromConfig } from '../../compose/executor-settings.js';
 import { EXIT } from '../../core/exit-codes.js';
-import { createLogger } from '../../log.js';
+import { logFormatOf } from '../../config/log-format.js';
+import { createLogger, useLogFormat, type LogFormat } from '../../log.js';
 import { SETTINGS_ENV } from '../../../templates/executor-job.js';
 import { out } from '../output.js';
 
@@ -25,11 +26,18 @@ Exit codes (the control plane reads the Job's outcome from them):
   ${EXIT.drainBlocked}  drain blocked (PDB, timeout, or an operator chose skip): node given back
   ${EXIT.requestInvalid}  the request is missing, ended, or belongs to another node: nothing was changed`;
 
-export function executorSettings(env: NodeJS.ProcessEnv, configPath?: string): ExecutorSettings {
+export function executorSettings(
+  env: NodeJS.ProcessEnv,
+  configPath?: string,
+  logFormat?: LogFormat,
+): ExecutorSettings {
   const json = env[SETTINGS_ENV];
+  // In a Job: the log format came with the Job's environment (templates/executor-job.ts).
   if (json !== undefined && json.trim() !== '')
     return parseSettingsJson(json, SETTINGS_ENV, DEFAULT_EXECUTOR_SETTINGS);
-  return settingsFromConfig(loadConfig({ path: configPath, env }));
+  const config = loadConfig({ path: configPath, env });
+  useLogFormat(logFormatOf({ flag: logFormat, env, config }));
+  return settingsFromConfig(config);
 }
 
 interface Options {
@@ -48,9 +56,10 @@ export function registerExecutorCommand(program: Command): void {
     .option('--kubeconfig <path>', 'kubeconfig file (default: in-cluster, or $KUBECONFIG)')
     .option('--config <path>', `config file, when ${SETTINGS_ENV} is not set`)
     .addHelpText('after', EXIT_CODES_HELP)
-    .action(async (options: Options) => {
+    .action(async (options: Options, command: Command) => {
       const env = process.env;
-      const settings = executorSettings(env, options.config);
+      const { logFormat } = command.optsWithGlobals<{ logFormat?: LogFormat }>();
+      const settings = executorSettings(env, options.config, logFormat);
       const log = createLogger({ service: 'executor' }).child({
         node: options.node,
         request: options.request,
