@@ -6,11 +6,13 @@
  */
 import { z } from 'zod';
 import { LABEL_REBOOT_REQUIRED } from '../core/names.js';
+import { formatExpectation, parseExpectation, type Expectation } from '../core/query-gate.js';
 import {
   TO_FILE,
   checkedText,
   cronExpression,
   describeValue,
+  duration,
   httpUrl,
   isVersion,
   labelKey,
@@ -71,13 +73,39 @@ TO_FILE.set(unhealthyLimit, (limit: UnhealthyLimit) =>
   'count' in limit ? limit.count : `${limit.percent}%`,
 );
 
+const expectation = z.unknown().transform((value, ctx): Expectation => {
+  const parsed = typeof value === 'string' ? parseExpectation(value) : undefined;
+  if (parsed) return parsed;
+  ctx.addIssue({
+    code: 'custom',
+    message: `${describeValue(value)} is not an expectation`,
+    params: { hint: 'use empty, nonEmpty, below:N or above:N (e.g. below:0.02)' },
+  });
+  return z.NEVER;
+});
+
+TO_FILE.set(expectation, formatExpectation);
+
+/** A Prometheus query gate: the query's answer must look like `expect` (for `for`) to go on. */
+const QueryGateSchema = z.strictObject({
+  name: z.string().min(1).max(100).optional(),
+  query: z.string().trim().min(1, 'an empty query'),
+  expect: expectation,
+  for: duration().optional(),
+});
+
 export const BlockersSchema = z.strictObject({
   prometheus: z
     .strictObject({
       url: httpUrl(),
+      /** kured's gate on `ALERTS`; false keeps only `queries`. */
+      alerts: z.boolean().default(true),
       alertFilter: regexpSource().optional(),
       alertFilterMatchOnly: z.boolean().default(false),
       firingOnly: z.boolean().default(false),
+      /** Only alerts whose `severity` label is one of these block; empty: every alert. */
+      alertSeverities: z.array(z.string().min(1)).default([]),
+      queries: z.array(QueryGateSchema).default([]),
     })
     .optional(),
   pods: z
@@ -88,6 +116,15 @@ export const BlockersSchema = z.strictObject({
   // 0: any other NotReady node blocks. Taking a node down while another is already down is how
   // a routine reboot becomes an outage, so waiting is the default.
   maxUnhealthyNodes: unhealthyLimit.default({ count: 0 }),
+  /** Another node that went NotReady more than `times` times `within` this span blocks. */
+  flapping: z
+    .strictObject({
+      times: z.number().int().min(0).max(1000),
+      within: duration().refine((ms) => ms > 0, 'must be longer than 0'),
+    })
+    .optional(),
+  /** After a node came back, the fleet settles this long before the next node starts. */
+  soak: duration().default(0),
 });
 
 export const SchedulesSchema = z.strictObject({

@@ -26,6 +26,8 @@ export interface NodeInfo {
 export interface NodeView extends NodeInfo {
   /** Condition type → status, for detection through node conditions (Node Problem Detector). */
   conditions: Record<string, string>;
+  /** The Ready condition's lastTransitionTime: when `ready` last changed (the flapping gate). */
+  readySince?: string;
   request?: MaintenanceRequest;
   /** The request object's resourceVersion: every status write is conditional on it. */
   requestVersion?: string;

@@ -1,20 +1,25 @@
 /**
- * Whether an approved request may start on its node now: ordered gates (pause, freeze, window, other
- * unhealthy nodes, firing alerts, blocking pods, a free lock slot, PDB preflight), each returning a
- * human reason. EVERY failing gate is reported, not only the first, so one Slack message tells people
- * everything that stands in the way. A gate whose facts could not be read (`{ error }`) blocks: we fail
- * closed, as kured does when its Prometheus or pod query fails. A gate whose facts are absent is not
- * configured and passes. Pure: the caller gathers the facts and passes `now`.
+ * Whether an approved request may start on its node now: ordered gates (pause, freeze, window, the
+ * soak after the last node, other unhealthy or flapping nodes, firing alerts, Prometheus query
+ * gates, blocking pods, a free lock slot, PDB preflight), each returning a human reason. EVERY failing
+ * gate is reported, not only the first, so one Slack message tells people everything that stands in
+ * the way. A gate whose facts could not be read (`{ error }`) blocks: we fail closed, as kured does
+ * when its Prometheus or pod query fails. A gate whose facts are absent is not configured and
+ * passes. Pure: the caller gathers the facts and passes `now`.
  */
 import { DateTime } from 'luxon';
 import { formatDuration } from './duration.js';
+import { describeGate, judgeQuery, type QueryGate, type QueryStep } from './query-gate.js';
 
 export const GATES = [
   'pause',
   'freeze',
   'window',
+  'soak',
   'unhealthy',
+  'flapping',
   'alerts',
+  'queries',
   'blocking-pods',
   'slot',
   'pdb',
@@ -82,7 +87,17 @@ export interface PolicyFacts {
   window?: Readable<WindowFacts>;
   /** Nodes not Ready (kubemaint's own in-flight nodes excluded by the caller) and the allowed most. */
   unhealthy?: Readable<{ nodes: readonly string[]; max: number }>;
+  /** Other nodes that went NotReady more than `max` times within `withinMs` (not by kubemaint). */
+  flapping?: Readable<{
+    nodes: readonly { name: string; times: number }[];
+    max: number;
+    withinMs: number;
+  }>;
   alerts?: Readable<{ alerts: readonly Alert[]; filter?: AlertFilter }>;
+  /** Each Prometheus query gate with its answer at each step (oldest first), or why it has none. */
+  queries?: readonly { gate: QueryGate; answer: Readable<{ steps: readonly QueryStep[] }> }[];
+  /** How long the fleet settles after a node came back before the next starts, and the last one. */
+  soak?: { ms: number; last?: { node: string; at: Date } };
   /** Pods on this node matching a blocking pod selector, with their phase. */
   blockingPods?: Readable<{ pods: readonly { pod: string; phase?: string; selector: string }[] }>;
   slots?: Readable<SlotFacts>;
@@ -155,6 +170,45 @@ const unhealthyGate: Check = ({ unhealthy, node }) => {
     `${others.length} ${noun} not Ready (${listSome(others)}); at most ${unhealthy.max} allowed`,
   ];
 };
+
+const soakGate: Check = ({ soak, timeZone }, now) => {
+  if (!soak?.last || soak.ms <= 0) return [];
+  const until = new Date(soak.last.at.getTime() + soak.ms);
+  if (now >= until) return [];
+  const back = describeTime(soak.last.at, now, timeZone);
+  return [
+    `soaking ${formatDuration(soak.ms)} after ${soak.last.node} came back (${back}); the next node may start ${describeTime(until, now, timeZone)}`,
+  ];
+};
+
+const flappingGate: Check = ({ flapping, node }) => {
+  if (!flapping) return [];
+  if (isError(flapping)) return [`could not read the nodes' NotReady history: ${flapping.error}`];
+  // As for unhealthy nodes, the candidate itself does not count: a reboot may be its cure.
+  const flappers = flapping.nodes
+    .filter((n) => n.name !== node && n.times > flapping.max)
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  if (flappers.length === 0) return [];
+  const within = formatDuration(flapping.withinMs);
+  if (flappers.length === 1) {
+    const [one] = flappers as [{ name: string; times: number }];
+    return [
+      `node ${one.name} went NotReady ${one.times} times in the last ${within}; at most ${flapping.max} allowed`,
+    ];
+  }
+  const named = listSome(flappers.map((n) => `${n.name} (${n.times})`));
+  return [
+    `${flappers.length} nodes went NotReady more than ${flapping.max} times in the last ${within}: ${named}`,
+  ];
+};
+
+const queriesGate: Check = ({ queries }) =>
+  (queries ?? []).flatMap(({ gate, answer }) => {
+    if (isError(answer))
+      return [`could not evaluate Prometheus gate ${describeGate(gate)}: ${answer.error}`];
+    const why = judgeQuery(gate, answer.steps);
+    return why === undefined ? [] : [why];
+  });
 
 const alertsGate: Check = ({ alerts }) => {
   if (!alerts) return [];
@@ -229,8 +283,11 @@ const CHECKS: Record<Gate, Check> = {
   pause: pauseGate,
   freeze: freezeGate,
   window: windowGate,
+  soak: soakGate,
   unhealthy: unhealthyGate,
+  flapping: flappingGate,
   alerts: alertsGate,
+  queries: queriesGate,
   'blocking-pods': blockingPodsGate,
   slot: slotGate,
   pdb: pdbGate,

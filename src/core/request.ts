@@ -123,6 +123,12 @@ export interface MaintenanceRequest {
    * `lock.releaseDelay` after the node went back into service.
    */
   proven?: { at: string; proof: string; warning?: boolean };
+  /**
+   * The Alertmanager silences quieting the node's alerts while it is maintained (`alertmanager:`):
+   * made before the Job, extended while the work runs, expired once the request ends. `warning`
+   * says why there is none when `alertmanager.onFailure: warn` let the work start without.
+   */
+  silences?: { ids: string[]; startsAt: string; endsAt: string; warning?: string };
   /** Human explanation of a failure, including the state the node was left in. */
   failure?: string;
   /**

@@ -31,7 +31,12 @@ export function toNodeView(node: V1Node): NodeView {
   const conditions = Object.fromEntries(
     (node.status?.conditions ?? []).map((c) => [c.type, c.status]),
   );
-  return { ...info, conditions };
+  const readySince = node.status?.conditions?.find((c) => c.type === 'Ready')?.lastTransitionTime;
+  return {
+    ...info,
+    conditions,
+    ...(readySince ? { readySince: new Date(readySince).toISOString() } : {}),
+  };
 }
 
 /**

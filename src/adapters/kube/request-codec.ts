@@ -44,6 +44,14 @@ const Status = z
     updatedAt: text.optional(),
     approvals: z.array(z.object({ by: text, at: text, record: text.optional() })).default([]),
     history: z.array(z.record(z.string(), z.unknown())).default([]),
+    silences: z
+      .object({
+        ids: z.array(text),
+        startsAt: text,
+        endsAt: text,
+        warning: text.optional(),
+      })
+      .optional(),
   })
   .passthrough();
 

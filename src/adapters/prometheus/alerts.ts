@@ -2,24 +2,22 @@
  * The AlertsPort over Prometheus, with kured's semantics (`--prometheus-url`, `--alert-filter-regexp`,
  * `--alert-filter-match-only`, `--alert-firing-only`): the instant query `ALERTS`, every sample with a
  * value other than 0 counts, the filter excludes matching alert names (or, match-only, keeps only
- * them), firing-only ignores pending alerts. Any failure to get an answer THROWS: the control plane
+ * them), firing-only ignores pending alerts, and with severities only alerts of those severities
+ * count (the cluster-health gate's "no firing critical alert"). Any failure to get an answer THROWS: the control plane
  * treats a throw as a blocker (fails closed), so an unreachable Prometheus never lets a reboot through.
  */
 import { KubemaintError } from '../../errors.js';
 import type { AlertsPort } from '../../app/control/ports.js';
+import { instantQuery, queryUrl, type PrometheusHttpOptions } from './http.js';
 
-export interface PrometheusAlertsOptions {
-  /** Base URL of Prometheus (a path prefix such as `/prometheus` is kept). */
-  url: string;
+export interface PrometheusAlertsOptions extends PrometheusHttpOptions {
   alertFilter?: RegExp;
   /** Only alerts matching `alertFilter` block (kured's `--alert-filter-match-only`). */
   matchOnly: boolean;
   /** Pending alerts do not block (kured's `--alert-firing-only`). */
   firingOnly: boolean;
-  /** Injectable for tests. @default globalThis.fetch */
-  fetch?: typeof fetch;
-  /** @default 10_000 */
-  timeoutMs?: number;
+  /** Only alerts whose `severity` label is one of these block; empty or absent: every alert. */
+  severities?: readonly string[];
 }
 
 /** One sample of the `ALERTS` series as Prometheus returns it in an instant-vector result. */
@@ -31,13 +29,15 @@ export interface AlertSample {
 /** Names of the alerts that block, sorted and without repeats. Pure: the filter rules only. */
 export function blockingAlerts(
   samples: readonly AlertSample[],
-  options: Pick<PrometheusAlertsOptions, 'alertFilter' | 'matchOnly' | 'firingOnly'>,
+  options: Pick<PrometheusAlertsOptions, 'alertFilter' | 'matchOnly' | 'firingOnly' | 'severities'>,
 ): string[] {
   const names = new Set<string>();
+  const severities = options.severities ?? [];
   for (const sample of samples) {
     const name = sample.metric.alertname ?? '';
     if (Number(sample.value[1]) === 0) continue;
     if (options.firingOnly && sample.metric.alertstate !== 'firing') continue;
+    if (severities.length > 0 && !severities.includes(sample.metric.severity ?? '')) continue;
     if (options.alertFilter) {
       // A fresh test per sample: a /g or /y filter would otherwise carry lastIndex over.
       const matched = new RegExp(options.alertFilter.source, options.alertFilter.flags).test(name);
@@ -49,69 +49,25 @@ export function blockingAlerts(
 }
 
 export function prometheusAlerts(options: PrometheusAlertsOptions): AlertsPort {
-  const endpoint = `${options.url.replace(/\/+$/, '')}/api/v1/query?query=ALERTS`;
-  const doFetch = options.fetch ?? globalThis.fetch;
-  const timeoutMs = options.timeoutMs ?? 10_000;
-  const fail = (why: string, cause?: unknown) =>
-    new KubemaintError('unexpected', `Prometheus alerts unavailable (${endpoint}): ${why}`, {
-      hint: 'check blockers.prometheus.url and that Prometheus answers; maintenance waits until it does',
-      ...(cause === undefined ? {} : { cause }),
-    });
-
+  const endpoint = queryUrl(options.url, 'ALERTS');
   return {
     async activeAlerts() {
-      let response: Response;
       try {
-        response = await doFetch(endpoint, {
-          headers: { accept: 'application/json' },
-          signal: AbortSignal.timeout(timeoutMs),
-        });
+        const data = await instantQuery(options, 'ALERTS');
+        if (data.resultType !== 'vector')
+          throw new Error(`the answer is a ${data.resultType}, not an instant vector`);
+        return blockingAlerts(data.result, options);
       } catch (error) {
-        throw fail(error instanceof Error ? error.message : String(error), error);
+        const why = error instanceof Error ? error.message : String(error);
+        throw new KubemaintError(
+          'unexpected',
+          `Prometheus alerts unavailable (${endpoint}): ${why}`,
+          {
+            hint: 'check blockers.prometheus.url and that Prometheus answers; maintenance waits until it does',
+            cause: error,
+          },
+        );
       }
-      const text = await response.text().catch(() => '');
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch (error) {
-        if (!response.ok) throw fail(`HTTP ${response.status}: ${text.slice(0, 200)}`);
-        throw fail(`the answer is not JSON: ${text.slice(0, 200)}`, error);
-      }
-      const answer = body as {
-        status?: unknown;
-        error?: unknown;
-        errorType?: unknown;
-        data?: unknown;
-      };
-      if (answer.status === 'error') {
-        throw fail(`query failed (${String(answer.errorType)}): ${String(answer.error)}`);
-      }
-      if (!response.ok) throw fail(`HTTP ${response.status}`);
-      return blockingAlerts(samplesOf(answer, fail), options);
     },
   };
-}
-
-function samplesOf(
-  answer: { status?: unknown; data?: unknown },
-  fail: (why: string) => Error,
-): AlertSample[] {
-  const data = answer.data as { resultType?: unknown; result?: unknown } | undefined;
-  if (answer.status !== 'success' || data?.resultType !== 'vector' || !Array.isArray(data.result)) {
-    throw fail(
-      'the answer is not an instant vector ({"status":"success","data":{"resultType":"vector"}})',
-    );
-  }
-  return data.result.map((raw, i) => {
-    const sample = raw as Partial<AlertSample> | null;
-    if (
-      typeof sample?.metric !== 'object' ||
-      sample.metric === null ||
-      !Array.isArray(sample.value) ||
-      typeof sample.value[1] !== 'string'
-    ) {
-      throw fail(`result[${i}] is not a sample with metric and value`);
-    }
-    return sample as AlertSample;
-  });
 }

@@ -7,6 +7,8 @@ import type { MaintenanceEvent } from '../../core/events.js';
 import type { Decision, MaintenanceRequest } from '../../core/request.js';
 import type { NodeView } from '../../core/node.js';
 import type { PodInfo } from '../ports.js';
+import type { QueryGate, QueryStep } from '../../core/query-gate.js';
+import type { Matcher } from '../../core/silence.js';
 
 export type { NodeView } from '../../core/node.js';
 
@@ -93,6 +95,34 @@ export interface NodePatch {
 /** Prometheus alerts, as kured reads them: names of firing (or pending) alerts, or an error. */
 export interface AlertsPort {
   activeAlerts(): Promise<string[]>;
+}
+
+/**
+ * Prometheus query gates: the answer of `gate.query` now, or at each step of `gate.forMs` (oldest
+ * first). Throws when there is no answer; the gate then blocks.
+ */
+export interface QueryPort {
+  answer(gate: QueryGate): Promise<{ steps: QueryStep[] }>;
+}
+
+/**
+ * Alertmanager's silences, as the control plane makes, extends and expires them. Times are
+ * Alertmanager's (the adapter's wall clock): a silence ends `forMs` from when it is written. Every
+ * call throws when Alertmanager does not answer as its API says.
+ */
+export interface SilencesPort {
+  /** Make one silence, active now; its id and when it ends. */
+  create(silence: {
+    matchers: Matcher[];
+    comment: string;
+    forMs: number;
+  }): Promise<{ id: string; endsAt: string }>;
+  /** Make it end `forMs` from now (the id Alertmanager kept); undefined when expired or gone. */
+  extend(id: string, forMs: number): Promise<{ id: string; endsAt: string } | undefined>;
+  /** End a silence now; one already expired or gone is not an error. */
+  expire(id: string): Promise<void>;
+  /** This cluster's kubemaint's silences that are active or pending, and how long ago each began. */
+  listOwn(): Promise<{ id: string; ageMs: number }[]>;
 }
 
 /** Where reports go: console now, Slack threads and notification URLs later. Never throws. */

@@ -7,6 +7,8 @@ import type { DrainFilterOptions } from '../../core/drain-filters.js';
 import type { DetectSettings } from '../../core/detect.js';
 import type { Selector } from '../../core/label-selector.js';
 import type { Schedule } from '../../core/windows.js';
+import type { QueryGate } from '../../core/query-gate.js';
+import type { Matcher } from '../../core/silence.js';
 
 export interface ControlSettings {
   /** Display name of the cluster in messages. */
@@ -47,7 +49,18 @@ export interface ControlSettings {
     podSelectors: readonly string[];
     /** Other NotReady nodes allowed before a request waits: a count, or a percentage of the fleet. */
     maxUnhealthyNodes: { count: number } | { percent: number };
+    /** Prometheus query gates (`blockers.prometheus.queries`), judged before each node. */
+    queries?: readonly QueryGate[];
+    /** Another node that went NotReady more than `times` times within `withinMs` blocks. */
+    flapping?: { times: number; withinMs: number };
+    /** After a node came back, the next one waits this long (`blockers.soak`). */
+    soakMs?: number;
   };
+  /**
+   * Alertmanager silences for a node in maintenance (`alertmanager:`): one per matcher set; each
+   * ends `marginMs` after the expected end of the work and is extended to stay so.
+   */
+  silences?: { matchers: Matcher[][]; marginMs: number; onFailure: 'block' | 'warn' };
   /**
    * Labels set on a node when its executor Job is created (`before`, ahead of the cordon) and once
    * it is proven back (`after`): kured's pre/post-reboot node labels.

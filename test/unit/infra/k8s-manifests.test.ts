@@ -863,11 +863,23 @@ describe('admission-requests.yaml: requests and decisions bound to who wrote the
           object('running', { approvals: [{ by: 'U9', at: 'x' }] }),
         ),
       ),
-      /may not change a request's approvals, decisions or Job/,
+      /may not change a request's approvals, decisions, Job or silences/,
     );
     assert.match(
       String(write(executor, object('running'), object('running', { job: 'other' }))),
-      /approvals, decisions or Job/,
+      /approvals, decisions, Job or silences/,
+    );
+    const silenced = (ids: string[]) => ({ silences: { ids, startsAt: 'x', endsAt: 'y' } });
+    assert.match(
+      String(
+        write(executor, object('running', silenced(['a'])), object('running', silenced(['b']))),
+      ),
+      /approvals, decisions, Job or silences/,
+      'a silence the control plane must expire stays recorded',
+    );
+    assert.deepEqual(
+      write(executor, object('running', silenced(['a'])), object('verifying', silenced(['a']))),
+      [],
     );
     assert.match(
       String(write(executorOn('n2'), object('running'), object('verifying'))),

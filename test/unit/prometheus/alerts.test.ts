@@ -9,14 +9,19 @@ import {
 } from '../../../src/adapters/prometheus/alerts.js';
 import { prometheusAlertsFromConfig } from '../../../src/adapters/prometheus/from-config.js';
 
-const sample = (alertname: string, alertstate: string, value = '1'): AlertSample => ({
-  metric: { __name__: 'ALERTS', alertname, alertstate, severity: 'warning' },
+const sample = (
+  alertname: string,
+  alertstate: string,
+  value = '1',
+  severity = 'warning',
+): AlertSample => ({
+  metric: { __name__: 'ALERTS', alertname, alertstate, severity },
   value: [1_763_000_000.123, value],
 });
 
 const SAMPLES = [
   sample('Watchdog', 'firing'),
-  sample('NodeDown', 'firing'),
+  sample('NodeDown', 'firing', '1', 'critical'),
   sample('NodeDown', 'firing'),
   sample('DiskFilling', 'pending'),
   sample('Silenced', 'firing', '0'),
@@ -52,6 +57,16 @@ describe('blockingAlerts (kured filter semantics)', () => {
       name: 'all three',
       options: { alertFilter: /Down|Filling/, matchOnly: true, firingOnly: true },
       want: ['NodeDown'],
+    },
+    {
+      name: 'severities keep only alerts of those severities',
+      options: { matchOnly: false, firingOnly: false, severities: ['critical'] },
+      want: ['NodeDown'],
+    },
+    {
+      name: 'no severity listed: every severity',
+      options: { matchOnly: false, firingOnly: false, severities: [] },
+      want: ['DiskFilling', 'NodeDown', 'Watchdog'],
     },
     {
       name: 'global-flag filter is stable per sample',
@@ -203,6 +218,9 @@ describe('prometheusAlerts over HTTP', () => {
       alertFilter: '^(Node|Disk)',
       alertFilterMatchOnly: true,
       firingOnly: false,
+      alerts: true,
+      alertSeverities: [],
+      queries: [],
     });
     assert.ok(port);
     assert.deepEqual(await port.activeAlerts(), ['DiskFilling', 'NodeDown']);
