@@ -1,26 +1,30 @@
 /**
  * `kubemaint status` as a person reads it (a table, newest first, blocked reasons under their row)
- * and as a script reads it (`--json`: one document, every request with its timestamps). Every value
- * in the table is shown one line each, control characters visible (core/printable.ts): a node name
- * or reason cannot forge a row or drive the terminal.
+ * and as a script reads it (`--json`: one document, every request with its timestamps). Both print
+ * the FleetView that serve's `/metrics` shows (app/control/fleet-view.ts): the counts by state, the
+ * slots and the marked nodes are the same numbers. Every value in the table is shown one line each,
+ * control characters visible (core/printable.ts): a node name or reason cannot forge a row or drive
+ * the terminal.
  */
-import type { SlotView } from '../src/app/control/ports.js';
+import { heldSlots, stateCounts, type FleetView } from '../src/app/control/fleet-view.js';
 import type { MaintenanceRequest } from '../src/core/request.js';
 import { formatDuration } from '../src/core/duration.js';
 import { printable } from '../src/core/printable.js';
 
-export interface StatusView {
-  requests: readonly MaintenanceRequest[];
-  pause: { paused: boolean; reason?: string; by?: string; at?: string };
-  slots: readonly SlotView[];
-}
+export type StatusView = Pick<FleetView, 'requests' | 'pause' | 'slots'> &
+  Partial<Pick<FleetView, 'nodes' | 'window'>>;
 
 export function statusJson(view: StatusView): string {
   return `${JSON.stringify(
     {
       paused: view.pause.paused,
       ...(view.pause.paused ? { pause: view.pause } : {}),
+      ...(view.window ? { window: view.window } : {}),
       slots: view.slots.map((s) => ({ name: s.name, holder: s.holder || null })),
+      counts: stateCounts(view),
+      ...(view.nodes
+        ? { rebootRequired: view.nodes.filter((n) => n.marked).map((n) => n.name) }
+        : {}),
       requests: view.requests.map((r) => ({
         id: r.id,
         node: r.node,
@@ -72,11 +76,12 @@ export function statusTable(view: StatusView, now: Date): string {
         lines.push(`  ${printable(r.id)} waits: ${printable(reason)}`);
     }
   }
-  const held = view.slots.filter((s) => s.holder);
+  const held = heldSlots(view);
   lines.push(
     '',
     `slots: ${held.length} of ${view.slots.length} held${held.length ? ` (${held.map((s) => printable(`${s.name} → ${s.holder}`)).join(', ')})` : ''}`,
   );
+  if (view.window) lines.push(`window: ${printable(view.window.line)}`);
   return `${lines.join('\n')}\n`;
 }
 

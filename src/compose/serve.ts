@@ -2,16 +2,18 @@
  * What `kubemaint serve` does once its flags are checked (serve.ts): opens the control plane, runs the
  * tick loop on cron and watches, serves the ops endpoints and Slack, and stops gracefully.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import cron from 'node-cron';
+import { createFleetRefresher, type FleetRefresher } from '../app/control/fleet-refresh.js';
+import { readFleetView } from '../app/control/fleet-view.js';
 import { createTickLoop } from '../app/control/loop.js';
-import type { NodeView, SlotView } from '../app/control/ports.js';
 import { findNeeds, runTick } from '../app/control/tick.js';
 import { consoleNotifier } from '../adapters/console/notifier.js';
 import { startOpsServer } from '../adapters/http/ops-server.js';
 import { tickReadiness } from '../adapters/http/readiness.js';
 import { metricsNotifier } from '../adapters/metrics/notifier.js';
-import { observeCluster, timeTick } from '../adapters/metrics/observe.js';
-import { createMetrics, type Metrics } from '../adapters/metrics/registry.js';
+import { observeFleet, timeTick } from '../adapters/metrics/observe.js';
+import { createMetrics } from '../adapters/metrics/registry.js';
 import type { ControlSettings } from '../app/control/settings.js';
 import { openControl, type ControlRuntime } from '../compose.js';
 import { createLogger, type Logger } from '../log.js';
@@ -22,6 +24,7 @@ import type { Config } from '../config/schema.js';
 import { ALL_INTERFACES, serveListen, type Listen, type ListenFlags } from '../config/listen.js';
 import { configWarnings } from '../config/warnings.js';
 import { scanLines } from '../../templates/scan.js';
+import { composeStatusPage, statusPageEnabled } from './status-page.js';
 
 export async function runServe(options: {
   /** The validated config (the CLI loaded it; anything refused was refused before this starts). */
@@ -31,6 +34,8 @@ export async function runServe(options: {
   kubeconfigPath?: string;
   /** Where the ready line and the demo's help go (the CLI's stdout). */
   out: (text: string) => void;
+  /** `--status-page` / `--no-status-page`: wins over `serve.statusPage`. */
+  statusPage?: boolean;
 }): Promise<void> {
   const { config, out } = options;
   const listen = serveListen(config, process.env, options.listen);
@@ -39,11 +44,24 @@ export async function runServe(options: {
   for (const warning of configWarnings(config)) log.warn(warning);
   const metrics = createMetrics({ processMetrics: true });
   const readiness = tickReadiness({ clock: { now: () => new Date() } });
+  const pageOn = statusPageEnabled(config, options.statusPage);
+  // Set once the control plane is open; the page says it is reading the cluster until then.
+  const opened: { fleet?: FleetRefresher; settings?: ControlSettings } = {};
+  const page = pageOn
+    ? composeStatusPage({
+        current: () => {
+          const view = opened.fleet?.latest();
+          return view && opened.settings ? { view, settings: opened.settings } : undefined;
+        },
+        now: () => new Date(),
+      })
+    : undefined;
   // The ops port first: if it is taken, nothing else has started yet.
   const ops = await startOpsServer({
     ...listen.ops,
     metrics,
     ready: () => readiness.ready(),
+    ...(page ? { page } : {}),
   });
   const slackOut = lateSlackNotifier();
   const runtime = await openControl(config, {
@@ -56,6 +74,21 @@ export async function runServe(options: {
     throw error;
   });
   const { deps } = runtime;
+  opened.settings = deps.settings;
+  // One read of the fleet after every tick: /metrics and the status page show it, as `kubemaint
+  // status` shows its own read, so they agree (issue 19). Every node and request only for the page.
+  const fleet = createFleetRefresher({
+    read: () => readFleetView(deps, { allNodes: pageOn, history: pageOn }),
+    onView: (view) => {
+      observeFleet(metrics, view);
+      page?.changed();
+    },
+    onError: (error) => log.warn({ err: error }, 'fleet view not read; metrics keep the last one'),
+    now: () => new Date(),
+    sleep: (ms, signal) => sleep(ms, undefined, { signal }).catch(() => undefined),
+    minIntervalMs: FLEET_READ_INTERVAL_MS,
+  });
+  opened.fleet = fleet;
   const slackNotifier = slackNotifierFor(config, deps, {
     log,
     slackApiUrl: process.env['SLACK_API_URL'],
@@ -67,16 +100,18 @@ export async function runServe(options: {
       throw error;
     },
   );
-  const observe = observer(metrics, deps.settings);
   const loop = createTickLoop({
-    tick: (o) => timeTick(metrics, deps.clock, () => runTick({ ...deps, observe }, o)),
+    tick: (o) => timeTick(metrics, deps.clock, () => runTick(deps, o)),
     now: () => deps.clock.now(),
     onTick: (report, ms) => {
       readiness.record({ ok: true });
+      fleet.refresh();
       log.debug({ ms, ...report }, 'tick');
     },
     onError: (error) => {
       readiness.record({ ok: false, error });
+      // What the failed tick did write is worth showing; a read that fails too is only logged.
+      fleet.refresh();
       log.error({ err: error }, 'tick failed; the next one starts from what the cluster says');
     },
   });
@@ -100,9 +135,11 @@ export async function runServe(options: {
   out(
     `kubemaint serve ready: cluster=${deps.settings.cluster}` +
       `${kubeconfig ? ` kubeconfig=${kubeconfig}` : ''} ops=${ops.url}${everywhere(ops.host)}` +
+      `${page ? ` status=${ops.url}/status` : ''}` +
       `${slack.description ? ` slack=${slack.description}` : ''}\n`,
   );
-  if (runtime.connection.sim) out(demoHelp(kubeconfig ?? ''));
+  if (runtime.connection.sim)
+    out(demoHelp(kubeconfig ?? '', page ? `${ops.url}/status` : undefined));
   loop.kick({ skewScan: true });
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
@@ -113,32 +150,24 @@ export async function runServe(options: {
   watch.stop();
   await slack.app?.stop();
   await loop.stop();
+  await fleet.stop();
   await slackNotifier?.flush(5_000);
   await ops.close();
   await runtime.close();
 }
 
-/** Metrics from what each tick read anyway: slot holders are on the requests, no Lease list needed. */
-function observer(metrics: Metrics, settings: ControlSettings) {
-  return (nodes: readonly NodeView[]) => {
-    const slots: SlotView[] = nodes.flatMap((n) =>
-      n.request?.slot && (n.request.state === 'running' || n.request.state === 'verifying')
-        ? [{ name: n.request.slot, holder: `${n.name}/${n.request.id}` }]
-        : [],
-    );
-    observeCluster(metrics, nodes, slots, {
-      rebootLabel: settings.detection.rebootLabel,
-      conditionTypes: settings.detection.conditionTypes,
-      concurrency: settings.lock.concurrency,
-    });
-  };
-}
+/**
+ * Reads of the fleet are at least this far apart: a burst of watch-driven ticks (a drain evicting a
+ * hundred pods) costs a few reads, and the page and /metrics are still seconds behind at most.
+ */
+const FLEET_READ_INTERVAL_MS = 2_000;
 
-const demoHelp = (kubeconfig: string): string =>
+const demoHelp = (kubeconfig: string, statusUrl: string | undefined): string =>
   '\nThe embedded demo cluster is running. In another terminal, in this folder:\n' +
   '  npx kubemaint status                  what is proposed, and why\n' +
   '  npx kubemaint approve <request id>    approve one; watch it drain, reboot and come back here\n' +
   `  kubectl --kubeconfig ${kubeconfig} get nodes -L kubemaint.io/state\n` +
+  (statusUrl ? `The maintenance timeline, live: open ${statusUrl} in a browser.\n` : '') +
   'Stop with Ctrl-C.\n\n';
 
 /** Said on the ready line when a port is open to other machines: nobody should be surprised. */

@@ -124,6 +124,11 @@ export interface MaintenanceRequest {
    */
   proven?: { at: string; proof: string; warning?: boolean };
   /**
+   * When verification proved the node back (new bootID or kubelet version, Ready): the end of the
+   * host step, kept once the request is done (`proven` is not), for the status page's timeline.
+   */
+  backAt?: string;
+  /**
    * The Alertmanager silences quieting the node's alerts while it is maintained (`alertmanager:`):
    * made before the Job, extended while the work runs, expired once the request ends. `warning`
    * says why there is none when `alertmanager.onFailure: warn` let the work start without.

@@ -160,6 +160,23 @@ export function activeFreeze(schedule: Schedule, now: DateTime): ActiveFreeze | 
   };
 }
 
+/**
+ * What a timeline shades in `[from, to)`: the open periods (windows minus freezes; undefined when no
+ * window is configured, so everything outside a freeze is open) and the freezes, with their reasons.
+ */
+export function scheduleSpans(
+  schedule: Schedule,
+  from: number,
+  to: number,
+): { open?: Span[]; freezes: (Span & { reason?: string })[] } {
+  const freezes = schedule.freezes
+    .filter((f) => f.end > from && f.start < to)
+    .map((f) => ({ start: f.start, end: f.end, ...(f.reason ? { reason: f.reason } : {}) }));
+  return schedule.windows.length === 0
+    ? { freezes }
+    : { open: openSpans(schedule, from, to), freezes };
+}
+
 /** One line per window and freeze, for `/maint windows` and the approval prompt. */
 export function describeSchedule(schedule: Schedule): string[] {
   const windows =

@@ -2,13 +2,15 @@
  * The ops endpoint of `kubemaint serve` (port 9090 in the Deployment): `/healthz` says the process
  * is alive (liveness: it never calls the cluster, so a slow API server cannot get the pod killed),
  * `/readyz` says whether the control plane is doing its job (the last tick succeeded recently and
- * the cluster answered), `/metrics` is the Prometheus exposition. Anything else is 404. Closing
- * stops accepting, lets requests in flight finish, and cuts what is still open after a grace period.
+ * the cluster answered), `/metrics` is the Prometheus exposition, and `/status` the status page
+ * when it is on (status-page.ts). Anything else is 404. Closing ends the page's streams, stops
+ * accepting, lets requests in flight finish, and cuts what is still open after a grace period.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KubemaintError } from '../../errors.js';
 import { metricsText, type Metrics } from '../metrics/registry.js';
+import type { StatusPage } from './status-page.js';
 
 export interface Readiness {
   ok: boolean;
@@ -28,6 +30,8 @@ export interface OpsServerOptions {
   ready: () => Readiness | Promise<Readiness>;
   /** How long close() waits for requests in flight before cutting them. @default 5_000 */
   closeGraceMs?: number;
+  /** The status page under `/status`, when it is on. */
+  page?: StatusPage;
 }
 
 export interface OpsServer {
@@ -43,6 +47,11 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
   const host = options.host ?? '127.0.0.1';
   let closing = false;
   const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://ops');
+    if (options.page && (url.pathname === '/status' || url.pathname.startsWith('/status/'))) {
+      options.page.handle(req, res, url);
+      return;
+    }
     route(req, options)
       .then((answer) => send(res, answer, closing))
       .catch((error: unknown) =>
@@ -85,6 +94,8 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
     close: () =>
       new Promise<void>((resolve) => {
         closing = true;
+        // Event streams never end by themselves: end them first, or close() waits out the grace.
+        options.page?.close();
         const force = setTimeout(() => server.closeAllConnections(), options.closeGraceMs ?? 5_000);
         server.close(() => {
           clearTimeout(force);
@@ -106,6 +117,11 @@ interface Answer {
 async function route(req: IncomingMessage, options: OpsServerOptions): Promise<Answer> {
   const path = new URL(req.url ?? '/', 'http://ops').pathname;
   const known = path === '/healthz' || path === '/readyz' || path === '/metrics';
+  if (path === '/status' || path.startsWith('/status/'))
+    return {
+      status: 404,
+      body: 'the status page is off: turn it on with serve.statusPage: true or --status-page\n',
+    };
   if (!known)
     return { status: 404, body: `not found: ${path} (try /healthz, /readyz, /metrics)\n` };
   if (req.method !== 'GET' && req.method !== 'HEAD') {

@@ -165,6 +165,7 @@ export function controlCluster(
   return {
     listNodes: async (labelSelector) => joined(await listNodeObjects(client, labelSelector)),
     listRequestNodes: nodesFor,
+    listRequests: async () => (await store.list()).requests.map((stored) => stored.request),
     async getNode(name) {
       const node = await readNodeObject(client, name);
       if (!node) return undefined;

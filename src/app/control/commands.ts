@@ -17,6 +17,7 @@ import { isStrictVersion } from '../../core/version.js';
 import { nextKubeletStep } from '../../core/skew.js';
 import { KubemaintError } from '../../errors.js';
 import { applyPending } from './decisions.js';
+import { allSlots } from './fleet-view.js';
 import { persist, type PersistOutcome } from './persist.js';
 import type { Clock, ClusterPort, Notifier, NodeView, RandomBytes, SlotView } from './ports.js';
 import type { ControlSettings } from './settings.js';
@@ -319,8 +320,9 @@ export async function setPause(
   };
 }
 
+/** Every configured slot, free ones too (a Lease exists once an executor first took it). */
 export async function listSlots(deps: CommandDeps): Promise<SlotView[]> {
-  return deps.cluster.listSlots();
+  return allSlots(await deps.cluster.listSlots(), deps.settings.lock.concurrency);
 }
 
 /** Free a slot by hand, refused while its holder's request is still active and its node exists. */

@@ -41,6 +41,11 @@ export interface ClusterPort {
    * idle tick's first read. A request whose node is gone comes back as a `missing` view.
    */
   listRequestNodes(scope: RequestScope): Promise<NodeView[]>;
+  /**
+   * Every request object, each as decoded (every state and node; one a person created and the
+   * control plane has not accepted yet, too): the history the status page draws. One list.
+   */
+  listRequests(): Promise<MaintenanceRequest[]>;
   getNode(name: string): Promise<NodeView | undefined>;
   /**
    * The same cluster for one pass (a tick): the requests are read once and that read is used

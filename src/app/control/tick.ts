@@ -20,8 +20,6 @@ import { SYSTEM } from './restore.js';
 
 export interface TickDeps extends DispatchDeps {
   randomBytes: RandomBytes;
-  /** Sees every node the tick read (active requests and marked nodes): metrics, without more reads. */
-  observe?: (nodes: readonly NodeView[]) => void;
 }
 
 export interface TickReport {
@@ -63,7 +61,7 @@ export async function runTick(
     current.filter((n) => n.requestAccepted !== false),
     approved ? await deps.cluster.decisions() : decisions,
   );
-  await detectAndPropose(deps, options.skewScan === true, report, current);
+  await detectAndPropose(deps, options.skewScan === true, report);
   return report;
 }
 
@@ -135,12 +133,10 @@ async function detectAndPropose(
   deps: TickDeps,
   skewScan: boolean,
   report: TickReport,
-  activeRead: readonly NodeView[],
 ): Promise<void> {
   const { nodes, needs, skipped } = await findNeeds(deps, skewScan);
   // The full node list of a skew scan also shows requests the first release left in annotations.
   if (skewScan) report.migrated = await migrateAnnotations(deps, nodes);
-  deps.observe?.(uniqueByName([...activeRead, ...nodes]));
   report.skipped = skipped.map((s) => `${s.node}: ${s.why}`);
   const byName = new Map(nodes.map((n) => [n.name, n]));
   const campaigns = new Map<string, string>();
@@ -197,8 +193,4 @@ function countBy<T>(items: readonly T[], key: (item: T) => string): Map<string, 
   const counts = new Map<string, number>();
   for (const item of items) counts.set(key(item), (counts.get(key(item)) ?? 0) + 1);
   return counts;
-}
-
-function uniqueByName(nodes: readonly NodeView[]): NodeView[] {
-  return [...new Map(nodes.map((n) => [n.name, n])).values()];
 }

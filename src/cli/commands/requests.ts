@@ -4,12 +4,8 @@
  * wherever it comes from. Each action is one thin function: parse, call, print.
  */
 import type { Command } from 'commander';
-import {
-  listSlots,
-  listRequests,
-  type CommandResult,
-  type MaintenanceAsk,
-} from '../../app/control/commands.js';
+import { type CommandResult, type MaintenanceAsk } from '../../app/control/commands.js';
+import { readFleetView } from '../../app/control/fleet-view.js';
 import type { ControlRuntime } from '../../compose.js';
 import type { DrainDecision } from '../../core/request.js';
 import { isRequestId } from '../../core/request-id.js';
@@ -50,12 +46,13 @@ export function registerRequestCommands(program: Command): void {
     )
     .action(async (node: string | undefined, options: { json?: boolean }, command: Command) =>
       withControl(command, async ({ deps }) => {
-        const [requests, pause, slots] = await Promise.all([
-          listRequests(deps),
-          deps.cluster.readPause(),
-          listSlots(deps),
-        ]);
-        const view = { requests: requests.filter((r) => !node || r.node === node), pause, slots };
+        // The read serve's /metrics shows too (fleet-view.ts), so the two cannot disagree.
+        const fleet = await readFleetView(deps);
+        const view = {
+          ...fleet,
+          requests: fleet.requests.filter((r) => !node || r.node === node),
+          nodes: fleet.nodes.filter((n) => !node || n.name === node),
+        };
         out(options.json ? statusJson(view) : statusTable(view, deps.clock.now()));
       }),
     );

@@ -7,6 +7,7 @@
 import type { CommandDeps } from '../../app/control/commands.js';
 import type { TickDeps } from '../../app/control/tick.js';
 import type { Env } from '../../adapters/aws/ssm-environment.js';
+import { emfNotifier } from '../../adapters/metrics/emf-notifier.js';
 import { openControl } from '../../compose.js';
 import { lateSlackNotifier, slackNotifierFor } from '../slack.js';
 import type { Config } from '../../config/schema.js';
@@ -25,7 +26,12 @@ export async function openLambdaControl(
   log: Logger,
 ): Promise<LambdaControl> {
   const slack = lateSlackNotifier();
-  const runtime = await openControl(config, { log, notifiers: [slack.notifier] });
+  // Durations and outcomes as EMF lines on stdout, where CloudWatch Logs reads them (ADR 0016).
+  const metrics = emfNotifier({
+    write: (line) => void process.stdout.write(`${line}\n`),
+    now: () => new Date(),
+  });
+  const runtime = await openControl(config, { log, notifiers: [slack.notifier, metrics] });
   const notifier = slackNotifierFor(config, runtime.deps, { log, slackApiUrl: env.SLACK_API_URL });
   if (notifier) slack.attach(notifier);
   return {

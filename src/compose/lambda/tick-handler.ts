@@ -7,6 +7,7 @@
 import { runTick, type TickDeps, type TickReport } from '../../app/control/tick.js';
 import { KubemaintError } from '../../errors.js';
 import type { Logger } from '../../log.js';
+import { writeTickMetrics } from './tick-metrics.js';
 
 export interface TickControl {
   deps: TickDeps;
@@ -19,6 +20,8 @@ export interface TickHandlerOptions {
   log: Logger;
   /** How long to wait for notifications before returning. @default 10_000 */
   flushTimeoutMs?: number;
+  /** Where the EMF metric lines go. @default stdout, where CloudWatch Logs reads them */
+  writeMetrics?: (line: string) => void;
 }
 
 export interface TickSummary {
@@ -48,6 +51,7 @@ export function tickKind(event: unknown): TickSummary['kind'] {
 export function createTickHandler(
   options: TickHandlerOptions,
 ): (event: unknown) => Promise<TickSummary> {
+  const write = options.writeMetrics ?? ((line: string) => void process.stdout.write(`${line}\n`));
   let opened: Promise<TickControl> | undefined;
   const control = (): Promise<TickControl> => {
     opened ??= options.open().catch((error: unknown) => {
@@ -70,8 +74,11 @@ export function createTickHandler(
   async function tick(event: unknown): Promise<TickSummary> {
     const kind = tickKind(event);
     const opened = await control();
+    const startedAt = opened.deps.clock.now();
+    let ok = false;
     try {
       const report = await runTick(opened.deps, { skewScan: kind === 'skew-scan' });
+      ok = true;
       const summary: TickSummary = {
         kind,
         at: report.at,
@@ -86,6 +93,7 @@ export function createTickHandler(
       options.log.info({ kind, counts: summary.counts }, 'tick done');
       return summary;
     } finally {
+      await writeTickMetrics(opened.deps, { startedAt, ok }, { write, log: options.log });
       await opened.flush?.(options.flushTimeoutMs ?? 10_000);
     }
   }

@@ -11,9 +11,9 @@ import { startOpsServer, type OpsServer } from '../../../src/adapters/http/ops-s
 import { tickReadiness } from '../../../src/adapters/http/readiness.js';
 import { MERGE_PATCH } from '../../../src/adapters/kube/nodes.js';
 import { watchForChanges, type WatchTrigger } from '../../../src/adapters/kube/watch-trigger.js';
-import { timeTick } from '../../../src/adapters/metrics/observe.js';
-import { observeFromCluster } from '../../../src/adapters/metrics/read-cluster.js';
+import { observeFleet, timeTick } from '../../../src/adapters/metrics/observe.js';
 import { createMetrics } from '../../../src/adapters/metrics/registry.js';
+import { readFleetView } from '../../../src/app/control/fleet-view.js';
 import { runTick } from '../../../src/app/control/tick.js';
 import { testControlDeps } from '../../support/control.js';
 import { startTestSim, waitFor, type TestSim } from '../../support/sim.js';
@@ -44,7 +44,7 @@ describe('serve parts together', () => {
         try {
           await timeTick(metrics, wall, () => runTick(deps));
           readiness.record({ ok: true });
-          await observeFromCluster(metrics, deps.cluster, { rebootLabel: REBOOT_LABEL });
+          observeFleet(metrics, await readFleetView(deps));
         } catch (error) {
           readiness.record({ ok: false, error });
         }

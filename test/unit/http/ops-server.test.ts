@@ -8,8 +8,9 @@ import {
   type Readiness,
 } from '../../../src/adapters/http/ops-server.js';
 import { tickReadiness } from '../../../src/adapters/http/readiness.js';
-import { observeCluster } from '../../../src/adapters/metrics/observe.js';
+import { observeFleet } from '../../../src/adapters/metrics/observe.js';
 import { createMetrics } from '../../../src/adapters/metrics/registry.js';
+import { fleetNode, fleetView } from '../../fakes/fleet.js';
 
 describe('ops server over HTTP', () => {
   const metrics = createMetrics();
@@ -17,23 +18,12 @@ describe('ops server over HTTP', () => {
   let server: OpsServer;
 
   before(async () => {
-    observeCluster(
+    observeFleet(
       metrics,
-      [
-        {
-          name: 'node-1',
-          uid: 'u1',
-          resourceVersion: '1',
-          unschedulable: false,
-          bootId: 'b',
-          kubeletVersion: 'v1.31.4',
-          ready: 'True',
-          labels: { 'kubemaint.io/reboot-required': 'true' },
-          annotations: {},
-          conditions: {},
-        },
-      ],
-      [{ name: 'kubemaint-slot-0', holder: '' }],
+      fleetView({
+        nodes: [fleetNode('node-1', { marked: true })],
+        slots: [{ name: 'kubemaint-slot-0', holder: '' }],
+      }),
     );
     server = await startOpsServer({ port: 0, host: '127.0.0.1', metrics, ready: () => readiness });
   });

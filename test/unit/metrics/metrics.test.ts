@@ -1,44 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { metricsNotifier } from '../../../src/adapters/metrics/notifier.js';
-import { observeCluster, timeTick } from '../../../src/adapters/metrics/observe.js';
+import { observeFleet, timeTick } from '../../../src/adapters/metrics/observe.js';
 import {
   createMetrics,
   metricsText,
   type Metrics,
 } from '../../../src/adapters/metrics/registry.js';
-import type { NodeView, SlotView } from '../../../src/app/control/ports.js';
 import type { MaintenanceEvent } from '../../../src/core/events.js';
-import type { MaintenanceRequest, RequestState } from '../../../src/core/request.js';
-
-const request = (node: string, state: RequestState, extra: Partial<MaintenanceRequest> = {}) =>
-  ({
-    id: `r-${node}`,
-    node,
-    action: 'reboot',
-    state,
-    reason: 'reboot-required label',
-    requestedBy: 'detector',
-    createdAt: '2026-11-01T00:00:00.000Z',
-    updatedAt: '2026-11-01T02:00:00.000Z',
-    approvals: [],
-    history: [],
-    ...extra,
-  }) satisfies MaintenanceRequest;
-
-const node = (name: string, extra: Partial<NodeView> = {}): NodeView => ({
-  name,
-  uid: `uid-${name}`,
-  resourceVersion: '1',
-  unschedulable: false,
-  bootId: 'boot-1',
-  kubeletVersion: 'v1.31.4',
-  ready: 'True',
-  labels: {},
-  annotations: {},
-  conditions: {},
-  ...extra,
-});
+import { fleetNode, fleetRequest as request, fleetView } from '../../fakes/fleet.js';
 
 /** Value of one sample in the text exposition, or undefined when the series is absent. */
 async function sample(metrics: Metrics, series: string): Promise<number | undefined> {
@@ -47,72 +17,60 @@ async function sample(metrics: Metrics, series: string): Promise<number | undefi
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
-describe('observeCluster', () => {
-  it('sets reboot_required per node, requests by state and slot usage', async () => {
+describe('observeFleet', () => {
+  it('sets reboot_required per node, requests by state, slots, pause and window', async () => {
     const metrics = createMetrics({ processMetrics: false });
-    observeCluster(
+    observeFleet(
       metrics,
-      [
-        node('a', {
-          labels: { 'kubemaint.io/reboot-required': 'true' },
-          request: request('a', 'proposed'),
-        }),
-        node('b', { conditions: { RebootRequired: 'True' }, request: request('b', 'running') }),
-        node('c', { request: request('c', 'running') }),
-        node('d', { labels: { 'kubemaint.io/reboot-required': 'false' } }),
-      ],
-      [
-        { name: 'kubemaint-slot-0', holder: 'b/r-b' },
-        { name: 'kubemaint-slot-1', holder: '' },
-      ] satisfies SlotView[],
-      { concurrency: 3 },
+      fleetView({
+        requests: [
+          request('a', 'proposed'),
+          request('b', 'running'),
+          request('c', 'running'),
+          request('e', 'done'),
+        ],
+        nodes: [
+          fleetNode('a', { marked: true }),
+          fleetNode('b', { marked: true }),
+          fleetNode('c'),
+          fleetNode('d'),
+          fleetNode('e'),
+        ],
+        slots: [
+          { name: 'kubemaint-slot-0', holder: 'b/r-b' },
+          { name: 'kubemaint-slot-1', holder: '' },
+          { name: 'kubemaint-slot-2', holder: '' },
+        ],
+        pause: { paused: true, by: 'k8s:alice' },
+        window: { open: false, line: 'closed now' },
+      }),
     );
     const table: [string, number | undefined][] = [
       ['kubemaint_reboot_required{node="a"}', 1],
       ['kubemaint_reboot_required{node="b"}', 1],
       ['kubemaint_reboot_required{node="c"}', 0],
-      ['kubemaint_reboot_required{node="d"}', 0],
+      // Neither marked nor with a request: no series, as for a node kured does not run on.
+      ['kubemaint_reboot_required{node="d"}', undefined],
       ['kubemaint_requests{state="proposed"}', 1],
       ['kubemaint_requests{state="running"}', 2],
+      // Done requests count (issue 19: the tick's own read saw only active ones).
+      ['kubemaint_requests{state="done"}', 1],
       ['kubemaint_requests{state="failed"}', 0],
       ['kubemaint_slots_in_use', 1],
       ['kubemaint_slots_total', 3],
+      ['kubemaint_paused', 1],
+      ['kubemaint_window_open', 0],
     ];
     for (const [series, want] of table) assert.equal(await sample(metrics, series), want, series);
   });
 
   it('a later read replaces the per-node series', async () => {
     const metrics = createMetrics({ processMetrics: false });
-    observeCluster(
-      metrics,
-      [node('a', { labels: { 'kubemaint.io/reboot-required': 'true' } })],
-      [],
-    );
-    observeCluster(
-      metrics,
-      [node('b', { labels: { 'kubemaint.io/reboot-required': 'true' } })],
-      [],
-    );
+    observeFleet(metrics, fleetView({ nodes: [fleetNode('a', { marked: true })] }));
+    observeFleet(metrics, fleetView({ nodes: [fleetNode('b', { marked: true })] }));
     assert.equal(await sample(metrics, 'kubemaint_reboot_required{node="a"}'), undefined);
     assert.equal(await sample(metrics, 'kubemaint_reboot_required{node="b"}'), 1);
     assert.equal(await sample(metrics, 'kubemaint_slots_total'), 0);
-  });
-
-  it('honours a configured reboot label and condition types', async () => {
-    const metrics = createMetrics({ processMetrics: false });
-    observeCluster(
-      metrics,
-      [
-        node('x', { labels: { 'example.com/reboot': 'true' } }),
-        node('y', { conditions: { KernelUpdate: 'True', RebootRequired: 'True' } }),
-        node('z', { labels: { 'kubemaint.io/reboot-required': 'true' } }),
-      ],
-      [],
-      { rebootLabel: 'example.com/reboot', conditionTypes: ['KernelUpdate'] },
-    );
-    assert.equal(await sample(metrics, 'kubemaint_reboot_required{node="x"}'), 1);
-    assert.equal(await sample(metrics, 'kubemaint_reboot_required{node="y"}'), 1);
-    assert.equal(await sample(metrics, 'kubemaint_reboot_required{node="z"}'), 0);
   });
 });
 

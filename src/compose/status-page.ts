@@ -1,0 +1,50 @@
+/**
+ * serve's status page, wired: on in the demo (the embedded sim) and off elsewhere unless
+ * `serve.statusPage` or `--status-page` says so (it shows every request, its reasons and approvers to
+ * whoever reaches the ops port). It draws the last FleetView serve read (the one `/metrics` shows)
+ * with the config's windows, freezes and zone.
+ */
+import type { FleetView } from '../app/control/fleet-view.js';
+import type { ControlSettings } from '../app/control/settings.js';
+import { statusPage, type StatusPage } from '../adapters/http/status-page.js';
+import type { Config } from '../config/schema.js';
+import type { TimelineRange } from '../core/timeline.js';
+import { PAGE_SCRIPT, PAGE_STYLE } from '../../templates/status-page/assets.js';
+import { statusFragment } from '../../templates/status-page/fragment.js';
+import { timelineModel } from '../../templates/status-page/model.js';
+import { statusPageHtml } from '../../templates/status-page/page.js';
+
+/** The flag wins, then the config; unset, it is on for the embedded sim only. */
+export const statusPageEnabled = (config: Config, flag: boolean | undefined): boolean =>
+  flag ?? config.serve.statusPage ?? config.cluster.type === 'sim';
+
+export function composeStatusPage(options: {
+  /** The last view read and the settings to draw it with; undefined until the first read. */
+  current: () =>
+    { view: FleetView; settings: Pick<ControlSettings, 'schedule' | 'timeZone'> } | undefined;
+  now: () => Date;
+}): StatusPage {
+  const fragment = (range: TimelineRange): string => {
+    const current = options.current();
+    if (!current) return '<p class="note">Reading the cluster…</p>';
+    const { view, settings } = current;
+    const model = timelineModel(view, {
+      schedule: settings.schedule,
+      zone: settings.timeZone,
+      range,
+      now: options.now(),
+    });
+    return statusFragment(model);
+  };
+  return statusPage({
+    page: (range) =>
+      statusPageHtml({
+        cluster: options.current()?.view.cluster ?? '',
+        range,
+        fragment: fragment(range),
+      }),
+    fragment,
+    script: PAGE_SCRIPT,
+    style: PAGE_STYLE,
+  });
+}
