@@ -73,11 +73,16 @@ export async function reconcileVerifying(
     // until the delay has passed without trouble.
     const at = now.toISOString();
     const warning = outcome.warning !== undefined;
-    const soaking = { ...request, proven: { at, proof, ...(warning ? { warning } : {}) } };
+    const soaking = {
+      ...request,
+      backAt: at,
+      proven: { at, proof, ...(warning ? { warning } : {}) },
+    };
     await persist(deps, fresh, { ok: true, changed: true, request: soaking });
     return `back; its slot is held ${formatDuration(delayMs)} (slot.releaseDelay)`;
   }
-  return finishDone(deps, fresh, request, proof, now, outcome.warning !== undefined);
+  const back = { ...request, backAt: now.toISOString() };
+  return finishDone(deps, fresh, back, proof, now, outcome.warning !== undefined);
 }
 
 /** The end of `slot.releaseDelay`: hand the slot on and record the request done. */
