@@ -5,6 +5,7 @@
  * (so `npx kubemaint approve …` in the project folder needs no flags).
  */
 import { existsSync } from 'node:fs';
+import { connect as connectTcp } from 'node:net';
 import { resolve } from 'node:path';
 import { KubeConfig, type User } from '@kubernetes/client-node';
 import { loadKubeConfig } from '../adapters/kube/client.js';
@@ -59,7 +60,7 @@ async function connect(config: Config, options: ConnectOptions): Promise<Connect
   const cluster = config.cluster;
   switch (cluster.type) {
     case 'sim':
-      return options.sim === 'start' ? startSim(config, cluster, options.log) : attachSim();
+      return options.sim === 'start' ? startSim(config, cluster, options.log) : findRunningDemo();
     case 'kubeconfig': {
       const kubeConfig = loadKubeConfig(cluster.kubeconfig.path);
       if (cluster.kubeconfig.context) useContext(kubeConfig, cluster.kubeconfig.context);
@@ -103,16 +104,40 @@ async function startSim(
   };
 }
 
-function attachSim(): Connection {
+/**
+ * The demo that `kubemaint serve` (or `npm start`) runs in this folder, found through the kubeconfig
+ * it wrote. A kubeconfig left behind by a stopped demo is checked with one TCP connect, so a demo
+ * that is not running is said at once rather than after the API client's retries.
+ */
+async function findRunningDemo(): Promise<Connection> {
   const path = resolve(DEFAULT_KUBECONFIG);
-  if (!existsSync(path)) {
-    throw new KubemaintError('config_invalid', 'no running demo cluster found', {
-      hint:
-        `start it in another terminal with \`npm start\` (it writes ${DEFAULT_KUBECONFIG} here), ` +
-        'or point kubemaint at a cluster with --config or --kubeconfig',
-    });
+  const kubeConfig = existsSync(path) ? loadKubeConfig(path) : undefined;
+  const server = kubeConfig?.getCurrentCluster()?.server;
+  if (!kubeConfig || !server || !(await answers(new URL(server)))) {
+    throw new KubemaintError('config_invalid', DEMO_NOT_RUNNING);
   }
-  return { kubeConfig: loadKubeConfig(path), kubeconfigPath: path, close: () => Promise.resolve() };
+  return { kubeConfig, kubeconfigPath: path, close: () => Promise.resolve() };
+}
+
+/** One line, no hint under it: it says what to do. */
+export const DEMO_NOT_RUNNING =
+  'the demo is not running: start it with `kubemaint serve` in this folder (`npm start` in a ' +
+  'checkout), or give a cluster with --config or --kubeconfig';
+
+/** Does anything accept a connection at the URL's host and port? (a loopback refusal is instant) */
+function answers(url: URL): Promise<boolean> {
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return new Promise((done) => {
+    const socket = connectTcp({ host, port, timeout: 2_000 });
+    const settle = (ok: boolean) => {
+      socket.destroy();
+      done(ok);
+    };
+    socket.once('connect', () => settle(true));
+    socket.once('timeout', () => settle(false));
+    socket.once('error', () => settle(false));
+  });
 }
 
 function useContext(kubeConfig: KubeConfig, context: string): void {

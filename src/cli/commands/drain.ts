@@ -8,21 +8,18 @@ import type { Command } from 'commander';
 import { cordon } from '../../app/executor/cordon.js';
 import { drainNode, type DrainReport } from '../../app/executor/drain.js';
 import type { DrainSettings } from '../../app/executor/settings.js';
-import { DEFAULT_EXECUTOR_SETTINGS as DEFAULT_SETTINGS } from '../../compose/executor-settings.js';
 import { systemClock } from '../../app/executor/system-clock.js';
-import { loadConfig } from '../../config/load.js';
 import { parseDuration } from '../../core/duration.js';
 import { EXIT } from '../../core/exit-codes.js';
 import { KubemaintError } from '../../errors.js';
 import { silentLogger } from '../../log.js';
+import { controlCommand, globals, loadCliConfig } from '../control-context.js';
 import { settingsFromConfig } from './executor.js';
 import { out, err } from '../output.js';
 
 interface Options {
   timeout?: string;
   dryRun?: boolean;
-  kubeconfig?: string;
-  config?: string;
   podSelector?: string;
   gracePeriod?: string;
   deleteEmptydirData?: boolean;
@@ -84,8 +81,9 @@ export function formatReport(report: DrainReport): string {
 }
 
 export function registerDrainCommand(program: Command): void {
-  program
-    .command('drain')
+  // A control command for where it acts: the config's cluster, --kubeconfig, or the running demo,
+  // found as every other command finds it (not $KUBECONFIG: one folder, one cluster).
+  controlCommand(program, 'drain')
     .argument('<node>', 'the node to drain')
     .description('cordon and drain a node as the executor does (PDB-aware evictions); no reboot')
     .option(
@@ -93,8 +91,6 @@ export function registerDrainCommand(program: Command): void {
       'give up after this long, e.g. 10m (0: never; default: drain.timeout)',
     )
     .option('--dry-run', 'list what would be evicted; change nothing')
-    .option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG or ~/.kube/config)')
-    .option('--config <path>', 'take drain.* defaults from this config file')
     .option('--pod-selector <selector>', 'only drain pods matching this label selector')
     .option('--grace-period <seconds>', "seconds each pod gets to stop (-1: the pod's own)")
     .option('--delete-emptydir-data', 'evict pods with emptyDir volumes (their data is lost)')
@@ -106,18 +102,25 @@ export function registerDrainCommand(program: Command): void {
       'after',
       `\nExit codes: ${EXIT.ok} drained, ${EXIT.drainBlocked} blocked (node left cordoned), ${EXIT.config} bad flags.`,
     )
-    .action(async (node: string, options: Options) => {
-      const base = options.config
-        ? settingsFromConfig(loadConfig({ path: options.config, env: process.env })).drain
-        : DEFAULT_SETTINGS.drain;
-      const settings = drainSettings(options, base);
+    .action(async (node: string, options: Options, command: Command) => {
+      const config = loadCliConfig(globals(command));
+      const base = settingsFromConfig(config);
+      const settings = drainSettings(options, base.drain);
       // The kube SDK loads only when a drain runs, so `--help` and bad flags answer at once.
-      const [{ createKubeClient, loadKubeConfig }, { kubePorts }] = await Promise.all([
+      const [{ connectCluster }, { createKubeClient }, { kubePorts }] = await Promise.all([
+        import('../../compose/connect.js'),
         import('../../adapters/kube/client.js'),
         import('../../adapters/kube/executor-ports.js'),
       ]);
-      const client = createKubeClient(loadKubeConfig(options.kubeconfig));
-      const ports = kubePorts(client, silentLogger(), systemClock, DEFAULT_SETTINGS.namespace);
+      const { kubeconfig, as } = globals(command);
+      const connection = await connectCluster(config, {
+        log: silentLogger(),
+        sim: 'attach',
+        ...(kubeconfig ? { kubeconfigPath: kubeconfig } : {}),
+        ...(as ? { impersonate: as } : {}),
+      });
+      const client = createKubeClient(connection.kubeConfig);
+      const ports = kubePorts(client, silentLogger(), systemClock, base.namespace);
       const info = await ports.nodes.getNode(node);
       if (!info) throw new KubemaintError('usage', `node ${node} does not exist`);
       if (!options.dryRun) {

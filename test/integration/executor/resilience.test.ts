@@ -185,13 +185,21 @@ describe('executor resilience on the sim', () => {
     const evictable = () =>
       podsOn(sim, node).filter((p) => !p.metadata.name?.startsWith('node-agent')).length;
     const pods = podsOn(sim, node).length;
-    const dry = await runCli(sim, ['drain', node, '--dry-run']);
+    const dry = await runCli(sim, ['drain', node, '--dry-run', '--kubeconfig', sim.kubeconfigPath]);
     assert.equal(dry.code, EXIT.ok, dry.output);
     assert.match(dry.stdout, new RegExp(`dry run: would evict ${evictable()} pods`));
     assert.equal(podsOn(sim, node).length, pods);
     assert.notEqual(getNode(sim, node).spec?.['unschedulable'], true);
 
-    const real = await runCli(sim, ['drain', node, '--timeout', '1m', '--json']);
+    const real = await runCli(sim, [
+      'drain',
+      node,
+      '--timeout',
+      '1m',
+      '--json',
+      '--kubeconfig',
+      sim.kubeconfigPath,
+    ]);
     assert.equal(real.code, EXIT.ok, real.output);
     const report = JSON.parse(real.stdout) as { outcome: string; evict: string[] };
     assert.equal(report.outcome, 'drained');

@@ -1,10 +1,11 @@
 /**
  * The control commands as a person meets them: bad ids, decisions, --as user names (empty or with
- * control characters) and ports are refused with exit 2 and a hint before anything connects; without a running demo the CLI says how to start one;
- * the status table and console lines read well.
+ * control characters) and ports are refused with exit 2 and a hint before anything connects; without
+ * a running demo (no kubeconfig, or one a stopped demo left) the CLI says so in one line; the status
+ * table and console lines read well.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -50,13 +51,13 @@ describe('control commands refuse bad input before connecting', () => {
       // to look for a cluster (here: finds none).
       'a Kubernetes user name that is no local user name',
       ['approve', 'r-abcdef', '--as', 'system:serviceaccount:ops:deploy-bot'],
-      /no running demo cluster found/,
+      /the demo is not running/,
     ],
     ['a port that is not one', ['serve', '--ops-port', 'http'], /--ops-port "http" is not a port/],
     [
       'no running demo',
       ['status'],
-      /no running demo cluster found[\s\S]*hint: start it in another terminal with `npm start`/,
+      /^error: the demo is not running: start it with `kubemaint serve` in this folder \(`npm start` in a checkout\), or give a cluster with --config or --kubeconfig\n$/,
     ],
   ];
   for (const [what, args, message] of cases) {
@@ -102,6 +103,37 @@ describe('--as takes a Kubernetes user name', () => {
           /is not a user name/.test(error.message),
         JSON.stringify(user),
       );
+    }
+  });
+});
+
+describe('a demo that stopped', () => {
+  it('its kubeconfig left behind, nothing listening: one line at once, not retries', async () => {
+    // A port that was just free: what a stopped demo's kubeconfig points at.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise((resolve) => probe.close(resolve));
+    const cwd = mkdtempSync(join(tmpdir(), 'kubemaint-stopped-'));
+    try {
+      mkdirSync(join(cwd, '.kubemaint'));
+      writeFileSync(
+        join(cwd, '.kubemaint', 'sim.kubeconfig'),
+        `apiVersion: v1
+kind: Config
+clusters: [{ name: sim, cluster: { server: "https://127.0.0.1:${port}", insecure-skip-tls-verify: true } }]
+users: [{ name: admin, user: { token: t } }]
+contexts: [{ name: sim, context: { cluster: sim, user: admin } }]
+current-context: sim
+`,
+      );
+      for (const args of [['status'], ['drain', 'node-1', '--dry-run'], ['approve', 'r-abcdef']]) {
+        const result = await runCli(args, { cwd });
+        assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
+        assert.match(result.stderr, /^error: the demo is not running: start it with [^\n]*\n$/);
+      }
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
     }
   });
 });
