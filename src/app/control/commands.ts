@@ -15,6 +15,7 @@ import {
 import { isRequestId, requestId } from '../../core/request-id.js';
 import { isStrictVersion } from '../../core/version.js';
 import { nextKubeletStep } from '../../core/skew.js';
+import { kubeletTargetRefusal } from '../../core/kubelet-target.js';
 import { KubemaintError } from '../../errors.js';
 import { applyPending } from './decisions.js';
 import { allSlots } from './fleet-view.js';
@@ -60,21 +61,23 @@ async function findRequest(deps: CommandDeps, id: string): Promise<NodeView> {
   }
   const node = await deps.cluster.findRequest(id);
   if (!node?.request) {
-    throw new KubemaintError('not_found', `no request ${id}`, {
+    // A refusal (exit 5), as for a request that ended: there is nothing to decide on.
+    throw new KubemaintError('request_invalid', `no request ${id}`, {
       hint: 'it may have been replaced by a newer request; `kubemaint status` lists them',
     });
   }
   return node;
 }
 
-async function findNode(deps: CommandDeps, name: string): Promise<NodeView> {
+/** The node `name`, or a usage error (exit 2, as for any argument that names nothing) with a guess. */
+export async function findNode(deps: CommandDeps, name: string): Promise<NodeView> {
   const node = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(name)
     ? await deps.cluster.getNode(name)
     : undefined;
   if (node) return node;
   const names = (await deps.cluster.listNodes()).map((n) => n.name);
   const guess = suggestName(name, names);
-  throw new KubemaintError('not_found', `no node \`${clip(name)}\``, {
+  throw new KubemaintError('usage', `no node \`${clip(name)}\``, {
     hint: guess ? `did you mean \`${guess}\`?` : 'list nodes with `kubectl get nodes`',
   });
 }
@@ -125,6 +128,16 @@ async function planAsk(
       });
     }
     const apiservers = await deps.cluster.apiserverVersions();
+    const refusal = ask.version
+      ? kubeletTargetRefusal({ kubelet: node.kubeletVersion, apiservers, version: ask.version })
+      : undefined;
+    if (refusal) {
+      throw new KubemaintError('usage', `upgrade ${node.name}: ${refusal.problem}`, {
+        hint: refusal.example
+          ? `e.g. \`upgrade ${node.name} ${refusal.example}\`, or no version: the next step toward kubelet.target`
+          : 'see `kubemaint scan` for what each kubelet needs',
+      });
+    }
     const step = nextKubeletStep({
       kubelet: node.kubeletVersion,
       apiservers,

@@ -165,7 +165,7 @@ describe('invariants 2, 3 and 6 on the sim', () => {
         await assert.rejects(
           requestMaintenance(deps, { node: name, action: 'reboot', by: alice }),
           (error: Error & { code?: string }) =>
-            error.code === 'not_found' && error.message.startsWith('no node'),
+            error.code === 'usage' && error.message.startsWith('no node'),
         );
         assert.equal(apiWrites(), before, 'nothing written');
       });

@@ -1,0 +1,61 @@
+/**
+ * Whether a person's chosen kubelet version can be one upgrade step, and if not, which versions can:
+ * newer than the kubelet, at most one minor above it, never newer than the oldest apiserver (the
+ * skew policy, skew.ts). A version kubemaint would silently change is refused instead, so what is
+ * approved is what was asked for. Pure.
+ */
+import { oldestApiserver } from './skew.js';
+import {
+  compareKubeVersions,
+  formatKubeVersion,
+  formatMinor,
+  toKubeVersion,
+  type KubeVersion,
+} from './version.js';
+
+export interface KubeletTargetRefusal {
+  /** Why this version cannot be the step, then the versions that can. */
+  problem: string;
+  /** The newest version that can be the step, for a hint; none when no upgrade is possible. */
+  example?: string;
+}
+
+/** Undefined when `version` can be the kubelet's next step; else why not and what can. */
+export function kubeletTargetRefusal(input: {
+  kubelet: string | KubeVersion;
+  apiservers: readonly (string | KubeVersion)[];
+  version: string | KubeVersion;
+}): KubeletTargetRefusal | undefined {
+  const kubelet = toKubeVersion(input.kubelet);
+  const apiserver = oldestApiserver(input.apiservers);
+  const wanted = toKubeVersion(input.version);
+  const k = formatKubeVersion(kubelet);
+  const a = formatKubeVersion(apiserver);
+  const w = formatKubeVersion(wanted);
+  if (compareKubeVersions(kubelet, apiserver) >= 0) {
+    return {
+      problem:
+        `the kubelet is ${k} and the apiserver ${a}: no kubelet version is allowed ` +
+        '(a kubelet may never be newer than the apiserver; upgrade the control plane first)',
+    };
+  }
+  const nextMinor = { ...kubelet, minor: kubelet.minor + 1, patch: 0 };
+  const stepsToApiserver = apiserver.major === kubelet.major && apiserver.minor <= nextMinor.minor;
+  const ceiling = stepsToApiserver
+    ? `up to ${a} (the apiserver)`
+    : `up to ${formatMinor(nextMinor)}.x (one minor at a time; the apiserver is ${a})`;
+  const allowed = `allowed: newer than ${k}, ${ceiling}`;
+  const example = stepsToApiserver ? a : formatKubeVersion(nextMinor);
+  const refuse = (why: string): KubeletTargetRefusal => ({
+    problem: `${w} ${why}; ${allowed}`,
+    example,
+  });
+  if (compareKubeVersions(wanted, kubelet) <= 0) return refuse(`is not newer than the kubelet`);
+  if (compareKubeVersions(wanted, apiserver) > 0) {
+    return refuse(`is newer than the apiserver (a kubelet may never be)`);
+  }
+  if (wanted.major !== kubelet.major || wanted.minor > nextMinor.minor) {
+    return refuse(`is more than one minor above the kubelet (kubelets move one minor at a time)`);
+  }
+  return undefined;
+}
