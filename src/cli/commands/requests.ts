@@ -4,7 +4,7 @@
  * wherever it comes from. Each action is one thin function: parse, call, print.
  */
 import type { Command } from 'commander';
-import { type CommandResult, type MaintenanceAsk } from '../../app/control/commands.js';
+import { findNode, type CommandResult, type MaintenanceAsk } from '../../app/control/commands.js';
 import { readFleetView } from '../../app/control/fleet-view.js';
 import type { ControlRuntime } from '../../compose.js';
 import type { DrainDecision } from '../../core/request.js';
@@ -46,6 +46,8 @@ export function registerRequestCommands(program: Command): void {
     )
     .action(async (node: string | undefined, options: { json?: boolean }, command: Command) =>
       withControl(command, async ({ deps }) => {
+        // A node that does not exist is a mistake worth saying (exit 2), not an empty list.
+        if (node) await findNode(deps, node);
         // The read serve's /metrics shows too (fleet-view.ts), so the two cannot disagree.
         const fleet = await readFleetView(deps);
         const view = {
