@@ -1,44 +1,76 @@
 /**
- * Benchmark: the cold-import time of each Lambda bundle that `npm run package` built (a fresh Node
- * process doing `await import(bundle)`, which is what a Lambda cold start pays before the handler
- * runs), against a bare `node -e 0`, as the median of N runs each, interleaved so machine load hits
- * every variant alike. Run: `npm run package && npx tsx bench/functions-cold.ts [runs]`.
- * Prints a markdown table (and the raw figures as JSON on stderr).
+ * Benchmark: the Lambda cold start, from the bundles `npm run package` built and unzipped (what Lambda
+ * downloads): a fresh Node process importing each entry (`await import(bundle)`, what a cold start
+ * pays before the handler runs), and the Slack function's cold acknowledgement (ADR 0018: import,
+ * then a signed slash command answered, with its signing secret read from SSM and the asynchronous
+ * invocation queued, both at a local AWS stand-in), each against a bare Node process. Variants are
+ * interleaved so machine load hits each alike; medians of N runs. Because a shared machine's wall
+ * time wanders, it also reports each as a ratio to bare Node and counts what was loaded (modules,
+ * files, bytes), which does not wander at all.
+ * Run: `npm run package && npx tsx bench/functions-cold.ts [runs]`. Prints a markdown table.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { startAwsStub, type AwsStub } from '../test/support/aws-stub.js';
+import { slackHeaders, slashCommandBody } from '../test/support/slack-sign.js';
 
-export interface ColdImportRow {
+export interface ColdRow {
   name: string;
-  bundleBytes: number;
+  /** Wall time of the child process, median. */
   medianMs: number;
+  /** The median minus bare Node's: what the bundle itself costs. */
+  overBareMs: number;
+  /** Median ÷ bare Node's median. */
+  ratio: number;
+  /** When the child's own work ended, in ms since its process started (bare: its first line). */
+  readyAtMs: number;
   /** CPU time (user + system) of the child, median: steadier than wall time on a busy machine. */
   medianCpuMs: number;
-  /** The median minus the bare-node baseline: what the bundle itself costs. */
-  overBaselineMs: number;
+  loaded: { modules: number; files: number; bytes: number };
   runs: number[];
 }
 
-const FUNCTIONS = ['tick', 'slack'] as const;
+const SECRET = 'bench-signing-secret-0123456789abcdef';
 const bundlePath = (name: string): string =>
   resolve('.serverless', 'bundles', name, 'functions', `${name}.mjs`);
 
-/** Appended to each child's script: it reports its own CPU time on stdout. */
-const REPORT_CPU =
-  ';{const u = process.cpuUsage(); process.stdout.write(String((u.user + u.system) / 1000));}';
+/** Each child prints, on its last stdout line: when its work ended, its CPU time, what it loaded. */
+const REPORT = `process.stdout.write('\\n' + JSON.stringify({ at: performance.now(),
+  cpu: (process.cpuUsage().user + process.cpuUsage().system) / 1000, loaded: globalThis.__loaded?.() }));`;
 
-function timeNode(args: string[]): { wallMs: number; cpuMs: number } {
-  const started = performance.now();
-  const result = spawnSync(process.execPath, args, {
-    encoding: 'utf8',
-    env: { ...process.env, AWS_LAMBDA_FUNCTION_NAME: 'kubemaint-bench' },
+/** Counts every module the child loads (Node's synchronous module hooks; node: built-ins too). */
+const COUNTER = `import { registerHooks } from 'node:module';
+const seen = [];
+registerHooks({ load(url, context, next) { const r = next(url, context);
+  seen.push([url, r.source ? r.source.length : 0]); return r; } });
+globalThis.__loaded = () => { const files = seen.filter(([u]) => u.startsWith('file:'));
+  return { modules: seen.length, files: files.length, bytes: files.reduce((s, [, b]) => s + b, 0) }; };
+`;
+
+interface Sample {
+  wallMs: number;
+  at: number;
+  cpu: number;
+  loaded?: ColdRow['loaded'];
+}
+
+function runNode(args: string[], env: NodeJS.ProcessEnv): Promise<Sample> {
+  return new Promise((done, fail) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, args, { env: { ...process.env, ...env } });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.on('exit', (code) => {
+      const wallMs = performance.now() - started;
+      if (code !== 0) return fail(new Error(`node ${args.join(' ')} failed: ${err.trim()}`));
+      const last = JSON.parse(out.trim().split('\n').at(-1)!) as Omit<Sample, 'wallMs'>;
+      done({ wallMs, ...last });
+    });
   });
-  const elapsed = performance.now() - started;
-  if (result.status !== 0) {
-    throw new Error(`node ${args.join(' ')} failed: ${result.stderr.trim()}`);
-  }
-  return { wallMs: elapsed, cpuMs: Number(result.stdout) };
 }
 
 const median = (values: number[]): number => {
@@ -48,57 +80,107 @@ const median = (values: number[]): number => {
 };
 const round = (ms: number): number => Math.round(ms * 10) / 10;
 
-export function runFunctionsColdBench(runs = 15): ColdImportRow[] {
-  const missing = FUNCTIONS.filter((name) => !existsSync(bundlePath(name)));
+/** A signed `/maint approve` as API Gateway hands it over; fresh, so its signature is in time. */
+function slashEvent(): Record<string, unknown> {
+  const body = slashCommandBody({
+    command: '/maint',
+    text: 'approve r-abc123',
+    userId: 'U0ALICE',
+    channelId: 'C0MAINT',
+    responseUrl: 'http://127.0.0.1:9/response',
+  });
+  const headers = Object.fromEntries(
+    Object.entries(slackHeaders(SECRET, body)).map(([k, v]) => [k.toLowerCase(), v]),
+  );
+  return {
+    version: '2.0',
+    routeKey: 'POST /slack/events',
+    rawPath: '/slack/events',
+    headers,
+    requestContext: { http: { method: 'POST', path: '/slack/events' }, stage: '$default' },
+    body: Buffer.from(body).toString('base64'),
+    isBase64Encoded: true,
+  };
+}
+
+export async function runFunctionsColdBench(runs = 15): Promise<ColdRow[]> {
+  const missing = ['tick', 'slack'].filter((name) => !existsSync(bundlePath(name)));
   if (missing.length > 0) {
     throw new Error(
       `no bundle for ${missing.join(', ')} under .serverless/bundles: run \`npm run package\` first`,
     );
   }
-  const variants = [
-    { name: 'bare `node -e 0`', args: ['-e', `0${REPORT_CPU}`], bytes: 0 },
-    ...FUNCTIONS.map((name) => ({
-      name,
-      args: [
-        '--input-type=module',
-        '-e',
-        `await import(${JSON.stringify(bundlePath(name))})${REPORT_CPU}`,
-      ],
-      bytes: statSync(bundlePath(name)).size,
-    })),
+  const aws: AwsStub = await startAwsStub({ '/kubemaint/bench/slack-signing-secret': SECRET });
+  const dir = mkdtempSync(join(tmpdir(), 'kubemaint-cold-'));
+  const counter = join(dir, 'counter.mjs');
+  writeFileSync(counter, COUNTER);
+  const env = {
+    AWS_LAMBDA_FUNCTION_NAME: 'kubemaint-bench-slack',
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE',
+    AWS_SECRET_ACCESS_KEY: 'secret',
+    AWS_ENDPOINT_URL_SSM: aws.url,
+    AWS_ENDPOINT_URL_LAMBDA: aws.url,
+    SLACK_SIGNING_SECRET_SSM_PARAMETER: '/kubemaint/bench/slack-signing-secret',
+    LOG_LEVEL: 'silent',
+  };
+  const module = (code: string) => ['--input-type=module', '-e', code];
+  const importOf = (name: string) => `await import(${JSON.stringify(bundlePath(name))});`;
+  const variants: { name: string; code: () => string }[] = [
+    { name: 'bare node', code: () => '' },
+    { name: 'tick: import', code: () => importOf('tick') },
+    { name: 'slack: import', code: () => importOf('slack') },
+    {
+      name: 'slack: cold ack (import, SSM read, Invoke queued, 200)',
+      code: () =>
+        `const { handler } = ${importOf('slack').replace(/;$/, '')};
+         const answer = await handler(${JSON.stringify(slashEvent())}, {});
+         if (answer.statusCode !== 200) throw new Error('answered ' + answer.statusCode);`,
+    },
   ];
-  const times = variants.map(() => [] as number[]);
-  const cpu = variants.map(() => [] as number[]);
-  for (const variant of variants) timeNode(variant.args); // warm the file cache once
-  for (let i = 0; i < runs; i++) {
-    variants.forEach((variant, v) => {
-      const { wallMs, cpuMs } = timeNode(variant.args);
-      times[v]!.push(wallMs);
-      cpu[v]!.push(cpuMs);
+  try {
+    const samples = variants.map(() => [] as Sample[]);
+    for (const variant of variants) await runNode(module(variant.code() + REPORT), env); // warm the file cache
+    for (let i = 0; i < runs; i++) {
+      for (const [v, variant] of variants.entries())
+        samples[v]!.push(await runNode(module(variant.code() + REPORT), env));
+    }
+    const loaded = await Promise.all(
+      variants.map(
+        async (variant) =>
+          (await runNode(['--import', counter, ...module(variant.code() + REPORT)], env)).loaded!,
+      ),
+    );
+    const bare = median(samples[0]!.map((s) => s.wallMs));
+    return variants.map((variant, v) => {
+      const wall = samples[v]!.map((s) => s.wallMs);
+      return {
+        name: variant.name,
+        medianMs: round(median(wall)),
+        overBareMs: round(median(wall) - bare),
+        ratio: Math.round((median(wall) / bare) * 100) / 100,
+        readyAtMs: round(median(samples[v]!.map((s) => s.at))),
+        medianCpuMs: round(median(samples[v]!.map((s) => s.cpu))),
+        loaded: loaded[v]!,
+        runs: wall.map(round),
+      };
     });
+  } finally {
+    await aws.close();
+    rmSync(dir, { recursive: true, force: true });
   }
-  const baseline = median(times[0]!);
-  return variants.map((variant, v) => ({
-    name: variant.name,
-    bundleBytes: variant.bytes,
-    medianMs: round(median(times[v]!)),
-    medianCpuMs: round(median(cpu[v]!)),
-    overBaselineMs: round(median(times[v]!) - baseline),
-    runs: times[v]!.map(round),
-  }));
 }
 
-export function markdownTable(rows: readonly ColdImportRow[], runs: number): string {
-  const lines = [
-    `| function | bundle | cold import (wall), median of ${runs} | over bare node | CPU time, median |`,
-    '| --- | ---: | ---: | ---: | ---: |',
+export function markdownTable(rows: readonly ColdRow[], runs: number): string {
+  const kib = (n: number) => `${(n / 1024).toFixed(0)} KiB`;
+  return [
+    `| what (fresh Node process) | wall, median of ${runs} | over bare node | ÷ bare node | work done at (ms since process start) | CPU | modules loaded (files, bytes) |`,
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows.map(
       (r) =>
-        `| ${r.name} | ${r.bundleBytes ? `${(r.bundleBytes / 1024 / 1024).toFixed(2)} MiB` : '-'} | ` +
-        `${r.medianMs} ms | ${r.bundleBytes ? `+${r.overBaselineMs} ms` : '-'} | ${r.medianCpuMs} ms |`,
+        `| ${r.name} | ${r.medianMs} ms | ${r.name === 'bare node' ? '-' : `+${r.overBareMs} ms`} | ${r.ratio} | ${r.readyAtMs} | ${r.medianCpuMs} ms | ${r.loaded.modules} (${r.loaded.files}, ${kib(r.loaded.bytes)}) |`,
     ),
-  ];
-  return lines.join('\n');
+  ].join('\n');
 }
 
 if (import.meta.url === `file://${resolve(process.argv[1] ?? '')}`) {
@@ -107,8 +189,6 @@ if (import.meta.url === `file://${resolve(process.argv[1] ?? '')}`) {
     process.stderr.write(`runs must be a positive integer, got ${process.argv[2]}\n`);
     process.exit(2);
   }
-  const rows = runFunctionsColdBench(runs);
-  process.stderr.write(`${JSON.stringify(rows)}\n`);
-  process.stdout.write(`${markdownTable(rows, runs)}\n`);
-  process.stdout.write(`\nnode ${process.version}, ${join(process.cwd(), '.serverless')}\n`);
+  const rows = await runFunctionsColdBench(runs);
+  process.stdout.write(`${markdownTable(rows, runs)}\n\nnode ${process.version}\n`);
 }

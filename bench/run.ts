@@ -18,7 +18,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   'serve-handoff': () => runHandoffBench(6),
   'slack-clicks': () => runSlackClicksBench(200, 20),
   // Needs the bundles of `npm run package` (run it first).
-  'functions-cold': () => Promise.resolve(runFunctionsColdBench(15)),
+  'functions-cold': () => runFunctionsColdBench(15),
 };
 
 const wanted = process.argv.slice(2);

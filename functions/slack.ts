@@ -1,15 +1,23 @@
 /**
  * Lambda entry of the Slack app (serverless.yml `slack`, behind `POST /slack/events`). A request
- * Slack did not sign is answered 401 at the door (slack-gate.ts), before the cold path: only a
- * signed one makes the container read its config and secrets from SSM, open the control plane and
- * load Bolt (slack-app.ts, imported then). Work a listener defers is handed to an asynchronous
- * invocation of this same function (slack-handler.ts), signed with the function role's credentials.
+ * Slack did not sign is answered 401 at the door (slack-gate.ts), before the cold path. A signed
+ * slash command or click is answered at once too (ack first, ADR 0018): an asynchronous invocation of
+ * this same function is queued with the request, and that invocation reads the config and secrets
+ * from SSM, opens the control plane, loads Bolt (slack-app.ts, imported then, in a chunk of its own)
+ * and runs the listener. Only a modal submission, whose answer carries its validation, loads the app
+ * in the invocation that answers it. This file imports nothing heavy: it is the whole cold start of
+ * an acknowledgement.
  */
 import { credentialsFromEnv, regionFromEnv } from '../src/adapters/aws/credentials.js';
 import { invokeAsync } from '../src/adapters/aws/lambda-invoke.js';
 import type { Env } from '../src/adapters/aws/ssm-environment.js';
 import { createLogger, type Logger } from '../src/log.js';
 import { signingSecretFrom } from '../src/compose/lambda/signing-secret.js';
+import {
+  acksFirst,
+  answerThroughResponseUrl,
+  slackRequestKind,
+} from '../src/compose/lambda/slack-ack-first.js';
 import type { openSlackApp, SlackApp } from '../src/compose/lambda/slack-app.js';
 import { slackSignatureGate } from '../src/compose/lambda/slack-gate.js';
 import { createSlackHandler } from '../src/compose/lambda/slack-handler.js';
@@ -35,6 +43,8 @@ export function createSlackEntry(env: Env, options: SlackEntryOptions = {}) {
   return createSlackHandler({
     log,
     gate: slackSignatureGate({ signingSecret, log, ...(options.now ? { now: options.now } : {}) }),
+    ackFirst: (event) => acksFirst(slackRequestKind(event)),
+    answerLate: (response, event) => answerThroughResponseUrl(response, event),
     createHandler: async (defer) => {
       const { openSlackApp } = await loadApp();
       // The gate has read the signing secret already: the cold path does not read it again.

@@ -1,7 +1,8 @@
 // `npm run package`: packages the Lambda service with osls fully offline (no AWS credentials, a
 // scratch HOME, no telemetry), then checks what it made: one zip per function holding its ESM
 // bundle, the CloudFormation template's schedule rules, HTTP API route, runtime and least-privilege
-// IAM, each bundle importable by Node, and each function's zip under the size budget. Prints a table;
+// IAM, each bundle and its chunks importable by Node, each function's zip under the size budget, and the
+// Slack entry's static imports (all it loads before acknowledging, ADR 0018) under theirs. Prints a table;
 // exits non-zero naming what is wrong. Bundles are unpacked to .serverless/bundles/ for the
 // cold-import benchmark (bench/functions-cold.ts). Decisions: docs/adr/0005-lambda-packaging.md.
 import { spawnSync } from 'node:child_process';
@@ -15,9 +16,14 @@ const REGION = 'us-east-1';
 const OUT = '.serverless';
 /** What Lambda downloads on a cold start: the deployment zip of each function. */
 const MAX_ZIP_BYTES = 1.5 * 1024 * 1024;
+/**
+ * What the Slack function loads before it can acknowledge (ADR 0018): its entry and the chunks that
+ * entry imports statically. Bolt, the Kubernetes client and the control plane come later, by import().
+ */
+const MAX_ACK_PATH_BYTES = 256 * 1024;
 const FUNCTIONS = {
   tick: { entry: 'functions/tick.mjs' },
-  slack: { entry: 'functions/slack.mjs' },
+  slack: { entry: 'functions/slack.mjs', ackPathBudget: MAX_ACK_PATH_BYTES },
 };
 
 const started = performance.now();
@@ -82,10 +88,24 @@ function checkFunction(name, fn) {
     writeFileSync(path, entry.data);
   }
   const bundle = entries.find((e) => e.name === fn.entry);
+  let ackPath;
   if (!bundle) {
     problem(`${name}: ${fn.entry} is not in ${zipPath} (has: ${entries.map((e) => e.name)})`);
   } else {
-    checkImport(name, join(bundleDir, fn.entry));
+    checkImport(name, join(bundleDir, fn.entry), { handler: true });
+    // Chunks load later (import()), on a warm path a cold-start check would never reach.
+    for (const chunk of entries.filter((e) => e.name !== fn.entry && e.name.endsWith('.mjs')))
+      checkImport(`${name} (${chunk.name})`, join(bundleDir, chunk.name), { handler: false });
+    if (fn.ackPathBudget) {
+      ackPath = staticImports(entries, fn.entry);
+      if (ackPath.bytes > fn.ackPathBudget) {
+        problem(
+          `${name}: the entry and what it imports statically are ${kib(ackPath.bytes)}, over the ` +
+            `${kib(fn.ackPathBudget)} it may load before acknowledging (${ackPath.files.join(', ')}); ` +
+            'import the heavy part with import() after the ack (ADR 0018)',
+        );
+      }
+    }
   }
   if (zip.length > MAX_ZIP_BYTES) {
     problem(
@@ -93,14 +113,33 @@ function checkFunction(name, fn) {
         '(run bench/functions-cold.ts or an esbuild metafile to see what grew)',
     );
   }
-  return { name, zipped: zip.length, unzipped, files: entries.length };
+  return { name, zipped: zip.length, unzipped, files: entries.length, ackPath };
+}
+
+/** The entry and every file it reaches through static `import … from` (not `import()`), with bytes. */
+function staticImports(entries, entry) {
+  const byName = new Map(entries.map((e) => [e.name, e]));
+  const seen = new Set();
+  const visit = (name) => {
+    if (seen.has(name) || !byName.has(name)) return;
+    seen.add(name);
+    const code = byName.get(name).data.toString('utf8');
+    // esbuild's ESM output: `import{a as b}from"./x.mjs";`, `import"./x.mjs";`, `export{…}from"./x.mjs"`.
+    for (const [, spec] of code.matchAll(
+      /(?:\bimport|\bexport)\s*(?:[\w$*{}\s,]*?\bfrom\s*)?["'](\.\.?\/[^"']+)["']/g,
+    ))
+      visit(join(dirname(name), spec).replace(/\\/g, '/'));
+  };
+  visit(entry);
+  const files = [...seen];
+  return { files, bytes: files.reduce((sum, f) => sum + byName.get(f).data.length, 0) };
 }
 
 // Importing the bundle runs its top level as Lambda's cold start would: a CommonJS-only dependency
 // or node-cron's import.meta.url trap fails here, not in production.
-function checkImport(name, file) {
+function checkImport(name, file, { handler }) {
   const code = `const m = await import(${JSON.stringify(join(process.cwd(), file))});
-    if (typeof m.handler !== 'function') { console.error('no exported handler'); process.exit(3); }`;
+    if (${handler} && typeof m.handler !== 'function') { console.error('no exported handler'); process.exit(3); }`;
   const result = spawnSync(process.execPath, ['--input-type=module', '-e', code], {
     encoding: 'utf8',
     env: { ...process.env, AWS_LAMBDA_FUNCTION_NAME: `kubemaint-${STAGE}-${name}` },
@@ -183,17 +222,24 @@ function readJson(path) {
   }
 }
 
+function kib(bytes) {
+  return `${(bytes / 1024).toFixed(0)} KiB`;
+}
+
 function mib(bytes) {
   return `${(bytes / 1024 / 1024).toFixed(2)} MiB`;
 }
 
 function printTable(rows) {
-  console.log('\n| function | zip | unzipped | files | zip budget |');
-  console.log('| --- | ---: | ---: | ---: | ---: |');
+  console.log('\n| function | zip | unzipped | files | zip budget | loaded before the ack |');
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: |');
   for (const r of rows) {
     const share = ((r.zipped / MAX_ZIP_BYTES) * 100).toFixed(0);
+    const ack = r.ackPath
+      ? `${kib(r.ackPath.bytes)} in ${r.ackPath.files.length} files (budget ${kib(MAX_ACK_PATH_BYTES)})`
+      : '-';
     console.log(
-      `| ${r.name} | ${mib(r.zipped)} | ${mib(r.unzipped)} | ${r.files} | ${share}% of ${mib(MAX_ZIP_BYTES)} |`,
+      `| ${r.name} | ${mib(r.zipped)} | ${mib(r.unzipped)} | ${r.files} | ${share}% of ${mib(MAX_ZIP_BYTES)} | ${ack} |`,
     );
   }
 }

@@ -1,8 +1,12 @@
 /**
  * One signed AWS API call over HTTPS (SigV4, our own signer: no SDK), and AWS's JSON error shape read
  * back. Lambda Invoke, SSM GetParameter and Secrets Manager all go through here, so timeouts and
- * network errors read the same everywhere.
+ * network errors read the same everywhere. Sent with node:http(s), not fetch: the Slack function
+ * makes two of these calls before it acknowledges (ADR 0018), and Node loads its fetch (undici) on
+ * first use, about 100 ms of a cold start; node:http is already in memory.
  */
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { KubemaintError } from '../../errors.js';
 import { signRequest } from './sign-request.js';
 import type { AwsCredentials } from './sigv4.js';
@@ -14,8 +18,16 @@ export interface AwsCallOptions {
   readonly now: () => Date;
   /** In place of the public regional endpoint: a VPC endpoint, or a local server in tests. */
   readonly endpoint?: string;
+  /** Send with this instead of node:http(s) (tests). */
   readonly fetch?: typeof fetch;
   readonly timeoutMs?: number;
+}
+
+/** What callers read of an answer (a fetch Response has it too). */
+export interface AwsResponse {
+  readonly ok: boolean;
+  readonly status: number;
+  readonly headers: { get(name: string): string | null };
 }
 
 export interface AwsCall {
@@ -31,7 +43,7 @@ export async function awsPost(
   call: AwsCall,
   options: AwsCallOptions,
   defaultTimeoutMs: number,
-): Promise<{ response: Response; text: string }> {
+): Promise<{ response: AwsResponse; text: string }> {
   const signed = signRequest({
     method: 'POST',
     url: call.url,
@@ -41,18 +53,49 @@ export async function awsPost(
     scope: { region: options.region, service: call.service },
     now: options.now(),
   });
-  let response: Response;
+  const sent = {
+    method: 'POST',
+    headers: signed.headers,
+    body: call.body,
+    signal: AbortSignal.timeout(options.timeoutMs ?? defaultTimeoutMs),
+  };
   try {
-    response = await (options.fetch ?? fetch)(call.url, {
-      method: 'POST',
-      headers: signed.headers,
-      body: call.body,
-      signal: AbortSignal.timeout(options.timeoutMs ?? defaultTimeoutMs),
-    });
+    if (options.fetch) {
+      const response = await options.fetch(call.url, sent);
+      return { response, text: await response.text() };
+    }
+    return await post(call.url, sent);
   } catch (error) {
     throw new KubemaintError('unexpected', `${call.what}: ${String(error)}`, { cause: error });
   }
-  return { response, text: await response.text() };
+}
+
+function post(
+  url: string,
+  sent: { headers: Record<string, string>; body: string; signal: AbortSignal },
+): Promise<{ response: AwsResponse; text: string }> {
+  const send = url.startsWith('https:') ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = send(url, { method: 'POST', headers: sent.headers, signal: sent.signal }, (res) => {
+      readAnswer(res).then(resolve, reject);
+    });
+    req.on('error', reject);
+    req.end(sent.body);
+  });
+}
+
+async function readAnswer(res: IncomingMessage): Promise<{ response: AwsResponse; text: string }> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of res) chunks.push(chunk as Buffer);
+  const status = res.statusCode ?? 0;
+  const header = (name: string): string | null => {
+    const value = res.headers[name.toLowerCase()];
+    return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+  };
+  return {
+    response: { ok: status >= 200 && status < 300, status, headers: { get: header } },
+    text: Buffer.concat(chunks).toString('utf8'),
+  };
 }
 
 /** AWS JSON errors carry `__type` (sometimes `prefix#Name`) and `message`/`Message`. */

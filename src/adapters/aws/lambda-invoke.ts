@@ -5,7 +5,7 @@
  * API: https://docs.aws.amazon.com/lambda/latest/api/API_Invoke.html (202 Accepted for Event).
  */
 import { KubemaintError } from '../../errors.js';
-import { awsErrorDetail, awsPost, type AwsCallOptions } from './aws-call.js';
+import { awsErrorDetail, awsPost, type AwsCallOptions, type AwsResponse } from './aws-call.js';
 
 export interface InvokeAsyncOptions extends AwsCallOptions {
   /** @default `https://lambda.<region>.amazonaws.com` (a VPC endpoint, or a local server in tests) */
@@ -72,7 +72,7 @@ export async function invokeAsync(
 }
 
 /** Lambda errors are JSON with `Type`/`__type` and `message`/`Message`, and x-amzn-ErrorType. */
-function invokeError(functionName: string, response: Response, text: string): KubemaintError {
+function invokeError(functionName: string, response: AwsResponse, text: string): KubemaintError {
   const { type, detail } = awsErrorDetail(
     `invoking ${functionName}`,
     response.status,

@@ -7,6 +7,11 @@
  * the work to completion, and its answer goes nowhere. So listeners must call `defer` before any
  * side effect other than `ack` (or keep those idempotent, as the control-plane use cases are).
  * If the hand-off itself fails, the work runs inline: late (Slack may show a timeout) but not lost.
+ *
+ * Ack first (ADR 0018): with `ackFirst`, a signed slash command or click is not even given to the app
+ * here. The first invocation queues the replay and answers an empty 200 before Bolt, the config or
+ * the Kubernetes client are loaded; the replay runs the whole listener, and whatever the listener
+ * acks with (a usage error, help) goes to the request's response_url instead.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AwsLambdaReceiver } from '@slack/bolt';
@@ -24,6 +29,8 @@ export interface DeferredEvent {
   kind: typeof DEFERRED_KIND;
   deferredAt: string;
   event: AwsEvent;
+  /** The first invocation answered an empty 200 without running the app (ack first). */
+  ackedEmpty?: true;
 }
 
 export interface SlackHandlerOptions {
@@ -33,6 +40,13 @@ export interface SlackHandlerOptions {
    * them, and Bolt checks the signature of the request they replay.
    */
   gate?: (event: AwsEvent) => Promise<AwsResponse | undefined>;
+  /**
+   * Requests answered with an empty 200 before the app loads, all their work in the replay. Asked
+   * only after `gate` let the request through: an unsigned request never queues an invocation.
+   */
+  ackFirst?: (event: AwsEvent) => boolean;
+  /** Sends what the replayed listener acked with to the person (the request's response_url). */
+  answerLate?: (response: AwsResponse, event: AwsEvent) => Promise<void>;
   /** Builds the Bolt Lambda handler once (cold start) with the `defer` its listeners call. */
   createHandler(defer: Defer): Promise<AwsHandler>;
   /** Queues the deferred invocation (Lambda Invoke, InvocationType Event). */
@@ -81,6 +95,15 @@ export function createSlackHandler(
     return bolt;
   };
 
+  /** A failed late answer is logged: the work itself still runs. */
+  async function answerLate(response: AwsResponse, event: AwsEvent): Promise<void> {
+    try {
+      await options.answerLate?.(response, event);
+    } catch (error) {
+      log.error({ err: error }, 'could not send the acknowledgement through response_url');
+    }
+  }
+
   return async (event, context) => {
     try {
       return await invoke(event, context);
@@ -96,12 +119,26 @@ export function createSlackHandler(
     if (!isDeferredEvent(event)) {
       const refused = await options.gate?.(event);
       if (refused) return refused;
+      if (options.gate && options.ackFirst?.(event)) {
+        const deferredAt = (options.now?.() ?? new Date()).toISOString();
+        try {
+          await options.handOff({ kind: DEFERRED_KIND, deferredAt, event, ackedEmpty: true });
+          return { statusCode: 200, body: '' };
+        } catch (error) {
+          // Late (the app loads first) but not lost: the app answers it in this invocation.
+          log.error(
+            { err: error },
+            'hand-off failed; answering through the app in this invocation',
+          );
+        }
+      }
     }
     const bolted = await handler();
     if (isDeferredEvent(event)) {
       const invocation: Invocation = { works: [] };
       const result = await current.run(invocation, async () => {
-        await bolted(event.event, context);
+        const response = await bolted(event.event, context);
+        if (event.ackedEmpty) await answerLate(response, event.event);
         return drain(invocation, log);
       });
       log.info({ ...result, since: event.deferredAt }, 'deferred done');

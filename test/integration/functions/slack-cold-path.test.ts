@@ -5,7 +5,9 @@
  * call even on a cold start; a well-formed wrong signature costs none when the signing secret is in
  * the environment or already read, and at most the one read of the signing secret per container,
  * never the config or the bot token; a signed request goes on to the cold path, which does not
- * read the signing secret again. And slack.ts itself imports nothing heavy.
+ * read the signing secret again. A signed slash command or click is answered before the cold path
+ * too (ack first, ADR 0018): one asynchronous invocation queued, nothing loaded; a modal submission
+ * goes on to the cold path. And slack.ts itself imports nothing heavy.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -14,9 +16,9 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createSlackEntry } from '../../../functions/slack.js';
 import { silentLogger } from '../../../src/log.js';
-import { slackHeaders, slashCommandBody } from '../../support/slack-sign.js';
+import { interactionBody, slackHeaders, slashCommandBody } from '../../support/slack-sign.js';
 import { apiGatewayEvent } from './api-gateway.js';
-import { startAwsStub, type AwsStub } from './aws-stub.js';
+import { startAwsStub, type AwsStub } from '../../support/aws-stub.js';
 
 const SECRET = 'fe0c2b1d5a7e4f3b9c8d6e5f4a3b2c1d';
 const PARAMETERS = {
@@ -64,6 +66,8 @@ describe('the Slack function answers forgeries before its cold path', () => {
         AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE',
         AWS_SECRET_ACCESS_KEY: 'secret',
         AWS_ENDPOINT_URL_SSM: aws.url,
+        AWS_ENDPOINT_URL_LAMBDA: aws.url,
+        AWS_LAMBDA_FUNCTION_NAME: 'kubemaint-ci-slack',
         KUBEMAINT_CONFIG_YAML_SSM_PARAMETER: '/kubemaint/ci/config',
         SLACK_BOT_TOKEN_SSM_PARAMETER: '/kubemaint/ci/slack-bot-token',
         SLACK_SIGNING_SECRET_SSM_PARAMETER: '/kubemaint/ci/slack-signing-secret',
@@ -128,14 +132,43 @@ describe('the Slack function answers forgeries before its cold path', () => {
     assert.equal(loads.length, 0, 'neither the config nor Bolt');
   });
 
-  it('a signed request goes on to the cold path, which does not read the signing secret again', async () => {
+  it('a signed slash command is answered before the cold path: one invocation queued, nothing loaded', async () => {
     aws.requests.length = 0;
+    aws.invocations.length = 0;
     const { handler, loads } = container();
-    const answer = (await handler(event(signed, body), {})) as { statusCode: number };
+    const answer = (await handler(event(signed, body), {})) as { statusCode: number; body: string };
+    assert.deepEqual(answer, { statusCode: 200, body: '' });
+    assert.equal(loads.length, 0, 'neither the config nor Bolt');
+    assert.deepEqual(ssmCalls(), ['/kubemaint/ci/slack-signing-secret']);
+    assert.deepEqual(
+      aws.invocations.map((i) => (i.event as { ackedEmpty?: boolean }).ackedEmpty),
+      [true],
+    );
+  });
+
+  it('a signed modal submission goes on to the cold path, which does not read the signing secret again', async () => {
+    aws.requests.length = 0;
+    aws.invocations.length = 0;
+    const { handler, loads } = container();
+    const submission = interactionBody({
+      type: 'view_submission',
+      user: { id: 'U0ALICE' },
+      view: { callback_id: 'kubemaint-reject', private_metadata: '{}', state: { values: {} } },
+    });
+    const headers = slackHeaders(SECRET, submission, now);
+    const answer = (await handler(event(headers, submission), {})) as { statusCode: number };
     assert.equal(answer.statusCode, 200);
     assert.equal(loads.length, 1);
     assert.equal(loads[0]?.['SLACK_SIGNING_SECRET'], SECRET);
     assert.deepEqual(ssmCalls(), ['/kubemaint/ci/slack-signing-secret']);
+    assert.equal(aws.invocations.length, 0);
+  });
+
+  it('a slash command whose hand-off fails is answered through the app in this invocation', async () => {
+    const { handler, loads } = container({ AWS_ENDPOINT_URL_LAMBDA: 'http://127.0.0.1:9' });
+    const answer = (await handler(event(signed, body), {})) as { statusCode: number };
+    assert.equal(answer.statusCode, 200);
+    assert.equal(loads.length, 1, 'the app ran here instead');
   });
 });
 

@@ -2,7 +2,9 @@
  * functions/slack.ts as Lambda runs it: config and secrets from a local SSM stand-in, the real Bolt
  * app on its AwsLambdaReceiver, a signed API Gateway v2 event for `/maint approve <id>`, the
  * asynchronous self-invocation queued at a local Lambda stand-in and replayed, and the request on the
- * sim's node approved in the end, exactly once.
+ * sim's node approved in the end, exactly once. Ack first (ADR 0018): every command and click is
+ * answered with an empty 200 before the app runs; what the app acks with reaches the person through
+ * response_url after the replay, and an Approve click approves there.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -11,10 +13,10 @@ import { runTick } from '../../../src/app/control/tick.js';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
 import { testControlDeps } from '../../support/control.js';
 import { requestReader } from '../../support/requests.js';
-import { slackHeaders, slashCommandBody } from '../../support/slack-sign.js';
+import { approveClickBody, slackHeaders, slashCommandBody } from '../../support/slack-sign.js';
 import { startSlackWebApi, type SlackWebApi } from '../../support/slack-web-api.js';
 import { startTestSim, type TestSim } from '../../support/sim.js';
-import { startAwsStub, type AwsStub } from './aws-stub.js';
+import { startAwsStub, type AwsStub } from '../../support/aws-stub.js';
 
 const SECRET = 'fe0c2b1d5a7e4f3b9c8d6e5f4a3b2c1d';
 
@@ -72,14 +74,17 @@ describe('functions/slack.ts entry', () => {
   const requestOn = (node: string): Promise<MaintenanceRequest | undefined> =>
     requestReader(sim.kubeconfigPath).ofNode(node);
 
-  const slashCommand = (text: string, userId: string): AwsEvent => {
-    const body = slashCommandBody({
-      command: '/maint',
-      text,
-      userId,
-      channelId: 'C0MAINT',
-      responseUrl: slack.responseUrl(),
-    });
+  const slashCommand = (text: string, userId: string): AwsEvent =>
+    signedEvent(
+      slashCommandBody({
+        command: '/maint',
+        text,
+        userId,
+        channelId: 'C0MAINT',
+        responseUrl: slack.responseUrl(),
+      }),
+    );
+  const signedEvent = (body: string): AwsEvent => {
     const headers = Object.fromEntries(
       Object.entries(slackHeaders(SECRET, body)).map(([k, v]) => [k.toLowerCase(), v]),
     );
@@ -109,8 +114,9 @@ describe('functions/slack.ts entry', () => {
 
     const answer = (await handler(slashCommand(`approve ${proposed.id}`, 'U0ALICE'), {})) as {
       statusCode: number;
+      body: string;
     };
-    assert.equal(answer.statusCode, 200);
+    assert.deepEqual(answer, { statusCode: 200, body: '' });
     // The app reads the cluster after the ack, so nothing changed yet: the work waits in the queue.
     assert.deepEqual(
       aws.invocations.map((i) => i.functionName),
@@ -139,5 +145,35 @@ describe('functions/slack.ts entry', () => {
     await handler(slashCommand(`approve ${proposed.id}`, 'U0MALLORY'), {});
     await deliverQueued();
     assert.equal((await requestOn('node-5'))?.state, 'proposed');
+  });
+
+  it('what the app acks with (help) reaches the person through response_url after the replay', async () => {
+    const answer = await handler(slashCommand('help', 'U0ALICE'), {});
+    assert.deepEqual(answer, { statusCode: 200, body: '' });
+    const before = slack.callsOf('response_url').length;
+    assert.equal(await deliverQueued(), 1);
+    const late = slack.callsOf('response_url').slice(before);
+    assert.equal(late.length, 1);
+    assert.match(String(late[0]!.args['text']), /approve/);
+    assert.equal(late[0]!.args['response_type'], 'ephemeral');
+  });
+
+  it('an Approve click is answered empty at once and approves in the replay', async () => {
+    await runTick(testControlDeps(sim));
+    const proposed = (await requestReader(sim.kubeconfigPath).all()).find(
+      (r) => r.state === 'proposed',
+    );
+    assert.ok(proposed, 'a proposed request to click on');
+    const click = approveClickBody({
+      requestId: proposed.id,
+      userId: 'U0ALICE',
+      channelId: 'C0MAINT',
+      responseUrl: slack.responseUrl(),
+      ts: '1700000000.000100',
+    });
+    assert.deepEqual(await handler(signedEvent(click), {}), { statusCode: 200, body: '' });
+    assert.equal((await requestOn(proposed.node))?.state, 'proposed');
+    assert.equal(await deliverQueued(), 1);
+    assert.equal((await requestOn(proposed.node))?.state, 'approved');
   });
 });

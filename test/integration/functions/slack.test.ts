@@ -17,7 +17,7 @@ import { silentLogger } from '../../../src/log.js';
 import { slackHeaders, slashCommandBody } from '../../support/slack-sign.js';
 import { startSlackWebApi, type SlackWebApi } from '../../support/slack-web-api.js';
 import { apiGatewayEvent } from './api-gateway.js';
-import { startAwsStub, type AwsStub } from './aws-stub.js';
+import { startAwsStub, type AwsStub } from '../../support/aws-stub.js';
 
 const SECRET = 'fe0c2b1d5a7e4f3b9c8d6e5f4a3b2c1d';
 

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import type { TickSummary } from '../../../src/compose/lambda/tick-handler.js';
 import { startSlackWebApi, type SlackWebApi } from '../../support/slack-web-api.js';
 import { startTestSim, type TestSim } from '../../support/sim.js';
-import { startAwsStub, type AwsStub } from './aws-stub.js';
+import { startAwsStub, type AwsStub } from '../../support/aws-stub.js';
 
 describe('functions/tick.ts entry', () => {
   let sim: TestSim;

@@ -12,7 +12,7 @@ import { KubemaintError } from '../../../src/errors.js';
 import { silentLogger } from '../../../src/log.js';
 import { testControlDeps } from '../../support/control.js';
 import { startTestSim, type TestSim } from '../../support/sim.js';
-import { startAwsStub, type AwsStub } from './aws-stub.js';
+import { startAwsStub, type AwsStub } from '../../support/aws-stub.js';
 
 const scheduledEvent = {
   version: '0',
