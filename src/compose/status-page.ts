@@ -9,7 +9,7 @@ import type { ControlSettings } from '../app/control/settings.js';
 import { statusPage, type StatusPage } from '../adapters/http/status-page.js';
 import type { Config } from '../config/schema.js';
 import type { TimelineRange } from '../core/timeline.js';
-import { PAGE_SCRIPT, PAGE_STYLE } from '../../templates/status-page/assets.js';
+import { PAGE_ICON, PAGE_SCRIPT, PAGE_STYLE } from '../../templates/status-page/assets.js';
 import { statusFragment } from '../../templates/status-page/fragment.js';
 import { timelineModel } from '../../templates/status-page/model.js';
 import { statusPageHtml } from '../../templates/status-page/page.js';
@@ -46,5 +46,6 @@ export function composeStatusPage(options: {
     fragment,
     script: PAGE_SCRIPT,
     style: PAGE_STYLE,
+    icon: PAGE_ICON,
   });
 }

@@ -62,7 +62,7 @@ const RANGE_MS: Record<Exclude<TimelineRange, 'fit'>, number> = {
   '7d': 7 * 24 * HOUR_MS,
 };
 /** `fit` never shows less (a demo's minute would fill the page) nor older than a week. */
-const FIT_MIN_MS = 10 * 60_000;
+const FIT_MIN_MS = 5 * 60_000;
 const FIT_MAX_MS = RANGE_MS['7d'];
 
 export const isTimelineRange = (text: string): text is TimelineRange =>

@@ -27,6 +27,10 @@ export const PAGE_SCRIPT = `'use strict';
 })();
 `;
 
+/** A dot in the phases' colours, so the page has an icon and the browser asks for no other. */
+export const PAGE_ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><circle cx="8" cy="8" r="7" fill="#3f9c5a"/><rect x="3" y="7" width="10" height="2" fill="#fff"/></svg>
+`;
+
 export const PAGE_STYLE = `:root {
   --waiting: #9aa5b1; --draining: #e8a33d; --rebooting: #d64545; --upgrading: #8e5bd6;
   --verifying: #3f9c5a; --window: #e6f4ea; --freeze: #fbe3e3; --ink: #1f2933; --muted: #616e7c;
@@ -79,5 +83,6 @@ svg .request.state-rejected .bar, svg .request.state-cancelled .bar, svg .reques
 table { border-collapse: collapse; font-size: .9rem; }
 th, td { text-align: left; padding: .3rem .6rem; border-bottom: 1px solid #e4e7eb; vertical-align: top; }
 td.state { font-weight: 600; }
+td.id, td.node, td.since { white-space: nowrap; }
 ul.waits { margin: .2rem 0 0 1rem; padding: 0; color: var(--muted); }
 `;

@@ -64,10 +64,10 @@ function requestsTable(model: TimelineModel): string {
     return '<section class="requests"><h2>Requests</h2><p class="note">No maintenance requests.</p></section>';
   const rows = requests.map(
     (r) =>
-      `<tr data-request="${html(r.id)}"><td><code>${html(r.id)}</code></td><td>${html(r.node)}</td>` +
+      `<tr data-request="${html(r.id)}"><td class="id"><code>${html(r.id)}</code></td><td class="node">${html(r.node)}</td>` +
       `<td>${html(r.action === 'upgrade' ? `upgrade to ${r.targetVersion ?? '?'}` : 'reboot')}</td>` +
       `<td class="state state-${html(r.state)}">${html(r.state)}</td>` +
-      `<td>${html(localTime(Date.parse(r.updatedAt), model.zone, true))}</td>` +
+      `<td class="since">${html(localTime(Date.parse(r.updatedAt), model.zone, true))}</td>` +
       `<td class="approvals">${approvals(model, r)}</td><td class="detail">${detail(r)}</td></tr>`,
   );
   return (

@@ -18,6 +18,7 @@ export function statusPageHtml(page: {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>kubemaint · ${html(page.cluster)}</title>
+<link rel="icon" href="status/icon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="status/page.css">
 <script src="status/page.js" defer></script>
 </head>

@@ -1,6 +1,6 @@
 /**
  * The status page on serve's ops port: `/status` (the document), `/status/events` (Server-Sent
- * Events: the live part again whenever it changed), `/status/page.js` and `/status/page.css`. Read
+ * Events: the live part again whenever it changed), `/status/page.js`, `page.css` and `icon.svg`. Read
  * only: it answers GET and HEAD, and shows what the last read of the fleet said. What it draws is the
  * caller's (`render`, templates/status-page); here are the routes, the streams and the headers: a
  * Content-Security-Policy that allows nothing inline and nothing from elsewhere, so even a value that
@@ -16,6 +16,7 @@ export interface StatusPageOptions {
   fragment(range: TimelineRange): string;
   script: string;
   style: string;
+  icon: string;
   /** Ongoing bars grow and the present moves: streams are redrawn this often. @default 10_000 */
   repaintMs?: number;
   /** Streams open at once; more are refused (503), so a page left open everywhere costs little. @default 32 */
@@ -132,6 +133,13 @@ export function statusPage(options: StatusPageOptions): StatusPage {
           return answer(res, 200, 'text/javascript; charset=utf-8', options.script);
         case '/status/page.css':
           return answer(res, 200, 'text/css; charset=utf-8', options.style);
+        case '/status/icon.svg':
+          return answer(res, 200, 'image/svg+xml', options.icon);
+        case '/status/':
+          // The page's links are relative to /status: from /status/ they would miss.
+          return answer(res, 301, 'text/plain; charset=utf-8', 'moved to ../status\n', {
+            location: '../status',
+          });
         default:
           return answer(
             res,

@@ -2,7 +2,8 @@
  * `kubemaint serve`: the control plane as a long-running process (the container of infra/k8s, and the
  * demo of `npm start`). Ticks on the config's cron schedule (UTC, never overlapping), a skew scan on
  * its own schedule, an extra tick whenever a watch sees a node or Job change, /healthz /readyz
- * /metrics on the ops port, and on SIGTERM it lets the tick in flight finish before it exits.
+ * /metrics (and the status page, /status) on the ops port, and on SIGTERM it lets the tick in flight
+ * finish before it exits.
  */
 import type { Command } from 'commander';
 import { LISTEN_HOST_HINT, isListenHost } from '../../config/fields.js';
@@ -16,6 +17,7 @@ interface ServeFlags {
   opsPort?: string;
   slackHost?: string;
   slackPort?: string;
+  statusPage?: boolean;
 }
 
 export function registerServeCommand(program: Command): void {
@@ -23,7 +25,8 @@ export function registerServeCommand(program: Command): void {
     .summary('run the control plane (with no config: the embedded demo)')
     .description(
       'run the control plane: tick on a schedule and on every change, print prompts and progress,\n' +
-        'serve /healthz /readyz /metrics. With no config it runs the embedded demo cluster.',
+        'serve /healthz /readyz /metrics (and the status page at /status when it is on).\n' +
+        'With no config it runs the embedded demo cluster.',
     )
     .option(
       '--ops-port <port>',
@@ -38,6 +41,11 @@ export function registerServeCommand(program: Command): void {
       '--slack-host <address>',
       'address of the Slack receiver (default: serve.slack.host, else as --ops-host)',
     )
+    .option(
+      '--status-page',
+      'serve the live maintenance timeline at /status on the ops port (default: serve.statusPage; on in the demo)',
+    )
+    .option('--no-status-page', 'do not serve it, even in the demo')
     .addHelpText(
       'after',
       '\nWith the demo (no config), open another terminal in this folder and run\n' +
@@ -56,6 +64,7 @@ export function registerServeCommand(program: Command): void {
         config,
         listen,
         out,
+        ...(options.statusPage !== undefined ? { statusPage: options.statusPage } : {}),
         ...(global.kubeconfig ? { kubeconfigPath: global.kubeconfig } : {}),
       });
     });
