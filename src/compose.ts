@@ -10,6 +10,7 @@ import type { Clock, Notifier } from './app/control/ports.js';
 import type { TickDeps } from './app/control/tick.js';
 import { createKubeClient, type KubeClient } from './adapters/kube/client.js';
 import { controlCluster } from './adapters/kube/control-cluster.js';
+import { configMapDurations } from './adapters/kube/durations.js';
 import { createNotifier } from './adapters/notify/notifier.js';
 import { parseNotifyUrls } from './adapters/notify/parse.js';
 import { prometheusAlertsFromConfig } from './adapters/prometheus/from-config.js';
@@ -63,6 +64,9 @@ export async function openControl(config: Config, options: OpenOptions): Promise
     clock,
     randomBytes: (count) => new Uint8Array(randomBytes(count)),
     ...(alerts ? { alerts } : {}),
+    ...(effective.durations.learn
+      ? { durations: configMapDurations(client, effective.namespace) }
+      : {}),
   };
   return {
     deps,

@@ -12,7 +12,10 @@ import { formatDuration } from '../src/core/duration.js';
 import { printable } from '../src/core/printable.js';
 
 export type StatusView = Pick<FleetView, 'requests' | 'pause' | 'slots'> &
-  Partial<Pick<FleetView, 'nodes' | 'window'>>;
+  Partial<Pick<FleetView, 'nodes' | 'window'>> & {
+    /** Request id → whether it fits the open window ("fits: about 7 min, window closes in 42 min"). */
+    fits?: Readonly<Record<string, string>>;
+  };
 
 export function statusJson(view: StatusView): string {
   return `${JSON.stringify(
@@ -38,6 +41,7 @@ export function statusJson(view: StatusView): string {
         ...(r.campaign ? { campaign: r.campaign } : {}),
         ...(r.drain ? { drain: r.drain.message } : {}),
         ...(r.failure ? { failure: r.failure } : {}),
+        ...(view.fits?.[r.id] ? { fit: view.fits[r.id] } : {}),
         createdAt: r.createdAt,
         updatedAt: r.updatedAt,
       })),
@@ -67,7 +71,7 @@ export function statusTable(view: StatusView, now: Date): string {
         r.action === 'upgrade' ? `upgrade ${r.targetVersion ?? ''}`.trim() : 'reboot',
         r.state,
         formatDuration(Math.max(0, now.getTime() - Date.parse(r.updatedAt))),
-        detail(r),
+        withFit(detail(r), view.fits?.[r.id]),
       ].map((cell) => printable(cell)),
     );
     lines.push(...table([['REQUEST', 'NODE', 'ACTION', 'STATE', 'SINCE', 'DETAIL'], ...rows]));
@@ -84,6 +88,9 @@ export function statusTable(view: StatusView, now: Date): string {
   if (view.window) lines.push(`window: ${printable(view.window.line)}`);
   return `${lines.join('\n')}\n`;
 }
+
+const withFit = (text: string, fit: string | undefined): string =>
+  fit ? `${text}; ${fit}` : text;
 
 function detail(r: MaintenanceRequest): string {
   if (r.state === 'failed' || r.state === 'skipped') return r.failure ?? r.state;

@@ -68,6 +68,8 @@ export function controlSettingsFromConfig(config: Config): ControlSettings {
     },
     nodeTimeoutMs: { reboot: reboot.nodeTimeout, upgrade: upgrade.nodeTimeout },
     expectedDurationMs: { reboot: reboot.expectedDuration, upgrade: upgrade.expectedDuration },
+    // With durations.learn false, compose wires no store: the config's answer, always.
+    durations: { percentile: config.durations.percentile, samples: config.durations.samples },
     drainStallAfterMs: config.drain.stallAfter,
     nodeLabels: config.nodeLabels,
     drain: {

@@ -45,7 +45,7 @@ export function slackNotifierFor(
     log: options.log.child({ component: 'slack' }),
     clusterName: deps.settings.cluster,
     timeZone: deps.settings.timeZone,
-    preview: (node) => previewRequest(deps, node),
+    preview: (node, request) => previewRequest(deps, node, request),
     nextWindow: () => nextWindowText(deps.settings, deps.clock.now()),
     approvers: config.approval.approvers.users,
   });

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import type { SlackSecrets } from './env-secrets.js';
 import { dnsLabel } from './fields.js';
+import { DurationsSchema } from './schema-durations.js';
 import { AlertmanagerSchema } from './schema-alertmanager.js';
 import { ClusterSchema } from './schema-cluster.js';
 import {
@@ -41,6 +42,8 @@ export const ConfigSchema = z
     slot: SlotSchema.prefault({}),
     drain: DrainSchema.prefault({}),
     reboot: RebootSchema.prefault({}),
+    /** Window fit from what maintenance took (reboot/upgrade.expectedDuration until then). */
+    durations: DurationsSchema.prefault({}),
     upgrade: UpgradeSchema.prefault({}),
     executor: ExecutorSchema.prefault({}),
     nodeLabels: NodeLabelsSchema.prefault({}),

@@ -83,6 +83,8 @@ export interface PolicyFacts {
   timeZone?: string;
   /** How long this node's drain + host command + verification is expected to take. */
   expectedDurationMs?: number;
+  /** Where that comes from (`p90 of the last 12 reboots`, `reboot.expectedDuration; …`). */
+  expectedDurationSource?: string;
   pause?: Readable<{ paused: boolean; reason?: string; by?: string }>;
   window?: Readable<WindowFacts>;
   /** Nodes not Ready (kubemaint's own in-flight nodes excluded by the caller) and the allowed most. */
@@ -141,7 +143,10 @@ const freezeGate: Check = ({ window, timeZone }, now) => {
   return [`freeze: ${reason}${until ? ` (until ${describeTime(until, now, timeZone)})` : ''}`];
 };
 
-const windowGate: Check = ({ window, timeZone, expectedDurationMs, node }, now) => {
+const windowGate: Check = (
+  { window, timeZone, expectedDurationMs, expectedDurationSource, node },
+  now,
+) => {
   if (!window) return [];
   if (isError(window)) return [`could not evaluate the maintenance windows: ${window.error}`];
   if (!window.open) {
@@ -155,7 +160,7 @@ const windowGate: Check = ({ window, timeZone, expectedDurationMs, node }, now) 
   if (expectedDurationMs <= left) return [];
   const closes = describeTime(window.closesAt, now, timeZone);
   return [
-    `window closes ${closes}, in ${formatDuration(Math.max(0, left))}; ${node} needs about ${formatDuration(expectedDurationMs)} (drain + host command + verify)`,
+    `window closes ${closes}, in ${formatDuration(Math.max(0, left))}; ${node} needs about ${formatDuration(expectedDurationMs)} (drain + host command + verify${expectedDurationSource ? `: ${expectedDurationSource}` : ''})`,
   ];
 };
 

@@ -92,7 +92,7 @@ export function windowLine(ctx: PromptContext): string | undefined {
   const window = ctx.preview?.window;
   if (window?.freeze) return `*Window:* frozen (${esc(window.freeze)})`;
   if (window?.open)
-    return `*Window:* open now${window.closesAt ? `, closes ${esc(window.closesAt)}` : ''}`;
+    return `*Window:* open now${window.closesAt ? `, closes ${esc(window.closesAt)}` : ''}${window.fit ? ` — ${esc(window.fit)}` : ''}`;
   const next = window?.nextOpening ?? ctx.nextWindow;
   return next ? `*Next window:* ${esc(next)}` : undefined;
 }

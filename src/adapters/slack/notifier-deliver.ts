@@ -35,7 +35,7 @@ export interface DeliverDeps {
   clusterName: string;
   timeZone: string;
   /** The preview for a single request's prompt (previewRequest, bound); omitted → no pods shown. */
-  preview?: (node: string) => Promise<Preview>;
+  preview?: (node: string, request?: MaintenanceRequest) => Promise<Preview>;
   /** The next window's opening as text, for prompts without a preview (campaigns). */
   nextWindow?: () => string | undefined;
   /** Mentioned in stalled-drain questions: Slack user (`U…`) or user group (`S…`) ids. */
@@ -128,7 +128,7 @@ async function prompt(
   // The preview (a dry-run eviction per pod) only matters while people still decide or wait.
   const wanted = deps.preview && (request.state === 'proposed' || request.state === 'approved');
   const preview = wanted
-    ? await attempt(deps, 'preview', () => deps.preview!(request.node))
+    ? await attempt(deps, 'preview', () => deps.preview!(request.node, request))
     : undefined;
   return requestPrompt(request, preview ? { ...ctx, preview } : ctx);
 }

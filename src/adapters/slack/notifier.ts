@@ -25,7 +25,7 @@ export interface SlackNotifierOptions {
   /** The cluster's display name and the zone times are shown in (ControlSettings). */
   clusterName: string;
   timeZone: string;
-  preview?: (node: string) => Promise<Preview>;
+  preview?: (node: string, request?: MaintenanceRequest) => Promise<Preview>;
   nextWindow?: () => string | undefined;
   /** Mentioned when a stalled drain asks what to do. @default none */
   approvers?: readonly string[];

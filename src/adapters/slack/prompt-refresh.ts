@@ -79,7 +79,7 @@ export async function renderRequest(
 ): Promise<SlackMessage> {
   const preview =
     request.state === 'proposed'
-      ? await previewRequest(rt.deps, request.node).catch(() => undefined)
+      ? await previewRequest(rt.deps, request.node, request).catch(() => undefined)
       : undefined;
   return requestPrompt(request, promptContext(rt, preview));
 }

@@ -120,7 +120,7 @@ export function registerRequestActions(app: App, rt: SlackRuntime): void {
     later(click, async () => {
       const request = await findRequest(rt, click.value);
       if (!request) return;
-      const preview = await previewRequest(rt.deps, request.node);
+      const preview = await previewRequest(rt.deps, request.node, request);
       await opened;
       await client.views.update({
         external_id: externalId,

@@ -23,6 +23,8 @@ import { persist, tell } from './persist.js';
 import type { AlertsPort, NodeView } from './ports.js';
 import type { ReconcileDeps } from './deps.js';
 import { failAndRestore } from './restore.js';
+import { expectedFor, readBook } from './durations.js';
+import type { DurationBook } from '../../core/durations.js';
 
 export interface DispatchDeps extends ReconcileDeps {
   alerts?: AlertsPort;
@@ -53,7 +55,9 @@ export async function dispatchApproved(
   const inFlight = active
     .filter((n) => IN_FLIGHT.has(n.request?.state ?? ''))
     .map((n) => n.request!);
-  const shared = { now, pause, window, unhealthy, alerts, inFlight, decisions };
+  // What each request is expected to take: observed durations once there are any (ADR 0017).
+  const book = await readBook(deps);
+  const shared = { now, pause, window, unhealthy, alerts, inFlight, decisions, book };
   const log: string[] = [];
   for (const node of approved) {
     try {
@@ -71,6 +75,7 @@ export async function dispatchApproved(
 
 type Shared = Pick<PolicyFacts, 'pause' | 'window' | 'unhealthy' | 'alerts'> & {
   now: Date;
+  book: DurationBook;
   inFlight: MaintenanceRequest[];
   decisions: readonly Decision[];
 };
@@ -87,7 +92,7 @@ async function dispatchOne(
   const base: PolicyFacts = {
     node: node.name,
     timeZone: settings.timeZone,
-    expectedDurationMs: settings.expectedDurationMs[request.action],
+    ...expectation(deps, shared.book, request),
     pause: shared.pause,
     window: shared.window,
     unhealthy: shared.unhealthy,
@@ -199,4 +204,14 @@ async function recordBlocked(
 function unhealthyMax(settings: DispatchDeps['settings'], fleetSize: number): number {
   const limit = settings.blockers.maxUnhealthyNodes;
   return 'count' in limit ? limit.count : Math.floor((fleetSize * limit.percent) / 100);
+}
+
+/** The window-fit gate's facts: how long the request is expected to take, and from what. */
+function expectation(
+  deps: DispatchDeps,
+  book: DurationBook,
+  request: MaintenanceRequest,
+): Pick<PolicyFacts, 'expectedDurationMs' | 'expectedDurationSource'> {
+  const expected = expectedFor(deps, book, request);
+  return { expectedDurationMs: expected.ms, expectedDurationSource: expected.why };
 }

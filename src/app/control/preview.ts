@@ -9,6 +9,8 @@ import { describeTime, evaluatePolicy, type PolicyFacts } from '../../core/polic
 import { describeSchedule } from '../../core/windows.js';
 import type { PodInfo } from '../ports.js';
 import { blockingPodFacts, drainSelection, pdbFacts, readable, windowFacts } from './facts.js';
+import type { MaintenanceRequest } from '../../core/request.js';
+import { expectedFor, fitLine, readBook, type DurationsPort } from './durations.js';
 import type { ClusterPort, Clock, NodeView } from './ports.js';
 import type { ControlSettings, DrainChoice } from './settings.js';
 
@@ -39,6 +41,11 @@ export interface Preview {
     freeze?: string;
     /** One line per configured window and freeze. */
     schedule: string[];
+    /**
+     * Whether the work fits in the open window, from observed durations once there are any:
+     * "fits: about 7 min, window closes in 42 min" (ADR 0017). Absent without a request.
+     */
+    fit?: string;
   };
   /** Facts that could not be read. */
   errors: string[];
@@ -46,11 +53,20 @@ export interface Preview {
 
 export interface PreviewDeps {
   cluster: ClusterPort;
-  settings: Pick<ControlSettings, 'schedule' | 'timeZone' | 'blockers' | 'detection' | 'drain'>;
+  settings: Pick<
+    ControlSettings,
+    'schedule' | 'timeZone' | 'blockers' | 'detection' | 'drain' | 'expectedDurationMs' | 'durations'
+  >;
   clock: Pick<Clock, 'now'>;
+  durations?: DurationsPort;
 }
 
-export async function previewRequest(deps: PreviewDeps, node: string): Promise<Preview> {
+/** The preview of a drain of `node`; with `request`, also whether it fits the window. */
+export async function previewRequest(
+  deps: PreviewDeps,
+  node: string,
+  request?: Pick<MaintenanceRequest, 'action' | 'pool'>,
+): Promise<Preview> {
   const { cluster, settings } = deps;
   const now = deps.clock.now();
   const errors: string[] = [];
@@ -81,6 +97,7 @@ export async function previewRequest(deps: PreviewDeps, node: string): Promise<P
     ...(blockingPods ? { blockingPods } : {}),
   };
   const verdict = evaluatePolicy(facts, now);
+  const fit = request && fitLine(expectedFor(deps, await readBook(deps), request), window, now);
   const at = (d: Date) => describeTime(d, now, settings.timeZone);
   return {
     node,
@@ -99,6 +116,7 @@ export async function previewRequest(deps: PreviewDeps, node: string): Promise<P
       ...(window.nextOpening ? { nextOpening: at(window.nextOpening) } : {}),
       ...(window.freeze ? { freeze: window.freeze.reason } : {}),
       schedule: describeSchedule(settings.schedule),
+      ...(fit ? { fit } : {}),
     },
     errors,
   };

@@ -5,6 +5,7 @@
 import type { ApprovalPolicy } from '../../core/approval.js';
 import type { DrainFilterOptions } from '../../core/drain-filters.js';
 import type { DetectSettings } from '../../core/detect.js';
+import type { DurationLearning } from '../../core/durations.js';
 import type { Selector } from '../../core/label-selector.js';
 import type { Schedule } from '../../core/windows.js';
 import type { QueryGate } from '../../core/query-gate.js';
@@ -35,6 +36,11 @@ export interface ControlSettings {
   nodeTimeoutMs: { reboot: number; upgrade: number };
   /** Expected drain + host command + verify time, to check it fits before a window closes. */
   expectedDurationMs: { reboot: number; upgrade: number };
+  /**
+   * Once requests were proven back, expect what they took instead (a percentile of the last
+   * samples of the action and pool, app/control/durations.ts). @default 90th of the last 20
+   */
+  durations?: DurationLearning;
   /** A drain waiting this long on the same blocker asks people to wait, skip or force. */
   drainStallAfterMs: number;
   /**

@@ -13,6 +13,7 @@ import {
 } from '../../core/names.js';
 import type { MaintenanceRequest } from '../../core/request.js';
 import { verifyNode, type AgentMark } from '../../core/verify.js';
+import { recordObserved } from './durations.js';
 import { announce, persist, tell } from './persist.js';
 import type { NodeView } from './ports.js';
 import type { ReconcileDeps } from './deps.js';
@@ -60,6 +61,8 @@ export async function reconcileVerifying(
   }
   const proof = outcome.warning ? `${outcome.proof}; but ${outcome.warning}` : outcome.proof;
   await tell(deps, { ...request, updatedAt: now.toISOString() }, { kind: 'back', message: proof });
+  // What this took, for the next window-fit decision of its action and pool (ADR 0017).
+  await recordObserved(deps, request, now);
   const delayMs = deps.settings.lock.releaseDelayMs ?? 0;
   await restoreNode(deps, node, request, {
     clearMark: request.action === 'reboot',

@@ -6,6 +6,7 @@
 import type { Command } from 'commander';
 import { findNode, type CommandResult, type MaintenanceAsk } from '../../app/control/commands.js';
 import { readFleetView } from '../../app/control/fleet-view.js';
+import { fitsOf } from '../../app/control/durations.js';
 import type { ControlRuntime } from '../../compose.js';
 import type { DrainDecision } from '../../core/request.js';
 import { isRequestId } from '../../core/request-id.js';
@@ -55,7 +56,9 @@ export function registerRequestCommands(program: Command): void {
           requests: fleet.requests.filter((r) => !node || r.node === node),
           nodes: fleet.nodes.filter((n) => !node || n.name === node),
         };
-        out(options.json ? statusJson(view) : statusTable(view, deps.clock.now()));
+        // Whether what still waits fits the open window, from observed durations (ADR 0017).
+        const shown = { ...view, fits: await fitsOf(deps, view.requests) };
+        out(options.json ? statusJson(shown) : statusTable(shown, deps.clock.now()));
       }),
     );
 

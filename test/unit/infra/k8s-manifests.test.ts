@@ -109,6 +109,8 @@ const REVIEWED_WITHOUT_LAMBDA: Grant[] = [
   // The pause switch: updates by name; a create cannot be named (admission-requests.yaml does it).
   ['kubemaint-serve', NS, '', 'configmaps', 'create'],
   ['kubemaint-serve', NS, '', 'configmaps[kubemaint-pause]', 'get,update'],
+  // The durations it observed (ADR 0017), also by name.
+  ['kubemaint-serve', NS, '', 'configmaps[kubemaint-durations]', 'get,update'],
   // ADR 0012: the control plane records requests and decisions and alone writes request status.
   ['kubemaint-serve', NS, 'kubemaint.io', 'maintenancerequests', 'create,delete,get,list,watch'],
   ['kubemaint-serve', NS, 'kubemaint.io', 'maintenancerequests/status', 'get,update'],
@@ -986,7 +988,7 @@ describe('admission-requests.yaml: what a stolen control-plane token still canno
       "a person's Jobs are their RBAC's business",
     );
   });
-  it('lets the control plane write no ConfigMap but the pause switch', () => {
+  it('lets the control plane write no ConfigMap but the pause switch and its durations', () => {
     const write = (user: AdmissionCase['user'], operation: 'CREATE' | 'UPDATE', name: string) =>
       judge(configmaps.spec, {
         operation,
@@ -1000,10 +1002,12 @@ describe('admission-requests.yaml: what a stolen control-plane token still canno
     for (const user of [{ username: SERVE }, LAMBDA]) {
       assert.deepEqual(write(user, 'CREATE', 'kubemaint-pause'), []);
       assert.deepEqual(write(user, 'UPDATE', 'kubemaint-pause'), []);
+      assert.deepEqual(write(user, 'CREATE', 'kubemaint-durations'), []);
+      assert.deepEqual(write(user, 'UPDATE', 'kubemaint-durations'), []);
       assert.match(
         String(write(user, 'CREATE', 'kubemaint-config')),
-        /may write only the kubemaint-pause ConfigMap, not kubemaint-config/,
-      );
+        /may write only the kubemaint-pause and kubemaint-durations ConfigMaps, not kubemaint-config/,
+      )
     }
     assert.equal(write({ username: 'alice' }, 'CREATE', 'anything'), 'skipped');
   });

@@ -1,0 +1,82 @@
+/**
+ * The book of observed maintenance durations (core/durations.ts) in one ConfigMap of the kubemaint
+ * namespace, `kubemaint-durations` (ADR 0017): the cluster is the only store, so a restarted serve
+ * or another Lambda instance reads what the last one learned. Only the control plane writes it
+ * (RBAC names it; admission-requests.yaml refuses other names). What it holds is read through a
+ * schema: an object anyone edited into nonsense reads as an empty book (the config's
+ * expectedDuration again), never as a crash.
+ */
+import { z } from 'zod';
+import type { DurationsPort } from '../../app/control/durations.js';
+import type { DurationBook } from '../../core/durations.js';
+import { addSample } from '../../core/durations.js';
+import type { KubeClient } from './client.js';
+import { isKubeError } from './errors.js';
+import { withRetry } from './retry.js';
+
+export const DURATIONS_CONFIGMAP = 'kubemaint-durations';
+const KEY = 'durations.json';
+
+const Book = z.record(
+  z.string().max(300),
+  z.array(z.object({ ms: z.number().nonnegative(), at: z.string(), node: z.string() }).strip()),
+);
+
+function decode(text: string | undefined): DurationBook {
+  if (text === undefined) return {};
+  try {
+    const parsed = Book.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : {};
+  } catch {
+    return {};
+  }
+}
+
+export function configMapDurations(client: KubeClient, namespace: string): DurationsPort {
+  const name = DURATIONS_CONFIGMAP;
+  async function read(): Promise<{ book: DurationBook; resourceVersion?: string }> {
+    try {
+      const cm = await withRetry(
+        `read configmap ${namespace}/${name}`,
+        () => client.core.readNamespacedConfigMap({ name, namespace }),
+        client.retry,
+      );
+      return {
+        book: decode(cm.data?.[KEY]),
+        ...(cm.metadata?.resourceVersion ? { resourceVersion: cm.metadata.resourceVersion } : {}),
+      };
+    } catch (error) {
+      if (isKubeError(error, 'not-found')) return { book: {} };
+      throw error;
+    }
+  }
+  return {
+    read: async () => (await read()).book,
+    async record(key, sample, keep) {
+      // Read, add, write back conditionally: two serves recording at once retry on the 409
+      // instead of one losing the other's sample.
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const { book, resourceVersion } = await read();
+        const body = {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: {
+            name,
+            namespace,
+            labels: { 'app.kubernetes.io/managed-by': 'kubemaint' },
+            ...(resourceVersion ? { resourceVersion } : {}),
+          },
+          data: { [KEY]: JSON.stringify(addSample(book, key, sample, keep)) },
+        };
+        try {
+          await (resourceVersion
+            ? client.core.replaceNamespacedConfigMap({ name, namespace, body })
+            : client.core.createNamespacedConfigMap({ namespace, body }));
+          return;
+        } catch (error) {
+          if (!isKubeError(error, 'conflict') && !isKubeError(error, 'already-exists')) throw error;
+        }
+      }
+    },
+  };
+}
