@@ -13,7 +13,11 @@ import { controlCluster } from './adapters/kube/control-cluster.js';
 import { configMapDurations } from './adapters/kube/durations.js';
 import { createNotifier } from './adapters/notify/notifier.js';
 import { parseNotifyUrls } from './adapters/notify/parse.js';
-import { prometheusAlertsFromConfig } from './adapters/prometheus/from-config.js';
+import { alertmanagerFromConfig } from './adapters/alertmanager/from-config.js';
+import {
+  prometheusAlertsFromConfig,
+  prometheusQueriesFromConfig,
+} from './adapters/prometheus/from-config.js';
 import { connectCluster, type Connection, type ConnectOptions } from './compose/connect.js';
 import { controlSettingsFromConfig } from './compose/control-settings.js';
 import { forSimHost } from './compose/sim-host.js';
@@ -25,6 +29,8 @@ export interface OpenOptions extends ConnectOptions {
   clock?: Pick<Clock, 'now'>;
   /** More notifiers: the console in `serve`, Slack when it is configured. */
   notifiers?: Notifier[];
+  /** Where secrets named in the config are read (`alertmanager.auth`). @default process.env */
+  env?: Record<string, string | undefined>;
 }
 
 export interface ControlRuntime {
@@ -56,6 +62,11 @@ export async function openControl(config: Config, options: OpenOptions): Promise
     ...(options.notifiers ?? []),
   ];
   const alerts = prometheusAlertsFromConfig(effective.blockers.prometheus);
+  const queries = prometheusQueriesFromConfig(effective.blockers.prometheus);
+  const silences = alertmanagerFromConfig(effective.alertmanager, {
+    cluster: settings.cluster,
+    env: options.env ?? process.env,
+  });
   const deps: TickDeps & CommandDeps = {
     cluster: controlCluster(client, { namespace: effective.namespace, now: () => clock.now() }),
     notifier: fanOut(notifiers, options.log),
@@ -64,6 +75,8 @@ export async function openControl(config: Config, options: OpenOptions): Promise
     clock,
     randomBytes: (count) => new Uint8Array(randomBytes(count)),
     ...(alerts ? { alerts } : {}),
+    ...(queries ? { queries } : {}),
+    ...(silences ? { silences } : {}),
     ...(effective.durations.learn
       ? { durations: configMapDurations(client, effective.namespace) }
       : {}),

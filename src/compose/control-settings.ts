@@ -8,6 +8,8 @@ import { AUTO_APPROVE_RULE, type ControlSettings } from '../app/control/settings
 import type { Config } from '../config/schema.js';
 import { identitiesOf, identityList } from '../config/schema-identities.js';
 import { parseSelector, type Selector } from '../core/label-selector.js';
+import type { QueryGate } from '../core/query-gate.js';
+import { parseMatchers, type Matcher } from '../core/silence.js';
 import { compileSchedule } from '../core/windows.js';
 import { KubemaintError } from '../errors.js';
 import { buildExecutorJob } from '../../templates/executor-job.js';
@@ -83,7 +85,26 @@ export function controlSettingsFromConfig(config: Config): ControlSettings {
     blockers: {
       podSelectors: blockers.pods,
       maxUnhealthyNodes: blockers.maxUnhealthyNodes,
+      queries: (blockers.prometheus?.queries ?? []).map((q): QueryGate => ({
+        ...(q.name ? { name: q.name } : {}),
+        query: q.query,
+        expect: q.expect,
+        ...(q.for ? { forMs: q.for } : {}),
+      })),
+      ...(blockers.flapping
+        ? { flapping: { times: blockers.flapping.times, withinMs: blockers.flapping.within } }
+        : {}),
+      soakMs: blockers.soak,
     },
+    ...(config.alertmanager
+      ? {
+          silences: {
+            matchers: config.alertmanager.silences.map(matchers),
+            marginMs: config.alertmanager.margin,
+            onFailure: config.alertmanager.onFailure,
+          },
+        }
+      : {}),
     jobFor: (node, requestId) =>
       buildExecutorJob({
         node,
@@ -97,6 +118,14 @@ export function controlSettingsFromConfig(config: Config): ControlSettings {
         settingsJson,
       }) as unknown as Record<string, unknown>,
   };
+}
+
+/** The schema already parsed them; this only guards a config built in code. */
+function matchers(text: string): Matcher[] {
+  const parsed = parseMatchers(text);
+  if (!parsed.ok)
+    throw new KubemaintError('config_invalid', `alertmanager.silences: ${parsed.error}`);
+  return parsed.matchers;
 }
 
 function selector(text: string): Selector {

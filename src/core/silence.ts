@@ -6,6 +6,7 @@
  * that should each silence on their own go in separate entries. Pure: parsing and the silence's
  * shape; the adapter talks to Alertmanager.
  */
+import { isActive, type MaintenanceRequest } from './request.js';
 
 export const NODE_PLACEHOLDER = '<node>';
 
@@ -90,3 +91,17 @@ export const silenceAuthor = (cluster: string): string => `kubemaint@${cluster}`
 /** The comment people see in Alertmanager's UI and amtool. */
 export const silenceComment = (request: { id: string; node: string; action: string }): string =>
   `kubemaint: ${request.action} of ${request.node} (request ${request.id}); expires when the node is back`;
+
+/**
+ * The silences a write ends: those `after` holds once it ended (a final state) or its node was
+ * proven back, when `before` had not yet. Their alerts matter again from that moment.
+ */
+export function silencesEndedBy(
+  before: Pick<MaintenanceRequest, 'state' | 'proven'> | undefined,
+  after: Pick<MaintenanceRequest, 'state' | 'proven' | 'silences'>,
+): string[] {
+  const over = (r: Pick<MaintenanceRequest, 'state' | 'proven'>) =>
+    !isActive(r.state) || r.proven !== undefined;
+  if (!after.silences || !over(after) || (before && over(before))) return [];
+  return after.silences.ids;
+}

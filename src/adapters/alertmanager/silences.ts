@@ -125,7 +125,7 @@ export function alertmanagerSilences(options: AlertmanagerOptions): SilencesPort
     async listOwn() {
       const response = await call('GET', '/api/v2/silences');
       if (!response.ok) throw await refused(response, 'list silences');
-      const answer = (await response.json().catch(() => undefined)) as unknown;
+      const answer: unknown = await response.json().catch(() => undefined);
       if (!Array.isArray(answer)) throw new Error(`Alertmanager at ${base} listed no array`);
       const at = now().getTime();
       return (answer as GettableSilence[])

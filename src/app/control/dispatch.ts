@@ -20,7 +20,9 @@ import {
 } from './facts.js';
 import { backedApprovals } from './decisions.js';
 import { persist, tell } from './persist.js';
-import type { AlertsPort, NodeView } from './ports.js';
+import type { AlertsPort, NodeView, QueryPort } from './ports.js';
+import { healthFacts, type HealthFacts } from './health.js';
+import { releaseSilences, silenceNode } from './silences.js';
 import type { ReconcileDeps } from './deps.js';
 import { failAndRestore } from './restore.js';
 import { expectedFor, readBook } from './durations.js';
@@ -28,6 +30,8 @@ import type { DurationBook } from '../../core/durations.js';
 
 export interface DispatchDeps extends ReconcileDeps {
   alerts?: AlertsPort;
+  /** Prometheus query gates, when `blockers.prometheus.queries` lists any. */
+  queries?: QueryPort;
 }
 
 const IN_FLIGHT = new Set(['running', 'verifying']);
@@ -52,12 +56,13 @@ export async function dispatchApproved(
       ? fleet
       : { nodes: unhealthyNodes(fleet), max: unhealthyMax(settings, fleet.length) };
   const alerts = await alertFacts(deps.alerts);
+  const health = await healthFacts(deps, fleet, now);
   const inFlight = active
     .filter((n) => IN_FLIGHT.has(n.request?.state ?? ''))
     .map((n) => n.request!);
   // What each request is expected to take: observed durations once there are any (ADR 0017).
   const book = await readBook(deps);
-  const shared = { now, pause, window, unhealthy, alerts, inFlight, decisions, book };
+  const shared = { now, pause, window, unhealthy, alerts, health, inFlight, decisions, book };
   const log: string[] = [];
   for (const node of approved) {
     try {
@@ -75,6 +80,8 @@ export async function dispatchApproved(
 
 type Shared = Pick<PolicyFacts, 'pause' | 'window' | 'unhealthy' | 'alerts'> & {
   now: Date;
+  /** Query gates, flapping nodes, the soak: the same for every candidate of this tick. */
+  health: HealthFacts;
   book: DurationBook;
   inFlight: MaintenanceRequest[];
   decisions: readonly Decision[];
@@ -97,6 +104,7 @@ async function dispatchOne(
     window: shared.window,
     unhealthy: shared.unhealthy,
     ...(shared.alerts ? { alerts: shared.alerts } : {}),
+    ...shared.health,
     slots: slotFacts(settings, inFlight, request),
   };
   // The API-heavy gates run only for a request the cheap gates let through.
@@ -126,10 +134,21 @@ async function dispatchOne(
     now,
   );
   if (!result.ok) return `${node.name}: not started (${result.error.message})`;
+  // The node's alerts are silenced before anything happens to it (alertmanager:, silences.ts).
+  const expectedMs = base.expectedDurationMs ?? settings.expectedDurationMs[request.action];
+  const silenced = await silenceNode(deps, request, expectedMs);
+  if (!silenced.ok) {
+    await recordBlocked(deps, node, request, [silenced.why]);
+    return `${node.name}: blocked (${silenced.why})`;
+  }
   // The request moves to running first: if the Job creation then fails, the next tick sees a
   // running request without a Job and fails it, instead of a Job nobody accounts for.
-  const { blockedReasons: _cleared, ...startedRequest } = result.request;
+  const { blockedReasons: _cleared, ...startedRequest } = {
+    ...result.request,
+    ...(silenced.held ? { silences: silenced.held } : {}),
+  };
   const outcome = await persist(deps, node, { ...result, request: startedRequest });
+  if (outcome.status !== 'written') await releaseSilences(deps, silenced.held);
   if (outcome.status === 'lost-race') {
     // Another writer changed this request first: most likely a second tick (another serve) that
     // judged the same candidates in the same order and started it. Count its slot as taken;
@@ -156,10 +175,12 @@ async function dispatchOne(
   inFlight.push(startedRequest);
   // Told once the Job exists, not between the two writes: a Slack post there would widen the
   // window in which the request is running without a Job (see JOB_CREATE_GRACE_MS).
+  const unsilenced = startedRequest.silences?.warning;
   await tell(deps, outcome.request, {
     kind: 'draining',
     reason: 'KubemaintStarted',
-    message: `executor Job ${job} created`,
+    message: `executor Job ${job} created${unsilenced ? `; alerts not silenced: ${unsilenced}` : ''}`,
+    ...(unsilenced ? { warning: true } : {}),
   });
   return `${node.name}: started ${job}`;
 }

@@ -5,7 +5,6 @@
  * Writing the first record of a fleet touches every node once; those first records are spread
  * over reads (at most FIRST_RECORDS_PER_READ each), while an episode is always written at once.
  */
-import { ANN_LAST_MAINTENANCE } from '../../core/names.js';
 import {
   ANN_NOT_READY,
   observe,
@@ -16,6 +15,7 @@ import {
   type NotReadyRecord,
 } from '../../core/not-ready-history.js';
 import type { PolicyFacts } from '../../core/policy.js';
+import { ANN_LAST_MAINTENANCE } from '../../core/names.js';
 import type { ReconcileDeps } from './deps.js';
 import type { NodeView } from './ports.js';
 
@@ -42,7 +42,7 @@ export async function recordNotReady(
       node.readySince,
       {
         inFlight: IN_FLIGHT.has(node.request?.state ?? ''),
-        ...lastMaintenanceAt(node),
+        ...maintainedAt(node),
       },
       ownSpanMs,
     );
@@ -77,11 +77,19 @@ export function flappingFacts(
   return { nodes, max: flapping.times, withinMs: flapping.withinMs };
 }
 
-function lastMaintenanceAt(node: NodeView): { lastMaintenanceAt?: string } {
+function maintainedAt(node: NodeView): { lastMaintenanceAt?: string } {
+  const at = lastMaintenanceAt(node);
+  return at ? { lastMaintenanceAt: at.toISOString() } : {};
+}
+
+/** When the node's last maintenance was proven back, from its annotation; undefined when unknown. */
+export function lastMaintenanceAt(node: Pick<NodeView, 'annotations'>): Date | undefined {
   try {
-    const at = (JSON.parse(node.annotations[ANN_LAST_MAINTENANCE] ?? '{}') as { at?: unknown }).at;
-    return typeof at === 'string' ? { lastMaintenanceAt: at } : {};
+    const raw = node.annotations[ANN_LAST_MAINTENANCE];
+    const at = raw === undefined ? undefined : (JSON.parse(raw) as { at?: unknown }).at;
+    const time = typeof at === 'string' ? new Date(at) : undefined;
+    return time && !Number.isNaN(time.getTime()) ? time : undefined;
   } catch {
-    return {};
+    return undefined;
   }
 }

@@ -8,12 +8,19 @@
 import type { TransitionResult } from '../../core/approval.js';
 import type { EventKind, MaintenanceEvent } from '../../core/events.js';
 import { isActive, type MaintenanceRequest } from '../../core/request.js';
-import type { ClusterPort, Notifier } from './ports.js';
+import { silencesEndedBy } from '../../core/silence.js';
+import type { WaitingTaintSettings } from '../../core/waiting-taint.js';
+import type { ClusterPort, Notifier, SilencesPort } from './ports.js';
+import { followRequest } from './waiting-taint.js';
 
 export interface PersistDeps {
   cluster: ClusterPort;
   notifier: Notifier;
   clusterName: string;
+  /** Alertmanager, when configured: a write that ends a request ends its silences. */
+  silences?: SilencesPort;
+  /** `waitingTaint`: a write that starts or ends a request's wait taints or untaints its node. */
+  settings?: { waitingTaint?: WaitingTaintSettings };
 }
 
 export interface Report {
@@ -79,6 +86,10 @@ export async function persist(
       resourceVersion = fresh.requestVersion;
     }
   }
+  // The node's alerts matter again from now; one that fails is left to the next sweep (silences.ts).
+  for (const id of silencesEndedBy(stored.request, request))
+    await deps.silences?.expire(id).catch(() => undefined);
+  await followRequest(deps, stored, request);
   if (report) await tell(deps, request, report);
   return { status: 'written', request, resourceVersion: resourceVersion ?? '' };
 }
@@ -100,6 +111,7 @@ async function create(
   }
   // As stored: with the version it was created at, which every later write carries on.
   const written = winner?.id === request.id ? winner : request;
+  await followRequest(deps, view && { taints: view.taints ?? [] }, written);
   if (report) await tell(deps, written, report);
   return {
     status: 'written',

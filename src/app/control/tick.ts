@@ -15,7 +15,9 @@ import { intake } from './intake.js';
 import { migrateAnnotations } from './migrate.js';
 import { persist } from './persist.js';
 import type { NodeView, RandomBytes } from './ports.js';
+import { recordNotReady } from './not-ready.js';
 import { reconcileRequest } from './reconcile.js';
+import { keepSilences } from './silences.js';
 import { SYSTEM } from './restore.js';
 
 export interface TickDeps extends DispatchDeps {
@@ -53,6 +55,8 @@ export async function runTick(
   }
   // Reconciling changed some requests; dispatch works on what the cluster says now.
   const current = active.length > 0 ? await deps.cluster.listRequestNodes('active') : [];
+  // The silences in-flight requests hold are extended; any no request holds any more, expired.
+  report.reconciled.push(...(await keepSilences(deps, current)));
   // Dispatch re-checks approvals against the decisions as they are now: reconciling may have
   // recorded some (an auto-approval's), which the list read before it does not have.
   const approved = current.some((n) => n.request?.state === 'approved');
@@ -137,6 +141,8 @@ async function detectAndPropose(
   const { nodes, needs, skipped } = await findNeeds(deps, skewScan);
   // The full node list of a skew scan also shows requests the first release left in annotations.
   if (skewScan) report.migrated = await migrateAnnotations(deps, nodes);
+  // The flapping gate's history is kept from every read of the whole fleet.
+  if (skewScan) await recordNotReady(deps, nodes);
   report.skipped = skipped.map((s) => `${s.node}: ${s.why}`);
   const byName = new Map(nodes.map((n) => [n.name, n]));
   const campaigns = new Map<string, string>();
