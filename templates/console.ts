@@ -42,3 +42,20 @@ export function consoleLines(event: MaintenanceEvent, command = 'npx kubemaint')
   }
   return [head];
 }
+
+/** The pause switch as `serve` last read it (`kubemaint pause` / `resume` write it). */
+export interface PauseSwitch {
+  paused: boolean;
+  reason?: string;
+  by?: string;
+  at?: string;
+}
+
+/** The line `serve` prints when someone pauses or resumes: the switch is fleet-wide, not a request. */
+export function pauseLine(state: PauseSwitch): string {
+  const time = printable((state.at ?? new Date().toISOString()).slice(11, 19));
+  const who = state.by ? ` by ${printable(state.by)}` : '';
+  if (!state.paused) return `${time} | resumed  new maintenance may start${who}`;
+  const why = state.reason ? `: ${printable(state.reason.slice(0, 300))}` : '';
+  return `${time} | paused   no new maintenance starts (running work finishes)${who}${why}`;
+}

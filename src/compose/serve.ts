@@ -17,13 +17,14 @@ import { createMetrics } from '../adapters/metrics/registry.js';
 import type { ControlSettings } from '../app/control/settings.js';
 import { openControl, type ControlRuntime } from '../compose.js';
 import { createLogger, type Logger } from '../log.js';
-import { watchForChanges } from '../adapters/kube/watch-trigger.js';
+import { PAUSE_STREAM, watchForChanges } from '../adapters/kube/watch-trigger.js';
 import { createSlackApp, type SlackApp } from '../adapters/slack/app.js';
 import { lateSlackNotifier, slackNotifierFor, slackSettingsFor } from '../compose/slack.js';
 import type { Config } from '../config/schema.js';
 import { ALL_INTERFACES, serveListen, type Listen, type ListenFlags } from '../config/listen.js';
 import { configWarnings } from '../config/warnings.js';
 import { scanLines } from '../../templates/scan.js';
+import { pauseEcho } from './pause-echo.js';
 import { composeStatusPage, statusPageEnabled } from './status-page.js';
 
 export async function runServe(options: {
@@ -125,12 +126,18 @@ export async function runServe(options: {
   ];
   // Between scheduled ticks, a change to a node with a request, a marked node or one of our
   // Jobs wakes the loop: verification and slot hand-off take seconds, not a minute.
+  // `pause` and `resume` from the CLI are said here too, as they turn.
+  const pause = pauseEcho(deps.cluster, out, log);
   const watch = watchForChanges(runtime.connection.kubeConfig, {
     namespace: deps.settings.namespace,
     rebootLabel: deps.settings.detection.rebootLabel,
     log: log.child({ component: 'watch' }),
-    onChange: () => loop.kick(),
+    onChange: (changes) => {
+      loop.kick();
+      if (changes.some((c) => c.startsWith(`${PAUSE_STREAM}:`))) void pause.check();
+    },
   });
+  void pause.check();
   const kubeconfig = runtime.connection.kubeconfigPath;
   out(
     `kubemaint serve ready: cluster=${deps.settings.cluster}` +

@@ -46,6 +46,12 @@ export function labelValue(name: string): string {
 
 export const slotName = (index: number): string => `kubemaint-slot-${index}`;
 
+/** Whether a Lease is one of the slots, not another Lease in kubemaint's namespace. */
+export const isSlotName = (name: string): boolean => /^kubemaint-slot-\d+$/.test(name);
+
+/** The pause switch: the ConfigMap in kubemaint's namespace every dispatch reads (`kubemaint pause`). */
+export const PAUSE_CONFIGMAP = 'kubemaint-pause';
+
 /**
  * Who holds a slot: `<node>/<requestId>`, the one spelling of a holder (the executor writes it into
  * the Lease, the control plane releases by it, `kubemaint slots` shows it).

@@ -11,7 +11,7 @@ import type {
   RequestScope,
   SlotView,
 } from '../../app/control/ports.js';
-import { LABEL_STATE } from '../../core/names.js';
+import { LABEL_STATE, PAUSE_CONFIGMAP } from '../../core/names.js';
 import { isActive, type MaintenanceRequest } from '../../core/request.js';
 import type { KubeClient } from './client.js';
 import { isKubeError } from './errors.js';
@@ -24,7 +24,6 @@ import { evictPod, listPodsOnNode, toPodInfo } from './pods.js';
 import { requestStore, type RequestStore, type StoredRequest } from './requests.js';
 import { withRetry } from './retry.js';
 
-const PAUSE_CONFIGMAP = 'kubemaint-pause';
 
 export function toNodeView(node: V1Node): NodeView {
   const info = toNodeInfo(node);

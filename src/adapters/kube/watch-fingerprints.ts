@@ -2,7 +2,7 @@
  * What about a watched Node or Job counts as a change worth a tick. Everything else (heartbeat
  * times, image lists, resourceVersion) moves constantly and would wake `serve` for nothing.
  */
-import { DOMAIN } from '../../core/names.js';
+import { DOMAIN, isSlotName } from '../../core/names.js';
 import type { KubeObject } from './watch-stream.js';
 
 interface NodeShape {
@@ -87,3 +87,17 @@ export function requestFingerprint(object: KubeObject): string {
 
 /** A decision never changes (it is immutable): that it appeared is the change. */
 export const decisionFingerprint = (): string => 'made';
+
+/** The pause switch matters whole: paused or not, by whom, why. */
+export function pauseFingerprint(object: KubeObject): string {
+  return JSON.stringify((object as { data?: Record<string, string> }).data ?? {});
+}
+
+/**
+ * A slot matters when its holder changes (taken, handed over, released); renewals move only the
+ * renew time. Other Leases in the namespace never matter.
+ */
+export function slotFingerprint(object: KubeObject): string {
+  if (!isSlotName(object.metadata?.name ?? '')) return '';
+  return (object as { spec?: { holderIdentity?: string } }).spec?.holderIdentity ?? '';
+}

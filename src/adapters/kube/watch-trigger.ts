@@ -5,12 +5,15 @@
  * label) and on kubemaint's Jobs, so approvals, verification and slot hand-off happen within seconds
  * rather than at the next minute; and
  * on PodDisruptionBudgets turning from refusing to allowing a disruption, which is what a request held
- * by the PDB preflight waits for (typically replacement pods becoming Ready).
+ * by the PDB preflight waits for (typically replacement pods becoming Ready); and on the switches
+ * people turn from the CLI: the pause ConfigMap (`resume` acts at once) and the slots' holders (a
+ * slot freed by `release` lets the next request start).
  * Bursts (a Job finishing touches the Job, then the node, then the Lease) are debounced into one
  * `onChange` call. Selectors keep it cheap on a 5,000-node fleet: unmarked, idle nodes never appear.
  */
 import {
   BatchV1Api,
+  CoordinationV1Api,
   CoreV1Api,
   CustomObjectsApi,
   type KubeConfig,
@@ -23,13 +26,16 @@ import {
   LABEL_REBOOT_REQUIRED,
   LABEL_STATE,
   MANAGED_BY,
+  PAUSE_CONFIGMAP,
 } from '../../core/names.js';
 import {
   decisionFingerprint,
   jobFingerprint,
   nodeFingerprint,
+  pauseFingerprint,
   pdbFingerprint,
   requestFingerprint,
+  slotFingerprint,
 } from './watch-fingerprints.js';
 import { DECISIONS, GROUP, REQUESTS, VERSION } from './request-codec.js';
 import { startWatchStream, type KubeObject, type WatchStream } from './watch-stream.js';
@@ -50,6 +56,9 @@ export interface WatchTriggerOptions {
   backoff?: { initialMs: number; maxMs: number };
 }
 
+/** The stream of the pause switch: a change whose text starts with it was a `pause` or `resume`. */
+export const PAUSE_STREAM = 'pause';
+
 export interface WatchTrigger {
   /** Settles when every watch has its starting point (or the trigger was stopped). */
   ready: Promise<void>;
@@ -64,6 +73,7 @@ export function watchForChanges(
   const batch = kubeConfig.makeApiClient(BatchV1Api);
   const policy = kubeConfig.makeApiClient(PolicyV1Api);
   const custom = kubeConfig.makeApiClient(CustomObjectsApi);
+  const coordination = kubeConfig.makeApiClient(CoordinationV1Api);
   const watch = new Watch(kubeConfig);
   const debounce = debouncer(options);
   const common = {
@@ -82,6 +92,10 @@ export function watchForChanges(
       fingerprint: nodeFingerprint,
     });
   const jobSelector = `${LABEL_MANAGED_BY}=${MANAGED_BY}`;
+  const namespace = options.namespace;
+  const inNamespace = `namespaces/${encodeURIComponent(namespace)}`;
+  // By name: serve may list and watch this one ConfigMap only (infra/k8s/rbac-serve.yaml).
+  const pauseSelector = `metadata.name=${PAUSE_CONFIGMAP}`;
   const ours = (plural: string, fingerprint: (object: KubeObject) => string): WatchStream =>
     startWatchStream({
       ...common,
@@ -125,6 +139,23 @@ export function watchForChanges(
       query: {},
       list: async () => listed(await policy.listPodDisruptionBudgetForAllNamespaces()),
       fingerprint: pdbFingerprint,
+    }),
+    startWatchStream({
+      ...common,
+      name: PAUSE_STREAM,
+      path: `/api/v1/${inNamespace}/configmaps`,
+      query: { fieldSelector: pauseSelector },
+      list: async () =>
+        listed(await core.listNamespacedConfigMap({ namespace, fieldSelector: pauseSelector })),
+      fingerprint: pauseFingerprint,
+    }),
+    startWatchStream({
+      ...common,
+      name: 'slots',
+      path: `/apis/coordination.k8s.io/v1/${inNamespace}/leases`,
+      query: {},
+      list: async () => listed(await coordination.listNamespacedLease({ namespace })),
+      fingerprint: slotFingerprint,
     }),
   ];
   return {

@@ -108,7 +108,8 @@ const REVIEWED_WITHOUT_LAMBDA: Grant[] = [
   ['kubemaint-serve', NS, 'coordination.k8s.io', 'leases', 'create,delete,get,list,update,watch'],
   // The pause switch: updates by name; a create cannot be named (admission-requests.yaml does it).
   ['kubemaint-serve', NS, '', 'configmaps', 'create'],
-  ['kubemaint-serve', NS, '', 'configmaps[kubemaint-pause]', 'get,update'],
+  // Watched by name, so `resume` wakes serve at once.
+  ['kubemaint-serve', NS, '', 'configmaps[kubemaint-pause]', 'get,list,update,watch'],
   // The durations it observed (ADR 0017), also by name.
   ['kubemaint-serve', NS, '', 'configmaps[kubemaint-durations]', 'get,update'],
   // ADR 0012: the control plane records requests and decisions and alone writes request status.
