@@ -118,11 +118,7 @@ export function fieldDifferences(chart: unknown, kustomize: unknown, path = ''):
     typeof kustomize === 'object' &&
     kustomize !== null;
   if (bothObjects && Array.isArray(chart) === Array.isArray(kustomize)) {
-    if (Array.isArray(chart) && Array.isArray(kustomize) && chart.length !== kustomize.length) {
-      return [
-        `${path}: chart has ${chart.length} items ${show(chart)} ≠ kustomize ${kustomize.length} ${show(kustomize)}`,
-      ];
-    }
+    // Item by item (an absent one shows as such), so a list that grew names what it gained.
     const keys = new Set([...Object.keys(chart), ...Object.keys(kustomize)]);
     return [...keys].flatMap((k) =>
       fieldDifferences(
