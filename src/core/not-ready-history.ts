@@ -2,7 +2,7 @@
  * How often each node went NotReady lately (the flapping gate, `blockers.flapping`). A node's Ready
  * condition keeps only its last transition, so the control plane keeps the history itself, in the
  * cluster: an annotation on the node (`kubemaint.io/not-ready`) with the times it went NotReady,
- * updated whenever the control plane reads the whole fleet (ADR 0016). Going down and back between
+ * updated whenever the control plane reads the whole fleet (ADR 0020). Going down and back between
  * two reads still moves the condition's lastTransitionTime, so such an episode is counted too (at
  * the time it ended); several between two reads count as one. kubemaint's own reboots are not
  * flaps. Pure: the caller reads the nodes and writes the annotation back.

@@ -1,7 +1,7 @@
 /**
  * The flapping gate's facts (`blockers.flapping`): each time the control plane reads the whole fleet
  * (dispatch, skew scans) it brings every node's NotReady history up to date in the node's own
- * annotation (core/not-ready-history.ts, ADR 0016) and counts the episodes within the span.
+ * annotation (core/not-ready-history.ts, ADR 0020) and counts the episodes within the span.
  * Writing the first record of a fleet touches every node once; those first records are spread
  * over reads (at most FIRST_RECORDS_PER_READ each), while an episode is always written at once.
  */

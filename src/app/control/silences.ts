@@ -1,5 +1,5 @@
 /**
- * Alertmanager silences for a node in maintenance (`alertmanager:`, ADR 0018). The control plane
+ * Alertmanager silences for a node in maintenance (`alertmanager:`, ADR 0020). The control plane
  * makes them, not the executor: it already holds the monitoring stack's address and credentials,
  * while the executor runs with a pod-bound token that should reach nothing but the apiserver.
  * Dispatch makes one silence per matcher set before the Job exists and records the ids on the
