@@ -190,13 +190,26 @@ function jobFailure(exitCode: number | undefined, message: string | undefined): 
 /**
  * A drain stuck on the same blocker for longer than `drainStallAfterMs` asks people once whether to
  * keep waiting, skip the node or force the rest out; their answer reaches the executor through the
- * request (`drainDecision`).
+ * request (`drainDecision`). A drain past its timeout under `drain.onTimeout: force` says once when
+ * the remaining pods will be deleted, with the same question.
  */
 async function askAboutStalledDrain(
   deps: ReconcileDeps,
   node: NodeView,
   request: MaintenanceRequest,
 ): Promise<boolean> {
+  const forceAt = request.drain?.forceAt;
+  if (forceAt && !request.drainDecision && !request.announced?.includes('drain-timeout')) {
+    // drain.onTimeout: force — the node stays cordoned past the timeout; say why and until when,
+    // while a person can still choose otherwise.
+    const pods = request.drain?.waitingOn.map((w) => w.pod).join(', ') ?? '';
+    return announce(deps, node, request, 'drain-timeout', {
+      kind: 'blocked',
+      message: `drain timed out; the remaining pods (${pods}) are deleted at ${forceAt} (drain.onTimeout: force) unless someone decides skip or wait`,
+      ask: 'drain-decision',
+      warning: true,
+    });
+  }
   const since = Date.parse(request.drain?.stalledSince ?? '');
   const stalledFor = deps.clock.now().getTime() - since;
   if (Number.isNaN(since) || stalledFor < deps.settings.drainStallAfterMs) return false;
