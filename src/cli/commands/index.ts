@@ -2,6 +2,7 @@
  * The list of subcommands. Add one line per command file; a command is only listed once it works.
  */
 import type { Command } from 'commander';
+import { registerCompletionCommand } from './completion.js';
 import { registerConfigCommand } from './config.js';
 import { registerDrainCommand } from './drain.js';
 import { registerExecutorCommand } from './executor.js';
@@ -24,4 +25,6 @@ export function registerCommands(program: Command): void {
   registerDrainCommand(program);
   registerNotifyCommand(program);
   registerSimCommand(program);
+  // Last: it reads the tree the others made.
+  registerCompletionCommand(program);
 }
