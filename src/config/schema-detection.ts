@@ -89,7 +89,7 @@ TO_FILE.set(expectation, formatExpectation);
 /** A Prometheus query gate: the query's answer must look like `expect` (for `for`) to go on. */
 const QueryGateSchema = z.strictObject({
   name: z.string().min(1).max(100).optional(),
-  query: z.string().trim().min(1, 'an empty query'),
+  query: z.string().trim().min(1),
   expect: expectation,
   for: duration().optional(),
 });

@@ -105,9 +105,10 @@ export function judgeQuery(gate: QueryGate, steps: readonly QueryStep[]): string
 /** `x{job="api"} 0.07, x{job="web"} 1 and 3 more`, or `nothing`. */
 export function describeSamples(samples: readonly QuerySample[], most = 3): string {
   if (samples.length === 0) return 'nothing';
-  const shown = samples
-    .slice(0, most)
-    .map((s) => `${seriesName(s.labels)} ${formatValue(s.value)}`);
+  const shown = samples.slice(0, most).map((s) => {
+    const name = seriesName(s.labels);
+    return name === '' ? formatValue(s.value) : `${name} ${formatValue(s.value)}`;
+  });
   const more = samples.length > most ? ` and ${samples.length - most} more` : '';
   return `${shown.join(', ')}${more}`;
 }
@@ -117,7 +118,8 @@ function seriesName(labels: Record<string, string>): string {
   const pairs = Object.keys(rest)
     .sort()
     .map((k) => `${k}="${rest[k]}"`);
-  return pairs.length > 0 || name === '' ? `${name}{${pairs.join(',')}}` : name;
+  // A scalar (or a series without labels) is its value alone.
+  return pairs.length > 0 ? `${name}{${pairs.join(',')}}` : name;
 }
 
 const formatValue = (value: number): string =>

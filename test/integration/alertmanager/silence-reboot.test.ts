@@ -113,7 +113,7 @@ describe('Alertmanager silences around a reboot (real Alertmanager)', () => {
     const byNode = query('node=node-2');
     assert.deepEqual(
       byNode.map((s) => s.id),
-      [started.silences!.ids[0]],
+      [started.silences.ids[0]],
       'the node="node-2" silence',
     );
     assert.deepEqual(byNode[0]!.matchers, [
@@ -123,7 +123,7 @@ describe('Alertmanager silences around a reboot (real Alertmanager)', () => {
     const byInstance = query('instance=~"node-2:.*"');
     assert.deepEqual(
       byInstance.map((s) => s.id),
-      [started.silences!.ids[1]],
+      [started.silences.ids[1]],
     );
 
     // On to done: the reboot is proven and the silences end with the request.

@@ -112,7 +112,7 @@ describe('cluster-health gates: flapping nodes and the soak', () => {
     assert.equal(waiting.state, 'approved');
     assert.equal(waiting.blockedReasons?.length, 1, (waiting.blockedReasons ?? []).join('; '));
     assert.match(
-      waiting.blockedReasons![0]!,
+      waiting.blockedReasons[0]!,
       /^soaking 10m after node-6 came back \(\w{3} \d\d:\d\d UTC\); the next node may start \w{3} \d\d:\d\d UTC$/,
     );
 
