@@ -9,6 +9,7 @@ import { KubemaintError, exitCodeOf } from '../errors.js';
 import { EXIT } from '../core/exit-codes.js';
 import { VERSION } from '../version.js';
 import { registerCommands } from './commands/index.js';
+import { addExamples } from './examples.js';
 import { logFormatFlag, logFormatOf } from '../config/log-format.js';
 import { useLogFormat, type LogFormat } from '../log.js';
 import { err } from './output.js';
@@ -24,15 +25,7 @@ export function buildProgram(name: string = programName()): Command {
       'Keep a Kubernetes fleet patched: find nodes that need a reboot or a kubelet upgrade, ask ' +
         'people for approval, drain and reboot inside maintenance windows, prove each node came back.',
     )
-    .addHelpText(
-      'after',
-      '\nGetting started (the embedded demo cluster, no config needed):\n' +
-        '  npm start                        runs `kubemaint serve` on the demo and prints its prompts\n' +
-        '  npx kubemaint status             in a second terminal: what is proposed, and why\n' +
-        '  npx kubemaint approve r-7f3a9c   approve one; watch the first terminal\n' +
-        '\nWith a real cluster: write kubemaint.yaml (kubemaint config print-defaults), check it with\n' +
-        '`kubemaint config check`, then `kubemaint serve`. Every command has --help.',
-    )
+    .addHelpText('after', gettingStarted(name))
     .version(VERSION, '-V, --version', 'print the version and exit')
     .option(
       '--log-format <format>',
@@ -48,8 +41,22 @@ export function buildProgram(name: string = programName()): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   registerCommands(program);
+  addExamples(program);
   return program;
 }
+
+/** Under the program's help: the demo in two terminals, then the way to a real cluster. */
+const gettingStarted = (name: string): string => `
+Getting started (the embedded demo cluster, no config needed):
+  ${name} serve                  the demo; its prompts appear in this terminal
+  ${name} status                 in a second terminal, same folder: what is proposed, and why
+  ${name} approve r-7f3a9c       approve one; watch the first terminal
+(In a checkout: npm start, then npx kubemaint ….)
+
+With a real cluster: write kubemaint.yaml (${name} config print-defaults), check it with
+\`${name} config check\`, then \`${name} serve\`. Every command has --help with examples.
+Exit codes: 0 done; 1 unexpected; 2 bad flags, arguments or config, or no cluster to talk to;
+3 no free slot; 4 drain blocked; 5 refused (not an approver, no such request, it has ended).`;
 
 export function reportError(error: unknown): number {
   if (error instanceof CommanderError) {

@@ -18,7 +18,8 @@ import { askAs, decideAs, waitOf, WAIT_HELP } from '../decide-as.js';
 import { out } from '../output.js';
 
 export const REFUSED_HELP = `
-Exit codes: 0 done; 2 bad flags or config; 5 refused (not an approver, the request has ended, …).`;
+Exit codes: 0 done; 2 bad flags, arguments or config (no such node, a version that cannot be, the
+demo not running); 5 refused (not an approver, no such request, it has ended, …).`;
 
 /** Commands that record something in the person's name and wait for kubemaint to act on it. */
 const decisionCommand = (program: Command, name: string): Command =>
