@@ -5,6 +5,7 @@
 import type { V1Job, V1SecurityContext } from '@kubernetes/client-node';
 import {
   ANN_NODE,
+  ENV_LOG_FORMAT,
   LABEL_MANAGED_BY,
   LABEL_NODE,
   LABEL_REQUEST,
@@ -30,6 +31,23 @@ export interface ExecutorJobParams {
   ttlSecondsAfterFinished: number;
   /** JSON of the ExecutorSettings, passed as-is in SETTINGS_ENV. */
   settingsJson: string;
+  /** Unset: Kubernetes' own default (Always for `:latest`, else IfNotPresent). */
+  imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
+  /** The executor container's requests and limits (`executor.resources`); unset: none. */
+  resources?: ExecutorResources;
+  /**
+   * The pod runs by nodeName on a node that may be full: the kubelet admits a critical pod
+   * (system-node-critical) by evicting lower-priority ones, and turns away an ordinary one
+   * (OutOfcpu, OutOfmemory), which would leave an approved request failing. Unset: none.
+   */
+  priorityClassName?: string;
+  /** `text` sets ENV_LOG_FORMAT in the Job; JSON is the executor's default. */
+  logFormat?: 'json' | 'text';
+}
+
+export interface ExecutorResources {
+  requests: { cpu: string; memory: string };
+  limits: { cpu?: string; memory: string };
 }
 
 function securityContext(method: ExecutorJobParams['rebootMethod']): V1SecurityContext {
@@ -82,21 +100,21 @@ export function buildExecutorJob(p: ExecutorJobParams): V1Job {
           // not-ready/unreachable taints while the node goes down must not evict us (invariant 7).
           tolerations: [{ operator: 'Exists' }],
           terminationGracePeriodSeconds: 30,
+          ...(p.priorityClassName ? { priorityClassName: p.priorityClassName } : {}),
           containers: [
             {
               name: 'executor',
               image: p.image,
+              ...(p.imagePullPolicy ? { imagePullPolicy: p.imagePullPolicy } : {}),
               args: ['executor', '--node', p.node, '--request', p.requestId],
               env: [
                 { name: 'NODE_NAME', ...field('spec.nodeName') },
                 { name: 'POD_NAME', ...field('metadata.name') },
                 { name: 'POD_NAMESPACE', ...field('metadata.namespace') },
                 { name: SETTINGS_ENV, value: p.settingsJson },
+                ...(p.logFormat === 'text' ? [{ name: ENV_LOG_FORMAT, value: 'text' }] : []),
               ],
-              resources: {
-                requests: { cpu: '50m', memory: '64Mi' },
-                limits: { memory: '256Mi' },
-              },
+              ...(p.resources ? { resources: p.resources } : {}),
               securityContext: securityContext(p.rebootMethod),
             },
           ],

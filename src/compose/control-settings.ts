@@ -74,6 +74,7 @@ export function controlSettingsFromConfig(config: Config): ControlSettings {
     durations: { percentile: config.durations.percentile, samples: config.durations.samples },
     drainStallAfterMs: config.drain.stallAfter,
     nodeLabels: config.nodeLabels,
+    waitingTaint: config.waitingTaint,
     drain: {
       force: config.drain.force,
       deleteEmptyDirData: config.drain.deleteEmptyDirData,
@@ -116,6 +117,14 @@ export function controlSettingsFromConfig(config: Config): ControlSettings {
         activeDeadlineSeconds: Math.ceil(config.executor.activeDeadline / 1000),
         ttlSecondsAfterFinished: Math.ceil(config.executor.ttlAfterFinished / 1000),
         settingsJson,
+        ...(config.executor.imagePullPolicy
+          ? { imagePullPolicy: config.executor.imagePullPolicy }
+          : {}),
+        resources: config.executor.resources,
+        ...(config.executor.priorityClassName
+          ? { priorityClassName: config.executor.priorityClassName }
+          : {}),
+        logFormat: config.log.format,
       }) as unknown as Record<string, unknown>,
   };
 }

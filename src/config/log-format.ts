@@ -3,11 +3,10 @@
  * the config's `log.format`, else JSON. A value that is neither is refused with where it came from,
  * before anything starts (exit 2), rather than quietly logging JSON.
  */
+import { ENV_LOG_FORMAT } from '../core/names.js';
 import { KubemaintError } from '../errors.js';
 import { LOG_FORMATS, type LogFormat } from '../log.js';
 import type { Env } from './env-secrets.js';
-
-export const LOG_FORMAT_ENV = 'KUBEMAINT_LOG_FORMAT';
 
 const isLogFormat = (text: string): text is LogFormat =>
   (LOG_FORMATS as readonly string[]).includes(text);
@@ -23,8 +22,8 @@ export function logFormatOf(sources: {
   config?: { log: { format: LogFormat } } | undefined;
 }): LogFormat {
   if (sources.flag) return sources.flag;
-  const fromEnv = sources.env[LOG_FORMAT_ENV]?.trim();
-  if (fromEnv) return checked(fromEnv, LOG_FORMAT_ENV, 'config_invalid');
+  const fromEnv = sources.env[ENV_LOG_FORMAT]?.trim();
+  if (fromEnv) return checked(fromEnv, ENV_LOG_FORMAT, 'config_invalid');
   return sources.config?.log.format ?? 'json';
 }
 

@@ -1,17 +1,15 @@
 /**
  * How a node is taken through maintenance: `slot` (how many at once, per pool), `drain` (kubectl
  * drain's options, same names and meaning), `reboot` and `upgrade` (the host commands the executor
- * runs through nsenter), and `executor` (the Job that does it). Defaults follow kured and kubectl
+ * runs through nsenter); `executor` (the Job that does it) is schema-executor.ts. Defaults follow kured and kubectl
  * where they exist, and are safe otherwise.
  */
 import { z } from 'zod';
 import { DRAIN_TIMEOUT_BEHAVIOURS } from '../core/request.js';
-import { VERSION } from '../version.js';
 import { splitCommand } from './argv.js';
 import {
   checkedText,
   describeValue,
-  dnsLabel,
   duration,
   int,
   isLabelKey,
@@ -21,7 +19,6 @@ import {
 } from './fields.js';
 
 const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
 
 export const SlotSchema = z
   .strictObject({
@@ -154,25 +151,6 @@ export const UpgradeSchema = z
   })
   .superRefine(expectedWithinTimeout);
 
-const IMAGE =
-  /^[a-z0-9]+([._-][a-z0-9]+)*(:\d+)?(\/[a-z0-9]+([._-][a-z0-9]+)*)*(:[\w][\w.-]{0,127})?(@sha256:[a-f0-9]{64})?$/;
-
-export const ExecutorSchema = z.strictObject({
-  image: checkedText((text) =>
-    IMAGE.test(text)
-      ? undefined
-      : {
-          message: `${describeValue(text)} is not an image reference`,
-          hint: 'e.g. ghcr.io/acme/kubemaint:0.1.0',
-        },
-  ).default(`ghcr.io/kubemaint/kubemaint:${VERSION}`),
-  serviceAccount: dnsLabel('kubemaint-executor').default('kubemaint-executor'),
-  activeDeadline: duration().default(2 * HOUR),
-  ttlAfterFinished: duration().default(HOUR),
-  // What makes an argv run on the host: PID 1's mount namespace (kured's idiom). [] runs it as is.
-  hostPrefix: z.array(z.string()).default(['nsenter', '-m/proc/1/ns/mnt', '--']),
-});
-
 /** A label value as `kubectl label` takes it (may be empty). */
 const labelValue = () =>
   checkedText((text) =>
@@ -215,4 +193,13 @@ const nodeLabelMap = () =>
 export const NodeLabelsSchema = z.strictObject({
   before: nodeLabelMap(),
   after: nodeLabelMap(),
+});
+
+/**
+ * kured's --prefer-no-schedule-taint: `<key>:PreferNoSchedule` on a node while its request waits
+ * (proposed or approved), so new pods go elsewhere when they can. Off by default, as in kured.
+ */
+export const WaitingTaintSchema = z.strictObject({
+  enabled: z.boolean().default(false),
+  key: labelKey().default('kubemaint.io/waiting-for-maintenance'),
 });

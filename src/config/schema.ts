@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { SlackSecrets } from './env-secrets.js';
 import { dnsLabel } from './fields.js';
 import { DurationsSchema } from './schema-durations.js';
+import { ExecutorSchema } from './schema-executor.js';
 import { AlertmanagerSchema } from './schema-alertmanager.js';
 import { ClusterSchema } from './schema-cluster.js';
 import {
@@ -20,14 +21,15 @@ import { PeopleSchema, peopleProblems } from './schema-identities.js';
 import { ApprovalSchema, NotifySchema, SlackSchema } from './schema-people.js';
 import {
   DrainSchema,
-  ExecutorSchema,
   SlotSchema,
+  WaitingTaintSchema,
   NodeLabelsSchema,
   RebootSchema,
   UpgradeSchema,
 } from './schema-rollout.js';
 import { FreezeSchema, WindowSchema } from './schema-schedule.js';
 import { ServeSchema } from './schema-serve.js';
+import { LogSchema } from './schema-log.js';
 
 export const ConfigSchema = z
   .strictObject({
@@ -47,6 +49,8 @@ export const ConfigSchema = z
     upgrade: UpgradeSchema.prefault({}),
     executor: ExecutorSchema.prefault({}),
     nodeLabels: NodeLabelsSchema.prefault({}),
+    /** A PreferNoSchedule taint while a node's request waits (kured --prefer-no-schedule-taint). */
+    waitingTaint: WaitingTaintSchema.prefault({}),
     blockers: BlockersSchema.prefault({}),
     /** Silence the node's alerts while it is maintained; absent: no silences. */
     alertmanager: AlertmanagerSchema.optional(),
@@ -57,6 +61,8 @@ export const ConfigSchema = z
     notify: NotifySchema.prefault({}),
     schedules: SchedulesSchema.prefault({}),
     serve: ServeSchema.prefault({}),
+    /** JSON lines or text, for every process and the executor Jobs (`--log-format` wins). */
+    log: LogSchema.prefault({}),
   })
   .superRefine(
     (config, ctx) => {

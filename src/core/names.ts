@@ -25,6 +25,8 @@ export const ANN_REQUEST = `${DOMAIN}/request`;
 export const ANN_LAST_MAINTENANCE = `${DOMAIN}/last-maintenance`;
 /** On executor Jobs and their pods: the node's full name, which the `node` label may only hash. */
 export const ANN_NODE = `${DOMAIN}/node`;
+/** `json` or `text`: how a process logs; the control plane sets it in the executor Jobs it starts. */
+export const ENV_LOG_FORMAT = 'KUBEMAINT_LOG_FORMAT';
 
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 

@@ -4,6 +4,7 @@
  * and verification read the parts they need (`Pick`s of these, never types of their own).
  */
 import type { MaintenanceRequest } from './request.js';
+import type { NodeTaint } from './waiting-taint.js';
 
 /** The facts of one Node the executor reads and writes. */
 export interface NodeInfo {
@@ -17,6 +18,8 @@ export interface NodeInfo {
   ready: string;
   labels: Record<string, string>;
   annotations: Record<string, string>;
+  /** spec.taints, when the view was read from a Node (absent in views built without one). */
+  taints?: readonly NodeTaint[];
 }
 
 /**

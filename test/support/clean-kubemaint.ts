@@ -16,6 +16,7 @@ import {
 const KUBEMAINT_POLICIES = [
   'kubemaint-agent-own-node-only',
   'kubemaint-serve-dry-run-evictions-only',
+  'kubemaint-control-plane-node-writes',
   'kubemaint-decisions-name-their-author',
   'kubemaint-requests-name-their-requester',
   'kubemaint-request-status-by-control-plane',

@@ -18,6 +18,7 @@ import { isKubeError } from './errors.js';
 import { recordNodeEvent } from './events.js';
 import { createJob, getJob } from './jobs.js';
 import { replaceLease, toLeaseInfo } from './leases.js';
+import { setWaitingTaint } from './taints.js';
 import { listAll } from './paginate.js';
 import { listNodeObjects, patchNode, readNodeObject, toNodeInfo } from './nodes.js';
 import { evictPod, listPodsOnNode, toPodInfo } from './pods.js';
@@ -210,6 +211,7 @@ export function controlCluster(
       if (Object.keys(metadata).length) body.metadata = metadata;
       if (Object.keys(body).length) await patchNode(client, node, body);
     },
+    setWaitingTaint: (node, key, present) => setWaitingTaint(client, node, key, present),
     async apiserverVersions() {
       const info = await withRetry('get /version', () => client.version.getCode(), client.retry);
       return [info.gitVersion];

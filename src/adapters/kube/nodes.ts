@@ -25,6 +25,11 @@ export function toNodeInfo(node: V1Node): NodeInfo {
     ready,
     labels: { ...(node.metadata?.labels ?? {}) },
     annotations: { ...(node.metadata?.annotations ?? {}) },
+    taints: (node.spec?.taints ?? []).map((t) => ({
+      key: t.key,
+      effect: t.effect,
+      ...(t.value === undefined ? {} : { value: t.value }),
+    })),
   };
 }
 

@@ -42,6 +42,7 @@ const persistDeps = (deps: CommandDeps) => ({
   cluster: deps.cluster,
   notifier: deps.notifier,
   clusterName: deps.settings.cluster,
+  settings: deps.settings,
 });
 
 /** Every node's request (its active one, else its latest), newest change first. */

@@ -72,6 +72,11 @@ export interface ClusterPort {
   /** Record a decision in the author's name; `created: false` when it was already recorded. */
   decide(decision: Omit<Decision, 'name' | 'at'>): Promise<{ name: string; created: boolean }>;
   patchNode(node: string, patch: NodePatch): Promise<void>;
+  /**
+   * Add or remove the waiting taint `<key>:PreferNoSchedule` (core/waiting-taint.ts), leaving every
+   * other taint as it is; true when the node changed, false when it already was so or is gone.
+   */
+  setWaitingTaint(node: string, key: string, present: boolean): Promise<boolean>;
   /** gitVersion of the apiserver(s); the oldest when several answer. */
   apiserverVersions(): Promise<string[]>;
   getJob(name: string): Promise<JobView | undefined>;

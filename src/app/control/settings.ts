@@ -8,6 +8,7 @@ import type { DetectSettings } from '../../core/detect.js';
 import type { DurationLearning } from '../../core/durations.js';
 import type { Selector } from '../../core/label-selector.js';
 import type { Schedule } from '../../core/windows.js';
+import type { WaitingTaintSettings } from '../../core/waiting-taint.js';
 import type { QueryGate } from '../../core/query-gate.js';
 import type { Matcher } from '../../core/silence.js';
 
@@ -72,6 +73,11 @@ export interface ControlSettings {
    * it is proven back (`after`): kured's pre/post-reboot node labels.
    */
   nodeLabels?: { before: Record<string, string>; after: Record<string, string> };
+  /**
+   * `<key>:PreferNoSchedule` on a node while its request waits (kured --prefer-no-schedule-taint);
+   * with `enabled: false` the key is still swept off nodes an earlier config tainted.
+   */
+  waitingTaint?: WaitingTaintSettings;
   /** Builds the executor Job manifest for a request (templates/executor-job.ts, bound to config). */
   jobFor: (
     node: string,

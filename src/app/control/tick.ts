@@ -19,6 +19,7 @@ import { recordNotReady } from './not-ready.js';
 import { reconcileRequest } from './reconcile.js';
 import { keepSilences } from './silences.js';
 import { SYSTEM } from './restore.js';
+import { sweepWaitingTaints } from './waiting-taint.js';
 
 export interface TickDeps extends DispatchDeps {
   randomBytes: RandomBytes;
@@ -32,6 +33,8 @@ export interface TickReport {
   skipped: string[];
   /** Requests carried over from the first release's node annotation (skew scans only). */
   migrated?: string[];
+  /** Waiting taints a skew scan added or removed (a node that disagreed with its request). */
+  taints?: string[];
 }
 
 export async function runTick(
@@ -141,6 +144,8 @@ async function detectAndPropose(
   const { nodes, needs, skipped } = await findNeeds(deps, skewScan);
   // The full node list of a skew scan also shows requests the first release left in annotations.
   if (skewScan) report.migrated = await migrateAnnotations(deps, nodes);
+  // A taint a crash or an earlier config left behind goes; one a write did not make is made.
+  if (skewScan) report.taints = await sweepWaitingTaints(deps, nodes);
   // The flapping gate's history is kept from every read of the whole fleet.
   if (skewScan) await recordNotReady(deps, nodes);
   report.skipped = skipped.map((s) => `${s.node}: ${s.why}`);

@@ -19,6 +19,8 @@ const base: ExecutorJobParams = {
   activeDeadlineSeconds: 7200,
   ttlSecondsAfterFinished: 3600,
   settingsJson: '{"namespace":"kubemaint"}',
+  resources: { requests: { cpu: '50m', memory: '64Mi' }, limits: { memory: '256Mi' } },
+  priorityClassName: 'system-node-critical',
 };
 
 const cases = [
@@ -71,6 +73,26 @@ describe('executor Job manifest', () => {
       '--request',
       base.requestId,
     ]);
+  });
+
+  it('sets the pull policy and text logs only when asked, and no class or resources when unset', () => {
+    const plain = buildExecutorJob({
+      ...base,
+      resources: undefined,
+      priorityClassName: undefined,
+    });
+    const pod = plain.spec!.template.spec!;
+    assert.equal(pod.priorityClassName, undefined);
+    assert.equal(pod.containers[0]!.resources, undefined);
+    assert.equal(pod.containers[0]!.imagePullPolicy, undefined);
+    assert.ok(!pod.containers[0]!.env!.some((e) => e.name === 'KUBEMAINT_LOG_FORMAT'));
+    const asked = buildExecutorJob({ ...base, imagePullPolicy: 'Always', logFormat: 'text' });
+    const container = asked.spec!.template.spec!.containers[0]!;
+    assert.equal(container.imagePullPolicy, 'Always');
+    assert.deepEqual(
+      container.env!.find((e) => e.name === 'KUBEMAINT_LOG_FORMAT'),
+      { name: 'KUBEMAINT_LOG_FORMAT', value: 'text' },
+    );
   });
 
   it('grants only CAP_KILL for the signal method, and privileged for nsenter', () => {

@@ -400,6 +400,7 @@ describe('the namespace and the admission policies', () => {
     assert.deepEqual(policies.map(({ doc }) => doc.metadata.name).sort(), [
       'kubemaint-agent-own-node-only',
       'kubemaint-control-plane-configmaps',
+      'kubemaint-control-plane-node-writes',
       'kubemaint-decisions-name-their-author',
       'kubemaint-jobs-of-the-executors-shape',
       'kubemaint-request-status-by-control-plane',
