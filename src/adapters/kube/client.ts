@@ -13,6 +13,7 @@ import {
   Watch,
 } from '@kubernetes/client-node';
 import { KubemaintError } from '../../errors.js';
+import { reuseConnections } from './connections.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
 
 export interface KubeClient {
@@ -31,6 +32,8 @@ export function createKubeClient(
   config: KubeConfig,
   retry: RetryPolicy = DEFAULT_RETRY,
 ): KubeClient {
+  // Every client made from this config (and the watches) shares one connection pool.
+  reuseConnections(config);
   return {
     config,
     core: config.makeApiClient(CoreV1Api),
@@ -67,7 +70,7 @@ export function loadKubeConfig(path?: string): KubeConfig {
       },
     );
   }
-  return config;
+  return reuseConnections(config);
 }
 
 /** A kubeconfig for a plain server URL, as tests and the sim use it. */

@@ -25,7 +25,6 @@ import { evictPod, listPodsOnNode, toPodInfo } from './pods.js';
 import { requestStore, type RequestStore, type StoredRequest } from './requests.js';
 import { withRetry } from './retry.js';
 
-
 export function toNodeView(node: V1Node): NodeView {
   const info = toNodeInfo(node);
   const conditions = Object.fromEntries(
@@ -169,7 +168,11 @@ export function controlCluster(
     async getNode(name) {
       const node = await readNodeObject(client, name);
       if (!node) return undefined;
-      return (await joined([node]))[0];
+      // This node's requests only: a click or a proposal reads one node, not the fleet's requests
+      // (unless this pass has read them all already). The filter keeps what the spec says.
+      const { requests } = await (pass?.requests ?? store.list({ node: name }));
+      const mine = requests.filter((stored) => stored.request.node === name);
+      return withRequest(toNodeView(node), requestsByNode(mine).get(name));
     },
     async findRequest(id) {
       const stored = await store.get(id);

@@ -32,7 +32,13 @@ export interface StoredProblem {
 }
 
 export interface RequestStore {
-  list(): Promise<{ requests: StoredRequest[]; problems: StoredProblem[] }>;
+  /**
+   * Every request, or one node's (`spec.node`, a selectable field of the CRD: one node's few
+   * objects, not the whole list; an apiserver without field selectors on CRDs gets the whole list).
+   */
+  list(filter?: {
+    node?: string;
+  }): Promise<{ requests: StoredRequest[]; problems: StoredProblem[] }>;
   get(id: string): Promise<StoredRequest | undefined>;
   /** Create the object (spec), then write its status; returns it as stored. */
   create(request: MaintenanceRequest): Promise<StoredRequest>;
@@ -107,7 +113,10 @@ export function requestStore(
   }
 
   /** Every object of one of kubemaint's kinds in the namespace (paginated), as the API sent it. */
-  const listKind = (plural: string, labelSelector?: string): Promise<unknown[]> =>
+  const listKind = (
+    plural: string,
+    selectors: { labelSelector?: string; fieldSelector?: string } = {},
+  ): Promise<unknown[]> =>
     listAll(
       `list ${plural} in ${namespace}`,
       async (cont, limit) =>
@@ -115,11 +124,23 @@ export function requestStore(
           ...scope,
           plural,
           limit,
-          ...(labelSelector === undefined ? {} : { labelSelector }),
+          ...selectors,
           ...(cont === undefined ? {} : { _continue: cont }),
         })) as { items: unknown[]; metadata?: { _continue?: string } },
       client.retry,
     );
+
+  /** One node's request objects; the whole list where the apiserver cannot select on spec.node. */
+  async function objectsOf(node: string): Promise<unknown[]> {
+    try {
+      return await listKind(REQUESTS, { fieldSelector: `spec.node=${node}` });
+    } catch (error) {
+      // Before Kubernetes 1.31 (or a CRD installed without selectableFields): 400, field label
+      // not supported. Correct, only slower: the whole list.
+      if (isKubeError(error, 'invalid')) return listKind(REQUESTS);
+      throw error;
+    }
+  }
 
   return {
     submit: createObject,
@@ -135,8 +156,10 @@ export function requestStore(
         if (!isKubeError(error, 'not-found')) throw error;
       }
     },
-    async list() {
-      const objects = await listKind(REQUESTS);
+    async list(filter = {}) {
+      const objects = await (filter.node === undefined
+        ? listKind(REQUESTS)
+        : objectsOf(filter.node));
       const requests: StoredRequest[] = [];
       const problems: StoredProblem[] = [];
       for (const object of objects) {
@@ -159,7 +182,7 @@ export function requestStore(
     async decisions(requestId) {
       const objects = await listKind(
         DECISIONS,
-        requestId === undefined ? undefined : `${LABEL_DECIDES}=${requestId}`,
+        requestId === undefined ? {} : { labelSelector: `${LABEL_DECIDES}=${requestId}` },
       );
       const decisions: Decision[] = [];
       const problems: StoredProblem[] = [];

@@ -138,7 +138,6 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     defer,
     inline,
     log,
-    requestNodes: new Map(),
     serial: keyedSerial(),
   };
   registerCommand(app, runtime);

@@ -5,7 +5,7 @@
  * queue so a double click is answered in turn ("nothing to change") and makes one Job.
  */
 import type { webApi } from '@slack/bolt';
-import { listRequests, type CommandResult } from '../../app/control/commands.js';
+import type { CommandResult } from '../../app/control/commands.js';
 import type { Person } from '../../core/approval.js';
 import { isActive, type MaintenanceRequest } from '../../core/request.js';
 import { isRequestId } from '../../core/request-id.js';
@@ -17,21 +17,13 @@ import type { SlackRuntime } from './runtime.js';
 
 export type RequestAct = (request: MaintenanceRequest, by: Person) => Promise<CommandResult>;
 
+/** The request a button names, read by its name: one object and its node, whatever the fleet's size. */
 export async function findRequest(
   rt: SlackRuntime,
   id: string,
 ): Promise<MaintenanceRequest | undefined> {
   if (!isRequestId(id)) return undefined;
-  const known = rt.requestNodes.get(id);
-  if (known) {
-    const node = await rt.deps.cluster.getNode(known);
-    if (node?.request?.id === id) return node.request;
-  }
-  const all = await listRequests(rt.deps);
-  // Bounded: a long-running serve forgets old ids rather than growing without end.
-  if (rt.requestNodes.size > 50_000) rt.requestNodes.clear();
-  for (const r of all) rt.requestNodes.set(r.id, r.node);
-  return all.find((r) => r.id === id);
+  return (await rt.deps.cluster.findRequest(id))?.request;
 }
 
 export async function onRequestClick(

@@ -33,8 +33,6 @@ export interface SlackRuntime {
    */
   inline: (work: () => Promise<void>) => Promise<void>;
   log: Logger;
-  /** Request id → node, learnt from listings, so a click reads one node instead of the fleet. */
-  requestNodes: Map<string, string>;
   /** Runs `work` after every earlier work of the same key (a double click is answered in turn). */
   serial: <T>(key: string, work: () => Promise<T>) => Promise<T>;
 }
