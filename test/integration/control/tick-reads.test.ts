@@ -19,6 +19,7 @@ describe('what a tick reads', () => {
   let sim: SimApi;
   let deps: TickDeps;
   const seen: string[] = [];
+  const queries: string[] = [];
 
   before(async () => {
     sim = await startSimApi({ version: { major: '1', minor: '31', gitVersion: 'v1.31.4' } });
@@ -38,6 +39,9 @@ describe('what a tick reads', () => {
     }
     sim.api.server.prependListener('request', (req: IncomingMessage) =>
       seen.push(`${req.method} ${(req.url ?? '').replace(/\?.*/, '')}`),
+    );
+    sim.api.server.prependListener('request', (req: IncomingMessage) =>
+      queries.push(decodeURIComponent(req.url ?? '')),
     );
     deps = testControlDeps({ kubeconfigPath: sim.kubeconfigPath, clock: { now: sim.now } });
   });
@@ -96,5 +100,16 @@ describe('what a tick reads', () => {
       `it wrote:\n${applying.join('\n')}`,
     );
     assert.ok(requestLists(applying).length >= 2, applying.join('\n'));
+  });
+
+  it("one node's view reads that node's requests (field selector spec.node), not all of them", async () => {
+    queries.length = 0;
+    const view = await deps.cluster.getNode('node-3');
+    assert.equal(view?.request?.node, 'node-3');
+    const lists = queries.filter((q) => q.includes('/maintenancerequests'));
+    assert.deepEqual(
+      lists.map((q) => /fieldSelector=([^&]*)/.exec(q)?.[1]),
+      ['spec.node=node-3'],
+    );
   });
 });
