@@ -93,7 +93,7 @@ describe('unknown keys suggest the key that was meant', () => {
     {
       doc: { blockers: { maxUnhealthy: 1 } },
       path: 'blockers.maxUnhealthy',
-      hint: 'allowed here: prometheus, pods, maxUnhealthyNodes',
+      hint: 'allowed here: prometheus, pods, maxUnhealthyNodes, flapping, soak',
     },
     {
       doc: { slack: { token: 'x' } },

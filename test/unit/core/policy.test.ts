@@ -277,8 +277,11 @@ describe('evaluatePolicy: all reasons, in gate order', () => {
         nextOpening: new Date('2026-03-07T01:00:00Z'),
         freeze: { reason: 'release week' },
       },
+      soak: { ms: 600_000, last: { node: 'node-9', at: new Date('2026-03-06T23:59:00Z') } },
       unhealthy: { error: 'x' },
+      flapping: { error: 'x' },
       alerts: { alerts: [{ name: 'KernelDeadlock', state: 'firing' }] },
+      queries: [{ gate: { query: 'up == 0', expect: { kind: 'empty' } }, answer: { error: 'x' } }],
       blockingPods: { pods: [{ pod: 'a/b', phase: 'Running', selector: 's=t' }] },
       slots: { inUse: 1, limit: 1 },
       pdbs: {
@@ -287,7 +290,19 @@ describe('evaluatePolicy: all reasons, in gate order', () => {
     });
     assert.deepEqual(
       got.map((r) => r.gate),
-      ['pause', 'freeze', 'window', 'unhealthy', 'alerts', 'blocking-pods', 'slot', 'pdb'],
+      [
+        'pause',
+        'freeze',
+        'window',
+        'soak',
+        'unhealthy',
+        'flapping',
+        'alerts',
+        'queries',
+        'blocking-pods',
+        'slot',
+        'pdb',
+      ],
     );
     assert.deepEqual(
       [...GATES],
