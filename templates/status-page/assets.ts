@@ -62,7 +62,7 @@ h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
 .key.mark::before { background: var(--rebooting); border-radius: 50%; width: .6rem; height: .6rem; }
 svg.timeline { width: 100%; height: auto; font-size: 12px; }
 svg .row-bg { fill: transparent; }
-svg .row:nth-child(even) .row-bg { fill: #f7f8fa; }
+svg .row:nth-child(even) .row-bg { fill: #1f2933; fill-opacity: .04; }
 svg .row.missing .node-name { fill: var(--muted); text-decoration: line-through; }
 svg .row.cordoned .node-name { font-style: italic; }
 svg .node-name { fill: var(--ink); }
