@@ -68,7 +68,11 @@ describe('drain.onTimeout on the sim', () => {
     });
   };
 
-  const tickUntil = <T>(deps: ReturnType<typeof testControlDeps>, what: string, probe: () => T) =>
+  const tickUntil = <T>(
+    deps: ReturnType<typeof testControlDeps>,
+    what: string,
+    probe: () => T | undefined | false,
+  ) =>
     waitFor(
       what,
       async () => {
