@@ -90,6 +90,7 @@ describe('the Helm chart', () => {
     ]);
     assert.deepEqual(added(['--set', 'people.groups={sre}']), [
       'RoleBinding kubemaint/kubemaint-people (rbac.authorization.k8s.io/v1): rendered by the chart, not by infra/k8s',
+      'ClusterRoleBinding kubemaint-people (rbac.authorization.k8s.io/v1): rendered by the chart, not by infra/k8s',
     ]);
     assert.deepEqual(added(['--set', 'agent.tolerations=null']), [
       'DaemonSet kubemaint/kubemaint-agent (apps/v1): spec.template.spec.tolerations: chart (absent) ≠ kustomize [{"operator":"Exists"}]',
@@ -212,6 +213,13 @@ describe('the Helm chart', () => {
       { apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'alice@example.com' },
       { apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'sre' },
     ]);
+    // Reading nodes too, cluster-wide: approve, reboot and status NODE read the node.
+    const nodes = find(objects, 'ClusterRoleBinding', 'kubemaint-people') as unknown as {
+      roleRef: { name: string };
+      subjects: unknown;
+    };
+    assert.equal(nodes.roleRef.name, 'kubemaint:person-nodes');
+    assert.deepEqual(nodes.subjects, people.subjects);
     const service = find(objects, 'Service', 'kubemaint-serve');
     assert.deepEqual(
       service.spec.ports.map((p: { name: string; targetPort: string }) => [p.name, p.targetPort]),

@@ -61,3 +61,17 @@ one config.executor.image names (its tag or digest cut off), and executor.extraI
 {{- end -}}
 {{- printf "[%s]" (join ", " $quoted) -}}
 {{- end }}
+
+{{/* people.users and people.groups as RBAC subjects. */}}
+{{- define "kubemaint.peopleSubjects" -}}
+{{- range .Values.people.users }}
+- apiGroup: rbac.authorization.k8s.io
+  kind: User
+  name: {{ . | quote }}
+{{- end }}
+{{- range .Values.people.groups }}
+- apiGroup: rbac.authorization.k8s.io
+  kind: Group
+  name: {{ . | quote }}
+{{- end }}
+{{- end }}
