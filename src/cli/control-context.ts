@@ -87,9 +87,25 @@ export async function withControl<T>(
   });
   try {
     return await work(runtime, log);
+  } catch (error) {
+    throw asRefusal(error);
   } finally {
     await runtime.close();
   }
+}
+
+/**
+ * The apiserver refusing the person (401, 403: their RBAC, or admission binding them) is a refusal
+ * like kubemaint's own, exit 5, not an unexpected error. Only for the commands people type: the
+ * executor's codes mean something else to the control plane.
+ */
+export function asRefusal(error: unknown): unknown {
+  if (!(error instanceof KubemaintError)) return error;
+  if ((error as KubemaintError & { kind?: string }).kind !== 'forbidden') return error;
+  return new KubemaintError('request_invalid', error.message, {
+    ...(error.hint ? { hint: error.hint } : {}),
+    cause: error,
+  });
 }
 
 /** kube-apiserver takes any user name; we refuse only what cannot be one (empty, control characters). */

@@ -13,7 +13,7 @@ import { parseDuration } from '../../core/duration.js';
 import { EXIT } from '../../core/exit-codes.js';
 import { KubemaintError } from '../../errors.js';
 import { silentLogger } from '../../log.js';
-import { controlCommand, globals, loadCliConfig } from '../control-context.js';
+import { asRefusal, controlCommand, globals, loadCliConfig } from '../control-context.js';
 import { settingsFromConfig } from './executor.js';
 import { out, err } from '../output.js';
 
@@ -100,45 +100,51 @@ export function registerDrainCommand(program: Command): void {
     .option('--json', 'print the report as one JSON document on stdout')
     .addHelpText(
       'after',
-      `\nExit codes: ${EXIT.ok} drained, ${EXIT.drainBlocked} blocked (node left cordoned), ${EXIT.config} bad flags.`,
+      `\nExit codes: ${EXIT.ok} drained, ${EXIT.config} bad flags or no such node, ${EXIT.drainBlocked} blocked (node left cordoned), ${EXIT.requestInvalid} your RBAC refuses it.`,
     )
-    .action(async (node: string, options: Options, command: Command) => {
-      const config = loadCliConfig(globals(command));
-      const base = settingsFromConfig(config);
-      const settings = drainSettings(options, base.drain);
-      // The kube SDK loads only when a drain runs, so `--help` and bad flags answer at once.
-      const [{ connectCluster }, { createKubeClient }, { kubePorts }] = await Promise.all([
-        import('../../compose/connect.js'),
-        import('../../adapters/kube/client.js'),
-        import('../../adapters/kube/executor-ports.js'),
-      ]);
-      const { kubeconfig, as } = globals(command);
-      const connection = await connectCluster(config, {
-        log: silentLogger(),
-        sim: 'attach',
-        ...(kubeconfig ? { kubeconfigPath: kubeconfig } : {}),
-        ...(as ? { impersonate: as } : {}),
-      });
-      const client = createKubeClient(connection.kubeConfig);
-      const ports = kubePorts(client, silentLogger(), systemClock, base.namespace);
-      const info = await ports.nodes.getNode(node);
-      if (!info) throw new KubemaintError('usage', `node ${node} does not exist`);
-      if (!options.dryRun) {
-        await cordon(ports.nodes, info);
-        err(info.unschedulable ? `node/${node} already cordoned\n` : `node/${node} cordoned\n`);
-      }
-      let last = '';
-      const report = await drainNode(
-        { pods: ports.pods, clock: systemClock },
-        { node, settings, dryRun: options.dryRun ?? false },
-        {
-          onProgress: (p) => {
-            if (p.message !== last) err(`${(last = p.message)}\n`);
-          },
-        },
-      );
-      out(options.json ? `${JSON.stringify(report)}\n` : formatReport(report));
-      process.exitCode =
-        report.outcome === 'blocked' || report.outcome === 'skipped' ? EXIT.drainBlocked : EXIT.ok;
-    });
+    .action((node: string, options: Options, command: Command) =>
+      drain(node, options, command).catch((error: unknown) => {
+        throw asRefusal(error);
+      }),
+    );
+}
+
+async function drain(node: string, options: Options, command: Command): Promise<void> {
+  const config = loadCliConfig(globals(command));
+  const base = settingsFromConfig(config);
+  const settings = drainSettings(options, base.drain);
+  // The kube SDK loads only when a drain runs, so `--help` and bad flags answer at once.
+  const [{ connectCluster }, { createKubeClient }, { kubePorts }] = await Promise.all([
+    import('../../compose/connect.js'),
+    import('../../adapters/kube/client.js'),
+    import('../../adapters/kube/executor-ports.js'),
+  ]);
+  const { kubeconfig, as } = globals(command);
+  const connection = await connectCluster(config, {
+    log: silentLogger(),
+    sim: 'attach',
+    ...(kubeconfig ? { kubeconfigPath: kubeconfig } : {}),
+    ...(as ? { impersonate: as } : {}),
+  });
+  const client = createKubeClient(connection.kubeConfig);
+  const ports = kubePorts(client, silentLogger(), systemClock, base.namespace);
+  const info = await ports.nodes.getNode(node);
+  if (!info) throw new KubemaintError('usage', `node ${node} does not exist`);
+  if (!options.dryRun) {
+    await cordon(ports.nodes, info);
+    err(info.unschedulable ? `node/${node} already cordoned\n` : `node/${node} cordoned\n`);
+  }
+  let last = '';
+  const report = await drainNode(
+    { pods: ports.pods, clock: systemClock },
+    { node, settings, dryRun: options.dryRun ?? false },
+    {
+      onProgress: (p) => {
+        if (p.message !== last) err(`${(last = p.message)}\n`);
+      },
+    },
+  );
+  out(options.json ? `${JSON.stringify(report)}\n` : formatReport(report));
+  process.exitCode =
+    report.outcome === 'blocked' || report.outcome === 'skipped' ? EXIT.drainBlocked : EXIT.ok;
 }
