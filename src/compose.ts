@@ -10,6 +10,7 @@ import type { Clock, Notifier } from './app/control/ports.js';
 import type { TickDeps } from './app/control/tick.js';
 import { createKubeClient, type KubeClient } from './adapters/kube/client.js';
 import { controlCluster } from './adapters/kube/control-cluster.js';
+import { configMapAgentSettings } from './adapters/kube/agent-settings.js';
 import { configMapDurations } from './adapters/kube/durations.js';
 import { createNotifier } from './adapters/notify/notifier.js';
 import { parseNotifyUrls } from './adapters/notify/parse.js';
@@ -80,6 +81,7 @@ export async function openControl(config: Config, options: OpenOptions): Promise
     ...(effective.durations.learn
       ? { durations: configMapDurations(client, effective.namespace) }
       : {}),
+    agentSettings: configMapAgentSettings(client, effective.namespace),
   };
   return {
     deps,

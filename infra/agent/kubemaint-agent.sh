@@ -18,6 +18,14 @@
 #   otherwise: does $HOST_ROOT/var/run/reboot-required exist (Debian/Ubuntu's unattended-upgrades
 #     and needrestart create it)? Its .pkgs companion lists the packages that asked for it.
 #
+# Settings from kubemaint.yaml (`agent:`, ADR 0022): the control plane writes them into the ConfigMap
+# kubemaint-agent, which the DaemonSet mounts at AGENT_CONFIG_DIR, one file per key: sentinel-file
+# (a host path), period-seconds, jitter-seconds. They are read again before every check, so a new
+# config reaches a running agent. A variable set in the environment (the DaemonSet's `env:`) wins
+# over the file of the same setting; a file value that is not valid is logged and ignored. A
+# sentinel command never comes from there: it runs as root on the host, so only the DaemonSet,
+# which the installer writes, can set it.
+#
 # Environment (every path can be overridden, which is how the tests run it):
 #   NODE_NAME           this node (downward API spec.nodeName)                      required
 #   HOST_ROOT           where the host's / is mounted                                  /host
@@ -35,6 +43,7 @@
 #   MAX_PACKAGES_CHARS  cap on the packages annotation                                1024
 #   AGENT_ITERATIONS    stop after N checks (tests); 0 runs forever                       0
 #   CURL                the curl binary                                                  curl
+#   AGENT_CONFIG_DIR    the mounted kubemaint-agent ConfigMap            /etc/kubemaint-agent
 #
 # It never exits on API errors: it logs, keeps what it knew, and tries again next period.
 set -u
@@ -47,6 +56,12 @@ log() { # level message [key=value ...]
 }
 
 NODE_NAME=${NODE_NAME:-}
+# Which settings the environment gives (they win over kubemaint.yaml's), before defaults fill in.
+env_sentinel=${SENTINEL_FILE+set}
+env_pkgs=${SENTINEL_PKGS_FILE+set}
+env_period=${PERIOD_SECONDS+set}
+env_jitter=${JITTER_SECONDS+set}
+AGENT_CONFIG_DIR=${AGENT_CONFIG_DIR:-/etc/kubemaint-agent}
 HOST_ROOT=${HOST_ROOT:-/host}
 SENTINEL_FILE=${SENTINEL_FILE:-$HOST_ROOT/var/run/reboot-required}
 SENTINEL_PKGS_FILE=${SENTINEL_PKGS_FILE:-$SENTINEL_FILE.pkgs}
@@ -86,6 +101,54 @@ for v in PERIOD_SECONDS JITTER_SECONDS RESYNC_EVERY MAX_PACKAGES_CHARS AGENT_ITE
   fi
 done
 [ "$JITTER_SECONDS" -gt "$PERIOD_SECONDS" ] && JITTER_SECONDS=$PERIOD_SECONDS
+
+# --- kubemaint.yaml's settings ---------------------------------------------------------------
+# setting NAME: the first line of $AGENT_CONFIG_DIR/NAME, or nothing when there is no such file.
+setting() {
+  [ -r "$AGENT_CONFIG_DIR/$1" ] || return 0
+  head -n 1 "$AGENT_CONFIG_DIR/$1" 2>/dev/null | tr -d '\r'
+}
+
+# Applies the files to what the environment left open; says what changed, once per change. The
+# control plane validated these values, but the file is trusted no further than its syntax.
+read_settings() {
+  was="$SENTINEL_FILE $PERIOD_SECONDS $JITTER_SECONDS"
+  if [ -z "$env_sentinel" ]; then
+    v=$(setting sentinel-file)
+    case $v in
+      '') SENTINEL_FILE=$HOST_ROOT/var/run/reboot-required ;;
+      *..* | *[!A-Za-z0-9._/-]* | [!/]*) log warn "ignoring sentinel-file from kubemaint.yaml: not an absolute plain path" "value=\"$(printf '%s' "$v" | tr -cd 'A-Za-z0-9._/ -' | cut -c1-100)\"" ;;
+      *) SENTINEL_FILE=$HOST_ROOT$v ;;
+    esac
+    [ -z "$env_pkgs" ] && SENTINEL_PKGS_FILE=$SENTINEL_FILE.pkgs
+  fi
+  if [ -z "$env_period" ]; then
+    v=$(setting period-seconds)
+    if [ -z "$v" ]; then
+      PERIOD_SECONDS=300
+    elif is_uint "$v" && [ "$v" -ge 10 ] && [ "$v" -le 86400 ]; then
+      PERIOD_SECONDS=$v
+    else
+      log warn "ignoring period-seconds from kubemaint.yaml: not 10 to 86400" "value=\"$(printf '%s' "$v" | tr -cd '0-9' | cut -c1-12)\""
+    fi
+  fi
+  if [ -z "$env_jitter" ]; then
+    v=$(setting jitter-seconds)
+    if [ -z "$v" ]; then
+      JITTER_SECONDS=$((PERIOD_SECONDS / 5))
+    elif is_uint "$v" && [ "$v" -le "$PERIOD_SECONDS" ]; then
+      JITTER_SECONDS=$v
+    else
+      log warn "ignoring jitter-seconds from kubemaint.yaml: not 0 to the period" "value=\"$(printf '%s' "$v" | tr -cd '0-9' | cut -c1-12)\""
+    fi
+  fi
+  [ "$JITTER_SECONDS" -gt "$PERIOD_SECONDS" ] && JITTER_SECONDS=$PERIOD_SECONDS
+  if [ "$was" != "$SENTINEL_FILE $PERIOD_SECONDS $JITTER_SECONDS" ] && [ -n "${started:-}" ]; then
+    log info "settings changed" "sentinel=$SENTINEL_FILE" "period=${PERIOD_SECONDS}s" "jitter=${JITTER_SECONDS}s"
+  fi
+  return 0
+}
+read_settings
 
 # --- the check -------------------------------------------------------------------------------
 # Sets `need` to true, false or unknown, `pkgs` to the package list and `since` to an ISO time.
@@ -208,8 +271,10 @@ known=''
 node_since=''
 iteration=0
 since_sync=0
+started=1
 while :; do
   iteration=$((iteration + 1))
+  [ "$iteration" -gt 1 ] && read_settings
   # Compare with the node itself on start, after a failure and every RESYNC_EVERY checks;
   # otherwise with what we wrote last (no read, no write while nothing changes).
   if [ -z "$known" ] || [ "$since_sync" -ge "$RESYNC_EVERY" ]; then

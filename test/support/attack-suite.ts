@@ -566,7 +566,7 @@ export function attackSuite(start: () => Promise<AttackBackend>): void {
       assert.equal(config_.code, 403);
       assert.match(
         config_.message,
-        /may write only the kubemaint-pause and kubemaint-durations ConfigMaps, not kubemaint-config/,
+        /may write only the kubemaint-pause, kubemaint-durations and kubemaint-agent ConfigMaps, not kubemaint-config/,
       );
       await nodeAUntouched('serve token');
     });

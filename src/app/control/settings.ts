@@ -78,6 +78,8 @@ export interface ControlSettings {
    * with `enabled: false` the key is still swept off nodes an earlier config tainted.
    */
   waitingTaint?: WaitingTaintSettings;
+  /** `agent:` as the data of the ConfigMap kubemaint-agent (app/control/agent-settings.ts). */
+  agentSettings?: Record<string, string>;
   /** Builds the executor Job manifest for a request (templates/executor-job.ts, bound to config). */
   jobFor: (
     node: string,

@@ -20,9 +20,12 @@ import { reconcileRequest } from './reconcile.js';
 import { keepSilences } from './silences.js';
 import { SYSTEM } from './restore.js';
 import { sweepWaitingTaints } from './waiting-taint.js';
+import { publishAgentSettings, type AgentSettingsPort } from './agent-settings.js';
 
 export interface TickDeps extends DispatchDeps {
   randomBytes: RandomBytes;
+  /** Where the reporter agents read kubemaint.yaml's `agent:` (a ConfigMap); absent: not published. */
+  agentSettings?: AgentSettingsPort;
 }
 
 export interface TickReport {
@@ -35,6 +38,8 @@ export interface TickReport {
   migrated?: string[];
   /** Waiting taints a skew scan added or removed (a node that disagreed with its request). */
   taints?: string[];
+  /** The agent settings a skew scan published (when they differed), or why it could not. */
+  agent?: string[];
 }
 
 export async function runTick(
@@ -146,6 +151,7 @@ async function detectAndPropose(
   if (skewScan) report.migrated = await migrateAnnotations(deps, nodes);
   // A taint a crash or an earlier config left behind goes; one a write did not make is made.
   if (skewScan) report.taints = await sweepWaitingTaints(deps, nodes);
+  if (skewScan) report.agent = await publishAgentSettings(deps);
   // The flapping gate's history is kept from every read of the whole fleet.
   if (skewScan) await recordNotReady(deps, nodes);
   report.skipped = skipped.map((s) => `${s.node}: ${s.why}`);

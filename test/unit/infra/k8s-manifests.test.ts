@@ -112,6 +112,8 @@ const REVIEWED_WITHOUT_LAMBDA: Grant[] = [
   ['kubemaint-serve', NS, '', 'configmaps[kubemaint-pause]', 'get,list,update,watch'],
   // The durations it observed (ADR 0017), also by name.
   ['kubemaint-serve', NS, '', 'configmaps[kubemaint-durations]', 'get,update'],
+  // The agents' settings from kubemaint.yaml (ADR 0022), also by name.
+  ['kubemaint-serve', NS, '', 'configmaps[kubemaint-agent]', 'get,update'],
   // ADR 0012: the control plane records requests and decisions and alone writes request status.
   ['kubemaint-serve', NS, 'kubemaint.io', 'maintenancerequests', 'create,delete,get,list,watch'],
   ['kubemaint-serve', NS, 'kubemaint.io', 'maintenancerequests/status', 'get,update'],
@@ -254,14 +256,21 @@ describe('the agent DaemonSet', () => {
       capabilities: { drop: ['ALL'] },
     });
   });
-  it("mounts only the host's /var/run, read-only, at HOST_ROOT/var/run", () => {
+  it("mounts only the host's /var/run, read-only, at HOST_ROOT/var/run, and its settings", () => {
     assert.deepEqual(pod.volumes, [
       { name: 'host-var-run', hostPath: { path: '/var/run', type: 'Directory' } },
+      { name: 'settings', configMap: { name: 'kubemaint-agent', optional: true } },
     ]);
     const hostRoot = container!.env?.find((e) => e.name === 'HOST_ROOT')?.value;
     assert.deepEqual(container!.volumeMounts, [
       { name: 'host-var-run', mountPath: `${hostRoot}/var/run`, readOnly: true },
+      { name: 'settings', mountPath: '/etc/kubemaint-agent', readOnly: true },
     ]);
+  });
+  it("leaves kubemaint.yaml's agent settings to kubemaint.yaml: no env sets them", () => {
+    const names = (container!.env ?? []).map((e) => e.name);
+    for (const name of ['SENTINEL_FILE', 'PERIOD_SECONDS', 'JITTER_SECONDS'])
+      assert.ok(!names.includes(name), name);
   });
   it('learns its node from the downward API', () => {
     const node = container!.env?.find((e) => e.name === 'NODE_NAME');
@@ -1006,9 +1015,10 @@ describe('admission-requests.yaml: what a stolen control-plane token still canno
       assert.deepEqual(write(user, 'UPDATE', 'kubemaint-pause'), []);
       assert.deepEqual(write(user, 'CREATE', 'kubemaint-durations'), []);
       assert.deepEqual(write(user, 'UPDATE', 'kubemaint-durations'), []);
+      assert.deepEqual(write(user, 'UPDATE', 'kubemaint-agent'), []);
       assert.match(
         String(write(user, 'CREATE', 'kubemaint-config')),
-        /may write only the kubemaint-pause and kubemaint-durations ConfigMaps, not kubemaint-config/,
+        /may write only the kubemaint-pause, kubemaint-durations and kubemaint-agent ConfigMaps, not kubemaint-config/,
       )
     }
     assert.equal(write({ username: 'alice' }, 'CREATE', 'anything'), 'skipped');
