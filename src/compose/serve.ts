@@ -14,7 +14,6 @@ import { tickReadiness } from '../adapters/http/readiness.js';
 import { metricsNotifier } from '../adapters/metrics/notifier.js';
 import { observeFleet, timeTick } from '../adapters/metrics/observe.js';
 import { createMetrics } from '../adapters/metrics/registry.js';
-import type { ControlSettings } from '../app/control/settings.js';
 import { openControl, type ControlRuntime } from '../compose.js';
 import { createLogger, type Logger } from '../log.js';
 import { PAUSE_STREAM, watchForChanges } from '../adapters/kube/watch-trigger.js';
@@ -47,14 +46,18 @@ export async function runServe(options: {
   const readiness = tickReadiness({ clock: { now: () => new Date() } });
   const pageOn = statusPageEnabled(config, options.statusPage);
   // Set once the control plane is open; the page says it is reading the cluster until then.
-  const opened: { fleet?: FleetRefresher; settings?: ControlSettings } = {};
+  const opened: {
+    fleet?: FleetRefresher;
+    deps?: Pick<ControlRuntime['deps'], 'settings' | 'clock'>;
+  } = {};
   const page = pageOn
     ? composeStatusPage({
         current: () => {
           const view = opened.fleet?.latest();
-          return view && opened.settings ? { view, settings: opened.settings } : undefined;
+          return view && opened.deps ? { view, settings: opened.deps.settings } : undefined;
         },
-        now: () => new Date(),
+        // The control plane's clock (the sim's may be scaled): the page's now is the view's.
+        now: () => opened.deps?.clock.now() ?? new Date(),
       })
     : undefined;
   // The ops port first: if it is taken, nothing else has started yet.
@@ -75,7 +78,7 @@ export async function runServe(options: {
     throw error;
   });
   const { deps } = runtime;
-  opened.settings = deps.settings;
+  opened.deps = deps;
   // One read of the fleet after every tick: /metrics and the status page show it, as `kubemaint
   // status` shows its own read, so they agree (issue 19). Every node and request only for the page.
   const fleet = createFleetRefresher({
