@@ -83,7 +83,7 @@ describe('the Helm chart', () => {
     const added = (args: string[]) =>
       chartDifferences(renderChart(helm, args), kustomize).filter((d) => !base.has(d));
     assert.deepEqual(added(['--set', 'agent.periodSeconds=60']), [
-      'DaemonSet kubemaint/kubemaint-agent (apps/v1): spec.template.spec.containers[0].env[2].value: chart "60" ≠ kustomize "300"',
+      'DaemonSet kubemaint/kubemaint-agent (apps/v1): spec.template.spec.containers[0].env[2]: chart {"name":"PERIOD_SECONDS","value":"60"} ≠ kustomize (absent)',
     ]);
     assert.deepEqual(added(['--set', 'agent.enabled=false']), [
       'DaemonSet kubemaint/kubemaint-agent (apps/v1): in infra/k8s, not rendered by the chart',
