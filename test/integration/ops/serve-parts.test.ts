@@ -132,6 +132,8 @@ describe('serve parts together', () => {
       ...deps,
       cluster: {
         ...deps.cluster,
+        // The tick's one-pass view would be a fresh, healthy cluster: this one must be the one used.
+        onePass: undefined,
         listNodes: () => Promise.reject(new Error('apiserver unreachable')),
       },
     };
