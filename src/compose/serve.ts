@@ -24,6 +24,7 @@ import { ALL_INTERFACES, serveListen, type Listen, type ListenFlags } from '../c
 import { configWarnings } from '../config/warnings.js';
 import { scanLines } from '../../templates/scan.js';
 import { pauseEcho } from './pause-echo.js';
+import { cliCommand } from './sim-host.js';
 import { composeStatusPage, statusPageEnabled } from './status-page.js';
 
 export async function runServe(options: {
@@ -68,11 +69,13 @@ export async function runServe(options: {
     ...(page ? { page } : {}),
   });
   const slackOut = lateSlackNotifier();
+  // The commands the console suggests, as they are typed here (a checkout, or the installed package).
+  const cli = cliCommand();
   const runtime = await openControl(config, {
     log,
     sim: 'start',
     ...(options.kubeconfigPath ? { kubeconfigPath: options.kubeconfigPath } : {}),
-    notifiers: [consoleNotifier(), metricsNotifier(metrics), slackOut.notifier],
+    notifiers: [consoleNotifier(undefined, cli), metricsNotifier(metrics), slackOut.notifier],
   }).catch(async (error: unknown) => {
     await ops.close();
     throw error;
@@ -149,7 +152,7 @@ export async function runServe(options: {
       `${slack.description ? ` slack=${slack.description}` : ''}\n`,
   );
   if (runtime.connection.sim)
-    out(demoHelp(kubeconfig ?? '', page ? `${ops.url}/status` : undefined));
+    out(demoHelp(kubeconfig ?? '', page ? `${ops.url}/status` : undefined, cli));
   loop.kick({ skewScan: true });
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
@@ -172,10 +175,10 @@ export async function runServe(options: {
  */
 const FLEET_READ_INTERVAL_MS = 2_000;
 
-const demoHelp = (kubeconfig: string, statusUrl: string | undefined): string =>
+const demoHelp = (kubeconfig: string, statusUrl: string | undefined, cli: string): string =>
   '\nThe embedded demo cluster is running. In another terminal, in this folder:\n' +
-  '  npx kubemaint status                  what is proposed, and why\n' +
-  '  npx kubemaint approve <request id>    approve one; watch it drain, reboot and come back here\n' +
+  `  ${`${cli} status`.padEnd(38)}what is proposed, and why\n` +
+  `  ${`${cli} approve <request id>`.padEnd(38)}approve one; watch it drain, reboot and come back here\n` +
   `  kubectl --kubeconfig ${kubeconfig} get nodes -L kubemaint.io/state\n` +
   (statusUrl ? `The maintenance timeline, live: open ${statusUrl} in a browser.\n` : '') +
   'Stop with Ctrl-C.\n\n';

@@ -14,6 +14,7 @@ export function forSimHost(config: Config): Config {
     reboot: { ...config.reboot, method: 'command', command: ['kubemaint-sim-host', 'reboot'] },
     upgrade: {
       ...config.upgrade,
+      method: 'command',
       command: ['kubemaint-sim-host', 'upgrade', '{{version}}'],
       // The sim's host restarts its kubelet as part of the upgrade, after the executor has exited.
       restartCommand: [],
@@ -22,9 +23,15 @@ export function forSimHost(config: Config): Config {
   };
 }
 
+/** The CLI's source, when this runs from a checkout (the installed package has only its bundle). */
+const CLI_SOURCE = fileURLToPath(new URL('../cli/main.ts', import.meta.url));
+
+/** How a person types kubemaint here: `npx kubemaint` in a checkout, `kubemaint` once installed. */
+export const cliCommand = (): string => (existsSync(CLI_SOURCE) ? 'npx kubemaint' : 'kubemaint');
+
 /** The executor image, run as `kubemaint` itself: from source through tsx, or the built bundle. */
 export function simExecutorImages(image: string): ImageMap {
-  const source = fileURLToPath(new URL('../cli/main.ts', import.meta.url));
+  const source = CLI_SOURCE;
   const command = existsSync(source)
     ? [process.execPath, '--import', import.meta.resolve('tsx'), source]
     : [process.execPath, process.argv[1] ?? 'kubemaint'];

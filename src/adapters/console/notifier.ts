@@ -7,10 +7,12 @@ import { consoleLines } from '../../../templates/console.js';
 
 export function consoleNotifier(
   write: (text: string) => void = (t) => void process.stdout.write(t),
+  /** How the commands a prompt suggests are typed: `npx kubemaint` in a checkout, else `kubemaint`. */
+  command?: string,
 ): Notifier {
   return {
     notify(event) {
-      write(`${consoleLines(event).join('\n')}\n`);
+      write(`${consoleLines(event, command).join('\n')}\n`);
       return Promise.resolve();
     },
   };
