@@ -8,7 +8,7 @@
  * it for the docs).
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -129,6 +129,11 @@ describe('the demo, observed: metrics, status and the status page', { timeout: 3
     opsUrl = ready[2]!;
     statusUrl = ready[3]!;
     assert.match(serve.stdout(), new RegExp(`open ${statusUrl} in a browser`));
+    // A real browser, never silently skipped: say what to install.
+    if (!existsSync(CHROMIUM))
+      throw new Error(
+        `no Chromium at ${CHROMIUM}: scripts/test-deps.sh installs it (Debian: chromium)`,
+      );
     browser = await chromium.launch({ executablePath: CHROMIUM, chromiumSandbox: false });
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.on('dialog', (dialog) => {
