@@ -20,6 +20,7 @@ const MARK: Record<MaintenanceEvent['kind'], string> = {
   back: '<',
   done: '=',
   failed: 'X',
+  hook: '~',
 };
 
 export function consoleLines(event: MaintenanceEvent, command = 'npx kubemaint'): string[] {

@@ -12,7 +12,10 @@ import type { QueryGate } from '../core/query-gate.js';
 import { parseMatchers, type Matcher } from '../core/silence.js';
 import { compileSchedule } from '../core/windows.js';
 import { KubemaintError } from '../errors.js';
+import type { V1PodTemplateSpec } from '@kubernetes/client-node';
 import { buildExecutorJob } from '../../templates/executor-job.js';
+import { buildHookJob } from '../../templates/hook-job.js';
+import { HOOK_PHASES } from '../core/hooks.js';
 import { agentSettingsData } from './agent-settings.js';
 import { settingsFromConfig } from './executor-settings.js';
 
@@ -108,6 +111,7 @@ export function controlSettingsFromConfig(config: Config): ControlSettings {
           },
         }
       : {}),
+    ...hookSettings(config),
     jobFor: (node, requestId) =>
       buildExecutorJob({
         node,
@@ -143,4 +147,33 @@ function selector(text: string): Selector {
   const parsed = parseSelector(text);
   if (!parsed.ok) throw new KubemaintError('config_invalid', `bad selector "${text}"`);
   return parsed.selector;
+}
+
+/** `hooks:` as the control plane runs them: each with its Job bound to the config (ADR 0021). */
+function hookSettings(config: Config): Pick<ControlSettings, 'hooks'> {
+  const hooks: NonNullable<ControlSettings['hooks']> = {};
+  for (const phase of HOOK_PHASES) {
+    const hook = config.hooks[phase];
+    if (!hook) continue;
+    const template: V1PodTemplateSpec = hook.container
+      ? { spec: { containers: [{ name: 'hook', ...hook.container }] } }
+      : (hook.template as unknown as V1PodTemplateSpec);
+    hooks[phase] = {
+      timeoutMs: hook.timeout,
+      onFailure: hook.onFailure,
+      jobFor: (node, requestId, action) =>
+        buildHookJob({
+          node,
+          requestId,
+          action,
+          phase,
+          namespace: config.namespace,
+          template,
+          timeoutSeconds: Math.ceil(hook.timeout / 1_000),
+          ttlSecondsAfterFinished: Math.ceil(config.executor.ttlAfterFinished / 1_000),
+          onNode: hook.onNode,
+        }) as unknown as Record<string, unknown>,
+    };
+  }
+  return Object.keys(hooks).length > 0 ? { hooks } : {};
 }

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { SlackSecrets } from './env-secrets.js';
 import { dnsLabel } from './fields.js';
 import { DurationsSchema } from './schema-durations.js';
+import { HooksSchema } from './schema-hooks.js';
 import { ExecutorSchema } from './schema-executor.js';
 import { AlertmanagerSchema } from './schema-alertmanager.js';
 import { ClusterSchema } from './schema-cluster.js';
@@ -50,6 +51,8 @@ export const ConfigSchema = z
     upgrade: UpgradeSchema.prefault({}),
     executor: ExecutorSchema.prefault({}),
     nodeLabels: NodeLabelsSchema.prefault({}),
+    /** People's Jobs before the drain and after the node is back (ADR 0021). */
+    hooks: HooksSchema.prefault({}),
     /** A PreferNoSchedule taint while a node's request waits (kured --prefer-no-schedule-taint). */
     waitingTaint: WaitingTaintSchema.prefault({}),
     blockers: BlockersSchema.prefault({}),

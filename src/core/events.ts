@@ -4,7 +4,10 @@
  */
 import type { Action } from './request.js';
 
-/** The moments people are told about, in the order a request usually meets them. */
+/**
+ * The moments people are told about, in the order a request usually meets them; `hook` is a hook
+ * Job starting or ending (ADR 0021), whenever it runs.
+ */
 export const EVENT_KINDS = [
   'proposed',
   'approved',
@@ -16,6 +19,7 @@ export const EVENT_KINDS = [
   'back',
   'done',
   'failed',
+  'hook',
 ] as const;
 
 export type EventKind = (typeof EVENT_KINDS)[number];

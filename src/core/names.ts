@@ -68,6 +68,19 @@ export function parseSlotHolder(holder: string): { node: string; requestId: stri
     : undefined;
 }
 
+/** On hook Jobs (ADR 0021): `before-drain` or `after-ready`; admission judges labelled Jobs apart. */
+export const LABEL_HOOK = `${DOMAIN}/hook`;
+/** The one account hook Jobs run as (infra/k8s: no RBAC, no token unless asked). */
+export const HOOK_SERVICE_ACCOUNT = 'kubemaint-hook';
+
+/**
+ * A hook's Job: deterministic per request and phase (`kubemaint-hook-b-<request>-<node>`, `-a-`
+ * after the node is back), so a second tick cannot start it twice; under 63 characters.
+ */
+export function hookJobName(node: string, requestId: string, phase: 'beforeDrain' | 'afterReady') {
+  return jobName(node, `hook-${phase === 'beforeDrain' ? 'b' : 'a'}-${requestId}`);
+}
+
 /**
  * Deterministic Job name per request, so a second approval (or a second tick) that tries to create
  * the Job gets AlreadyExists instead of a second Job. Kept under 63 characters (Job names become

@@ -4,6 +4,7 @@
  * kubemaint derived). Every part reads and writes this shape; the state machine that moves it lives in
  * `approval.ts`, the codec to and from the object in the kube adapter. Pure types and constants only.
  */
+import type { HookPhase, HookRun } from './hooks.js';
 
 /** What a request does to its node. */
 export type Action = 'reboot' | 'upgrade';
@@ -108,6 +109,8 @@ export interface MaintenanceRequest {
   kubeletVersionBefore?: string;
   /** When the host command was issued; set once, never twice (invariant 5). */
   hostCommandIssuedAt?: string;
+  /** The hooks' runs (`hooks:`, ADR 0021): their Jobs, how they ended and why. */
+  hooks?: Partial<Record<HookPhase, HookRun>>;
   /** Lease slot held while running, `kubemaint-slot-<i>`. */
   slot?: string;
   /** Executor Job name (deterministic per request). */

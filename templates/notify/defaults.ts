@@ -20,6 +20,7 @@ export const DEFAULT_TEMPLATES: Readonly<Record<EventKind, string>> = {
   back: 'Node {{node}} in {{cluster}} is back and Ready{{#duration}} after {{duration}}{{/duration}}',
   done: 'Node {{node}} in {{cluster}}: {{action}} done{{#duration}} in {{duration}}{{/duration}}',
   failed: 'Node {{node}} in {{cluster}}: {{action}} failed{{#detail}}: {{detail}}{{/detail}}',
+  hook: 'Node {{node}} in {{cluster}}: {{reason}}',
 };
 
 export const DEFAULT_TITLE = '[kubemaint] {{cluster}}: {{node}} {{event}}';

@@ -20,6 +20,7 @@ const ICON: Readonly<Record<EventKind, string>> = {
   back: ':large_green_circle:',
   done: ':tada:',
   failed: ':x:',
+  hook: ':hook:',
 };
 
 function line(event: MaintenanceEvent): string {
@@ -49,6 +50,8 @@ function line(event: MaintenanceEvent): string {
       return `Done${took ? ` in ${took}` : ''}`;
     case 'failed':
       return `Failed${reason}`;
+    case 'hook':
+      return `Hook${reason}`;
   }
 }
 

@@ -26,6 +26,7 @@ export const KUBEMAINT_MANIFESTS = [
   'rbac-people.yaml',
   'admission-policy.yaml',
   'admission-requests.yaml',
+  'admission-hooks.yaml',
 ];
 
 export function manifests(infra: string, files = KUBEMAINT_MANIFESTS): KubernetesObject[] {

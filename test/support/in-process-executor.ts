@@ -23,7 +23,7 @@ import {
   REQUESTS,
   type StoredRequest,
 } from '../../src/adapters/kube/request-codec.js';
-import { ANN_NODE, LABEL_REQUEST } from '../../src/core/names.js';
+import { ANN_NODE, LABEL_HOOK, LABEL_REQUEST } from '../../src/core/names.js';
 import type { MaintenanceRequest } from '../../src/core/request.js';
 import type { Sim } from '../../src/sim/index.js';
 import { R, type AuditEntry, type KObject } from '../../src/sim/types.js';
@@ -207,6 +207,8 @@ export function runJobsInProcess(sim: Sim, settings: ExecutorSettings): InProces
     for (const job of sim.store.list(R.jobs, { namespace: NAMESPACE })) {
       const name = job.metadata.name ?? '';
       if (runs.has(name)) continue;
+      // Hook Jobs (ADR 0021) run their own image (the sim's image map), not the executor.
+      if (job.metadata.labels?.[LABEL_HOOK]) continue;
       // The label may hold only a hash of a long name; the annotation holds the name.
       const node = job.metadata.annotations?.[ANN_NODE];
       const requestId = job.metadata.labels?.[LABEL_REQUEST];

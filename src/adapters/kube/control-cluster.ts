@@ -222,8 +222,8 @@ export function controlCluster(
     async getJob(name): Promise<JobView | undefined> {
       const job = await getJob(client, namespace, name);
       if (!job || job.phase !== 'failed') return job;
-      const exitCode = await executorExitCode(client, namespace, name);
-      return { ...job, ...(exitCode === undefined ? {} : { exitCode }) };
+      const ended = await failedContainer(client, namespace, name);
+      return { ...job, ...ended };
     },
     createJob: (manifest) => createJob(client, manifest),
     async listSlots(): Promise<SlotView[]> {
@@ -351,20 +351,34 @@ export function controlCluster(
   };
 }
 
-/** The executor container's exit code, read from the Job's pod: it says why the Job failed. */
-async function executorExitCode(
+/**
+ * How the Job's container ended, read from its pod: the executor's exit code says why it failed, a
+ * hook's termination message (the end of its log) what went wrong.
+ */
+async function failedContainer(
   client: KubeClient,
   namespace: string,
   job: string,
-): Promise<number | undefined> {
+): Promise<{ exitCode?: number; podMessage?: string }> {
   const pods = await withRetry(
     `list pods of job ${job}`,
     () => client.core.listNamespacedPod({ namespace, labelSelector: `job-name=${job}` }),
     client.retry,
   );
   for (const pod of pods.items) {
-    const code = pod.status?.containerStatuses?.[0]?.state?.terminated?.exitCode;
-    if (code !== undefined) return code;
+    // The container that failed (a hook's init container may be the one), else the first one's end.
+    const statuses = [
+      ...(pod.status?.initContainerStatuses ?? []),
+      ...(pod.status?.containerStatuses ?? []),
+    ];
+    const ended =
+      statuses.find((c) => (c.state?.terminated?.exitCode ?? 0) !== 0)?.state?.terminated ??
+      pod.status?.containerStatuses?.[0]?.state?.terminated;
+    if (ended)
+      return {
+        exitCode: ended.exitCode,
+        ...(ended.message ? { podMessage: ended.message.slice(-2_000) } : {}),
+      };
   }
-  return undefined;
+  return {};
 }

@@ -25,6 +25,8 @@ import { healthFacts, type HealthFacts } from './health.js';
 import { releaseSilences, silenceNode } from './silences.js';
 import type { ReconcileDeps } from './deps.js';
 import { failAndRestore } from './restore.js';
+import { startBeforeDrain } from './hook-steps.js';
+import { planHook } from './hooks.js';
 import { expectedFor, readBook } from './durations.js';
 import type { DurationBook } from '../../core/durations.js';
 
@@ -134,6 +136,8 @@ async function dispatchOne(
     now,
   );
   if (!result.ok) return `${node.name}: not started (${result.error.message})`;
+  // A beforeDrain hook runs first: recorded with `running`, its Job created instead (hook-steps.ts).
+  const before = planHook(deps, result.request, 'beforeDrain');
   // The node's alerts are silenced before anything happens to it (alertmanager:, silences.ts).
   const expectedMs = base.expectedDurationMs ?? settings.expectedDurationMs[request.action];
   const silenced = await silenceNode(deps, request, expectedMs);
@@ -146,6 +150,7 @@ async function dispatchOne(
   const { blockedReasons: _cleared, ...startedRequest } = {
     ...result.request,
     ...(silenced.held ? { silences: silenced.held } : {}),
+    ...(before ? { hooks: { beforeDrain: before.run } } : {}),
   };
   const outcome = await persist(deps, node, { ...result, request: startedRequest });
   if (outcome.status !== 'written') await releaseSilences(deps, silenced.held);
@@ -159,6 +164,10 @@ async function dispatchOne(
     return undefined;
   }
   if (outcome.status !== 'written') return undefined;
+  if (before) {
+    inFlight.push(startedRequest);
+    return startBeforeDrain(deps, node, outcome.request, before);
+  }
   try {
     const before = settings.nodeLabels?.before ?? {};
     if (Object.keys(before).length > 0) await cluster.patchNode(node.name, { labels: before });

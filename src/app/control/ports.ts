@@ -22,6 +22,8 @@ export interface JobView {
   /** Exit code of the executor container when it ended, when known. */
   exitCode?: number;
   message?: string;
+  /** The failed container's termination message (a hook's last log lines), when it left one. */
+  podMessage?: string;
 }
 
 export interface SlotView {

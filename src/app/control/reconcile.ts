@@ -10,6 +10,7 @@ import { EXIT } from '../../core/exit-codes.js';
 import { matchesSelector } from '../../core/label-selector.js';
 import type { MaintenanceRequest } from '../../core/request.js';
 import type { ReconcileDeps } from './deps.js';
+import { reconcileBeforeDrain } from './hook-steps.js';
 import { announce, persist } from './persist.js';
 import type { NodeView } from './ports.js';
 import { failAndRestore, SYSTEM } from './restore.js';
@@ -131,6 +132,9 @@ async function reconcileRunning(
     await persist(deps, node, result);
     return 'verifying';
   }
+  // A beforeDrain hook runs before the executor Job exists (hook-steps.ts).
+  const before = request.hooks?.beforeDrain;
+  if (before?.state === 'running') return reconcileBeforeDrain(deps, node, request, before);
   const job = request.job ? await deps.cluster.getJob(request.job) : undefined;
   if (job?.phase === 'active') {
     return (await askAboutStalledDrain(deps, node, request))

@@ -6,6 +6,7 @@ import type { ApprovalPolicy } from '../../core/approval.js';
 import type { DrainFilterOptions } from '../../core/drain-filters.js';
 import type { DetectSettings } from '../../core/detect.js';
 import type { DurationLearning } from '../../core/durations.js';
+import type { HookFailurePolicy, HookPhase } from '../../core/hooks.js';
 import type { Selector } from '../../core/label-selector.js';
 import type { Schedule } from '../../core/windows.js';
 import type { WaitingTaintSettings } from '../../core/waiting-taint.js';
@@ -80,6 +81,8 @@ export interface ControlSettings {
   waitingTaint?: WaitingTaintSettings;
   /** `agent:` as the data of the ConfigMap kubemaint-agent (app/control/agent-settings.ts). */
   agentSettings?: Record<string, string>;
+  /** People's Jobs before the drain and after the node is back (`hooks:`, ADR 0021). */
+  hooks?: Partial<Record<HookPhase, HookSettings>>;
   /** Builds the executor Job manifest for a request (templates/executor-job.ts, bound to config). */
   jobFor: (
     node: string,
@@ -94,6 +97,17 @@ export type DrainChoice = Required<
     'force' | 'deleteEmptyDirData' | 'podSelector' | 'skipWaitForDeleteTimeoutSeconds'
   >
 >;
+
+/** One hook: how long it may take, what its failure means, and its Job (templates/hook-job.ts). */
+export interface HookSettings {
+  timeoutMs: number;
+  onFailure: HookFailurePolicy;
+  jobFor: (
+    node: string,
+    requestId: string,
+    action: 'reboot' | 'upgrade',
+  ) => Record<string, unknown>;
+}
 
 /** The name of the auto-approval rule in approvals (`policy:autoApprove`). */
 export const AUTO_APPROVE_RULE = 'autoApprove';

@@ -14,6 +14,8 @@ import {
 import type { MaintenanceRequest } from '../../core/request.js';
 import { verifyNode, type AgentMark } from '../../core/verify.js';
 import { recordObserved } from './durations.js';
+import { beginAfterReady, reconcileAfterReady } from './hook-steps.js';
+import { hookOf } from './hooks.js';
 import { announce, persist, tell } from './persist.js';
 import type { NodeView } from './ports.js';
 import type { ReconcileDeps } from './deps.js';
@@ -26,6 +28,9 @@ export async function reconcileVerifying(
 ): Promise<string> {
   const now = deps.clock.now();
   if (request.proven) return releaseAfterDelay(deps, node, request, request.proven, now);
+  // The node was proven back and its afterReady hook runs (hook-steps.ts).
+  const afterReady = request.hooks?.afterReady;
+  if (afterReady?.state === 'running') return reconcileAfterReady(deps, node, request, afterReady);
   if (!request.announced?.includes('host')) {
     // Said once, then verification goes on from the next tick on the node as it is then.
     const verb = request.action === 'reboot' ? 'rebooting' : 'upgrading';
@@ -60,9 +65,17 @@ export async function reconcileVerifying(
     return 'failed';
   }
   const proof = outcome.warning ? `${outcome.proof}; but ${outcome.warning}` : outcome.proof;
-  await tell(deps, { ...request, updatedAt: now.toISOString() }, { kind: 'back', message: proof });
-  // What this took, for the next window-fit decision of its action and pool (ADR 0017).
-  await recordObserved(deps, request, now);
+  if (!afterReady) {
+    await tell(
+      deps,
+      { ...request, updatedAt: now.toISOString() },
+      { kind: 'back', message: proof },
+    );
+    // What this took, for the next window-fit decision of its action and pool (ADR 0017).
+    await recordObserved(deps, request, now);
+    // Before kubemaint hands the node back, a person's check on it (ADR 0021).
+    if (hookOf(deps, 'afterReady')) return beginAfterReady(deps, node, request, proof);
+  }
   const delayMs = deps.settings.lock.releaseDelayMs ?? 0;
   await restoreNode(deps, node, request, {
     clearMark: request.action === 'reboot',

@@ -411,6 +411,7 @@ describe('the namespace and the admission policies', () => {
       'kubemaint-control-plane-configmaps',
       'kubemaint-control-plane-node-writes',
       'kubemaint-decisions-name-their-author',
+      'kubemaint-hook-jobs',
       'kubemaint-jobs-of-the-executors-shape',
       'kubemaint-request-status-by-control-plane',
       'kubemaint-requests-name-their-requester',
@@ -700,6 +701,23 @@ describe("kubemaint's kinds (crds.yaml)", () => {
       slack: { channel: 'C1', ts: '1.2' },
       announced: ['host'],
       proven: { at, proof: 'bootID changed' },
+      hooks: {
+        beforeDrain: {
+          job: 'kubemaint-hook-b-r-abc123-n1',
+          state: 'succeeded',
+          startedAt: at,
+          finishedAt: at,
+        },
+        afterReady: {
+          job: 'kubemaint-hook-a-r-abc123-n1',
+          state: 'failed',
+          startedAt: at,
+          finishedAt: at,
+          message: 'exit 3',
+          continued: true,
+          proof: 'bootID changed',
+        },
+      },
       failure: 'none',
       decisions: [{ name: 'r-abc123-approve-0123456789', ok: true, message: 'approved' }],
     });
@@ -876,22 +894,48 @@ describe('admission-requests.yaml: requests and decisions bound to who wrote the
           object('running', { approvals: [{ by: 'U9', at: 'x' }] }),
         ),
       ),
-      /may not change a request's approvals, decisions, Job or silences/,
+      /may not change a request's approvals, decisions, Job, silences or hooks/,
     );
     assert.match(
       String(write(executor, object('running'), object('running', { job: 'other' }))),
-      /approvals, decisions, Job or silences/,
+      /approvals, decisions, Job, silences or hooks/,
     );
     const silenced = (ids: string[]) => ({ silences: { ids, startsAt: 'x', endsAt: 'y' } });
     assert.match(
       String(
         write(executor, object('running', silenced(['a'])), object('running', silenced(['b']))),
       ),
-      /approvals, decisions, Job or silences/,
+      /approvals, decisions, Job, silences or hooks/,
       'a silence the control plane must expire stays recorded',
     );
     assert.deepEqual(
       write(executor, object('running', silenced(['a'])), object('verifying', silenced(['a']))),
+      [],
+    );
+    // ADR 0021: a hook's outcome is the control plane's record; the executor cannot forge one.
+    const hooked = (state: string) => ({
+      hooks: { beforeDrain: { job: 'kubemaint-hook-b-r-1-n1', state, startedAt: 'x' } },
+    });
+    assert.match(
+      String(
+        write(
+          executor,
+          object('running', hooked('failed')),
+          object('running', hooked('succeeded')),
+        ),
+      ),
+      /approvals, decisions, Job, silences or hooks/,
+    );
+    assert.match(
+      String(write(executor, object('running'), object('running', hooked('succeeded')))),
+      /approvals, decisions, Job, silences or hooks/,
+    );
+    assert.deepEqual(
+      write(
+        executor,
+        object('running', hooked('succeeded')),
+        object('verifying', hooked('succeeded')),
+      ),
       [],
     );
     assert.match(
@@ -1019,7 +1063,7 @@ describe('admission-requests.yaml: what a stolen control-plane token still canno
       assert.match(
         String(write(user, 'CREATE', 'kubemaint-config')),
         /may write only the kubemaint-pause, kubemaint-durations and kubemaint-agent ConfigMaps, not kubemaint-config/,
-      )
+      );
     }
     assert.equal(write({ username: 'alice' }, 'CREATE', 'anything'), 'skipped');
   });
