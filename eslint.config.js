@@ -6,7 +6,8 @@ import tseslint from 'typescript-eslint';
 
 /**
  * The layers (docs/architecture.md): functions/cli → compose → adapters → app → core, templates beside
- * the adapters. Each zone names a folder and what it may not import; a test breaks one on purpose
+ * the adapters; the embedded Kubernetes is a package of its own (packages/kubesim) that only the
+ * wiring, the CLI and the tests use. Each zone names a folder and what it may not import; a test breaks one on purpose
  * (test/unit/architecture/layers.test.ts).
  */
 const layers = [
@@ -18,7 +19,7 @@ const layers = [
       './src/compose',
       './src/cli',
       './src/config',
-      './src/sim',
+      './packages/kubesim',
       './templates',
       './functions',
       './src/log.ts',
@@ -27,17 +28,17 @@ const layers = [
   },
   {
     target: './src/app',
-    from: ['./src/adapters', './src/compose', './src/cli', './src/sim', './functions'],
+    from: ['./src/adapters', './src/compose', './src/cli', './packages/kubesim', './functions'],
     message: 'src/app reaches the world only through its ports; adapters implement them.',
   },
   {
     target: './templates',
-    from: ['./src/adapters', './src/compose', './src/cli', './src/sim', './functions'],
+    from: ['./src/adapters', './src/compose', './src/cli', './packages/kubesim', './functions'],
     message: 'templates build values from core and app types; they never import adapters.',
   },
   {
     target: './src/config',
-    from: ['./src/app', './src/compose', './src/cli', './src/sim', './functions'],
+    from: ['./src/app', './src/compose', './src/cli', './packages/kubesim', './functions'],
     message:
       'src/config validates the file; it imports core (and its own), nothing that talks to the world.',
   },
@@ -51,13 +52,25 @@ const layers = [
   },
   {
     target: './src/adapters',
-    from: ['./src/compose', './src/cli', './functions'],
-    message: 'adapters are wired by src/compose; they never import the wiring or the entry points.',
+    from: ['./src/compose', './src/cli', './functions', './packages/kubesim'],
+    message:
+      'adapters are wired by src/compose; they never import the wiring, the entry points or the sim (a cluster is reached through its HTTP API).',
   },
   {
     target: './src/compose',
     from: ['./src/cli', './functions'],
     message: 'src/compose is imported by the entry points, never the other way round.',
+  },
+  {
+    target: './packages/kubesim',
+    from: ['./src', './templates', './functions', './test', './bench'],
+    message:
+      'kubesim is its own package: it depends on nothing of kubemaint (packages/kubesim/README.md).',
+  },
+  {
+    target: './packages/label-selector',
+    from: ['./src', './templates', './functions', './packages/kubesim'],
+    message: 'label-selector is pure and shared: it imports nothing of ours.',
   },
 ];
 
@@ -72,7 +85,8 @@ const pureCore = {
     '**/adapters/**',
     '**/config/**',
     '**/app/**',
-    '**/sim/**',
+    '@kubemaint/kubesim',
+    '@kubemaint/kubesim/*',
   ],
   message: 'src/core is pure: take facts in, return decisions out (luxon is its only dependency).',
 };
@@ -117,7 +131,7 @@ export default defineConfig(
     },
   },
   {
-    files: ['src/**/*.ts', 'templates/**/*.ts', 'functions/**/*.ts'],
+    files: ['src/**/*.ts', 'templates/**/*.ts', 'functions/**/*.ts', 'packages/*/src/**/*.ts'],
     plugins: { 'import-x': importX },
     settings: {
       'import-x/resolver-next': [createTypeScriptImportResolver()],
@@ -140,7 +154,7 @@ export default defineConfig(
     rules: { 'no-restricted-imports': ['error', { patterns: [noEntryPoints, pureCore] }] },
   },
   {
-    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    files: ['test/**/*.ts', 'bench/**/*.ts', 'packages/*/test/**/*.ts'],
     rules: {
       '@typescript-eslint/require-await': 'off',
       '@typescript-eslint/no-non-null-assertion': 'off',

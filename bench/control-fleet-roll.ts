@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import { runTick } from '../src/app/control/tick.js';
 import { AUTO_APPROVE_RULE } from '../src/app/control/settings.js';
 import { ANN_REBOOT_REQUIRED_SINCE, LABEL_REBOOT_REQUIRED } from '../src/core/names.js';
-import { createSim, type Sim } from '../src/sim/index.js';
-import { R } from '../src/sim/types.js';
+import { createSim, type Sim } from '@kubemaint/kubesim';
+import { R } from '@kubemaint/kubesim';
 import { testControlDeps, testControlSettings } from '../test/support/control.js';
 import {
   executorSettings,
@@ -22,6 +22,7 @@ import {
   requestOn,
   runJobsInProcess,
 } from '../test/support/in-process-executor.js';
+import { kubemaintAccessObjects } from '../src/compose/sim-access.js';
 
 export interface RollFigures {
   nodes: number;
@@ -45,6 +46,7 @@ export async function runFleetRollBench(
 ): Promise<RollFigures> {
   const dir = mkdtempSync(join(tmpdir(), 'kubemaint-bench-roll-'));
   const sim = await createSim({
+    objects: kubemaintAccessObjects(),
     scenario: 'fleet',
     nodes: nodes + 1,
     podsPerNode: 3,

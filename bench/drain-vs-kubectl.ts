@@ -12,10 +12,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
-import { createSim } from '../src/sim/index.js';
-import { applyNodeStatus, initialNodeInfo } from '../src/sim/kubelet-node-status.js';
-import { node as nodeObject } from '../src/sim/scenarios/builders.js';
-import { R } from '../src/sim/types.js';
+import { createSim } from '@kubemaint/kubesim';
+import { applyNodeStatus, initialNodeInfo } from '@kubemaint/kubesim/testing';
+import { node as nodeObject } from '@kubemaint/kubesim';
+import { R } from '@kubemaint/kubesim';
+import { kubemaintAccessObjects } from '../src/compose/sim-access.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
@@ -58,6 +59,7 @@ export async function runDrainBench(scale = 20, kubemaintFirst = false): Promise
     },
   });
   const sim = await createSim({
+    objects: kubemaintAccessObjects(),
     scenario: 'fleet',
     nodes: 2,
     podsPerNode: 110,

@@ -8,7 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { createSim } from '../src/sim/index.js';
+import { createSim } from '@kubemaint/kubesim';
+import { kubemaintAccessObjects } from '../src/compose/sim-access.js';
 
 export interface SimScaleResult {
   nodes: number;
@@ -29,6 +30,7 @@ export async function runSimScaleBench(nodes = 5_000, podsPerNode = 20): Promise
   const dir = mkdtempSync(join(tmpdir(), 'kubemaint-bench-'));
   const started = performance.now();
   const sim = await createSim({
+    objects: kubemaintAccessObjects(),
     scenario: 'fleet',
     nodes,
     podsPerNode,

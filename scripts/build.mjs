@@ -9,7 +9,7 @@ import { relative, resolve } from 'node:path';
 const entries = {
   cli: 'src/cli/main.ts',
   // The demo's host command (bin/kubemaint-sim-host), for the installed package, which has no source.
-  'sim-host': 'src/sim/host-cli.ts',
+  'sim-host': 'packages/kubesim/src/host-cli.ts',
   'functions/tick': 'functions/tick.ts',
   'functions/slack': 'functions/slack.ts',
 };

@@ -58,10 +58,35 @@ With a real cluster: write kubemaint.yaml (${name} config print-defaults), check
 Exit codes: 0 done; 1 unexpected; 2 bad flags, arguments or config, or no cluster to talk to;
 3 no free slot; 4 drain blocked; 5 refused (not an approver, no such request, it has ended).`;
 
+/**
+ * kubesim's SimError, known by its name: its codes are a subset of ours, and importing the package
+ * here would load the whole simulator for every command (the sim commands import it lazily).
+ */
+function isSimError(error: unknown): error is Error & {
+  code: 'usage' | 'config_invalid' | 'not_found' | 'unexpected';
+  hint?: string;
+} {
+  return (
+    error instanceof Error &&
+    error.name === 'SimError' &&
+    ['usage', 'config_invalid', 'not_found', 'unexpected'].includes(
+      (error as { code?: unknown }).code as string,
+    )
+  );
+}
+
 export function reportError(error: unknown): number {
   if (error instanceof CommanderError) {
     // Commander already printed its message (or the help/version text).
     return error.exitCode === 0 ? EXIT.ok : EXIT.config;
+  }
+  if (isSimError(error)) {
+    return reportError(
+      new KubemaintError(error.code, error.message, {
+        ...(error.hint === undefined ? {} : { hint: error.hint }),
+        cause: error,
+      }),
+    );
   }
   if (error instanceof KubemaintError) {
     err(`error: ${error.message}\n`);

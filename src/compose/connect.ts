@@ -15,10 +15,11 @@ import { createEksTokenProvider, type EksTokenProvider } from '../adapters/aws/e
 import type { ClusterConfig, Config } from '../config/schema.js';
 import { KubemaintError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { Sim } from '../sim/index.js';
-import { DEFAULT_KUBECONFIG } from '../sim/kubeconfig-path.js';
+import type { Sim } from '@kubemaint/kubesim';
+import { DEFAULT_KUBECONFIG } from '@kubemaint/kubesim';
 import { simExecutorImages } from './sim-host.js';
 import { bindDemoPeople, installKubemaintKinds } from './sim-kinds.js';
+import { kubemaintAccessObjects } from './sim-access.js';
 
 export interface Connection {
   kubeConfig: KubeConfig;
@@ -82,8 +83,9 @@ async function startSim(
   log: Logger,
 ): Promise<Connection> {
   // Imported only when the sim is started here: the Lambda functions and the CLI never start one.
-  const { createSim } = await import('../sim/index.js');
+  const { createSim } = await import('@kubemaint/kubesim');
   const sim = await createSim({
+    objects: kubemaintAccessObjects(),
     scenario: cluster.sim.scenario,
     nodes: cluster.sim.nodes,
     port: cluster.sim.port,

@@ -7,7 +7,7 @@
 import { AUTO_APPROVE_RULE, type ControlSettings } from '../app/control/settings.js';
 import type { Config } from '../config/schema.js';
 import { identitiesOf, identityList } from '../config/schema-identities.js';
-import { parseSelector, type Selector } from '../core/label-selector.js';
+import { parseSelector, type Selector } from '@kubemaint/label-selector';
 import type { QueryGate } from '../core/query-gate.js';
 import { parseMatchers, type Matcher } from '../core/silence.js';
 import { compileSchedule } from '../core/windows.js';

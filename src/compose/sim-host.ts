@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config/schema.js';
-import type { ImageMap } from '../sim/jobs-runner.js';
+import type { ImageMap } from '@kubemaint/kubesim';
 
 export function forSimHost(config: Config): Config {
   return {

@@ -7,7 +7,7 @@ import { isIP } from 'node:net';
 import cron from 'node-cron';
 import { z } from 'zod';
 import { formatDuration, parseDuration } from '../core/duration.js';
-import { parseSelector } from '../core/label-selector.js';
+import { parseSelector } from '@kubemaint/label-selector';
 import { maskSecrets } from './secrets.js';
 
 type Ctx = z.core.$RefinementCtx;
@@ -100,7 +100,7 @@ export const labelSelector = () =>
 export function isLabelKey(text: string): boolean {
   const parsed = parseSelector(text);
   const only = parsed.ok && parsed.selector.length === 1 ? parsed.selector[0] : undefined;
-  return only?.op === 'exists' && only.key === text;
+  return only?.operator === 'exists' && only.key === text;
 }
 
 export const labelKey = () =>

@@ -5,7 +5,7 @@
  * is behind its target; the step is one minor at most. Pure: node facts in, needs out.
  */
 import type { NodeView } from './node.js';
-import { matchesSelector, type Selector } from './label-selector.js';
+import { matchesSelector, type Selector } from '@kubemaint/label-selector';
 import { isActive, type Action, type MaintenanceRequest } from './request.js';
 import { classifyKubelet, nextKubeletStep } from './skew.js';
 import { toKubeVersion, tryParseKubeVersion } from './version.js';

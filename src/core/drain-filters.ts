@@ -7,7 +7,7 @@
  * Pure: the caller lists the pods, answers the DaemonSet lookups and passes `now`.
  */
 import { LABEL_MANAGED_BY, LABEL_NODE, MANAGED_BY, labelValue } from './names.js';
-import { matchesSelector, parseSelector } from './label-selector.js';
+import { matchesSelector, parseSelector } from '@kubemaint/label-selector';
 
 export interface OwnerReference {
   apiVersion?: string;

@@ -10,9 +10,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
-import { attachSim, type AttachedSim } from '../../src/sim/attach/index.js';
-import { kubeJson } from '../../src/sim/attach/kube-json.js';
-import { kubeConfigAs, nodeIdentity } from '../../src/sim/attach/node-identity.js';
+import { attachSim, type AttachedSim } from '@kubemaint/kubesim/attach';
+import { kubeJson } from '@kubemaint/kubesim/attach';
+import { kubeConfigAs, nodeIdentity } from '@kubemaint/kubesim/attach';
 import { realCluster, type RealCluster } from '../support/real-cluster.js';
 import { waitFor } from '../support/sim.js';
 

@@ -4,7 +4,7 @@
  * is left exactly as a killed tick would leave it. After `crashes` crashes it behaves.
  */
 import type { ClusterPort } from '../../src/app/control/ports.js';
-import { seededRandom } from '../../src/sim/api/faults.js';
+import { seededRandom } from '@kubemaint/kubesim/testing';
 
 export interface CrashingCluster {
   cluster: ClusterPort;

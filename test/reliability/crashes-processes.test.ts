@@ -11,8 +11,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { after, describe, it } from 'node:test';
 import { isActive } from '../../src/core/request.js';
-import { seededRandom } from '../../src/sim/api/faults.js';
-import { R } from '../../src/sim/types.js';
+import { seededRandom } from '@kubemaint/kubesim/testing';
+import { R } from '@kubemaint/kubesim';
 import { checkSim, type InvariantReport } from '../support/invariants.js';
 import {
   answerUntilDone,

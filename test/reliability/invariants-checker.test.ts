@@ -7,8 +7,8 @@ import { describe, it } from 'node:test';
 import { encodeRequest } from '../../src/adapters/kube/request-codec.js';
 import { LABEL_REQUEST } from '../../src/core/names.js';
 import type { MaintenanceRequest } from '../../src/core/request.js';
-import type { HostAction } from '../../src/sim/host.js';
-import { R, type AuditEntry, type KObject } from '../../src/sim/types.js';
+import type { HostAction } from '@kubemaint/kubesim';
+import { R, type AuditEntry, type KObject } from '@kubemaint/kubesim';
 import { approvedRequest } from '../fakes/requests.js';
 import { checkInvariants, R_REQUESTS } from '../support/invariants.js';
 

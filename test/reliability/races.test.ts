@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { approveRequest, requestMaintenance } from '../../src/app/control/commands.js';
 import { runTick } from '../../src/app/control/tick.js';
 import { LABEL_STATE } from '../../src/core/names.js';
-import { R } from '../../src/sim/types.js';
+import { R } from '@kubemaint/kubesim';
 import { startTestSim, waitFor, type TestSim } from '../support/sim.js';
 import { testControlDeps, testControlSettings } from '../support/control.js';
 import { checkSim, R_REQUESTS } from '../support/invariants.js';

@@ -16,7 +16,7 @@ import { KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { approveRequest, requestMaintenance } from '../../src/app/control/commands.js';
 import { LABEL_REQUEST } from '../../src/core/names.js';
 import { isActive } from '../../src/core/request.js';
-import { R, type KObject } from '../../src/sim/types.js';
+import { R, type KObject } from '@kubemaint/kubesim';
 import { cli, ROOT } from '../support/executor-fleet.js';
 import { startTestSim, type TestSim } from '../support/sim.js';
 import { testControlDeps, testControlSettings } from '../support/control.js';

@@ -12,8 +12,8 @@ import { approveRequest, requestMaintenance } from '../../src/app/control/comman
 import { runTick, type TickDeps } from '../../src/app/control/tick.js';
 import { LABEL_NODE, labelValue } from '../../src/core/names.js';
 import { isActive, type MaintenanceRequest } from '../../src/core/request.js';
-import type { FaultRule } from '../../src/sim/api/index.js';
-import { R } from '../../src/sim/types.js';
+import type { FaultRule } from '@kubemaint/kubesim/api';
+import { R } from '@kubemaint/kubesim';
 import type { TestSim } from '../support/sim.js';
 import { nodeRequests, readStored, R_REQUESTS } from '../support/invariants.js';
 

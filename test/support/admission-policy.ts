@@ -6,7 +6,7 @@
  * what the policy checks, so a manifest test can say "alice may not record bob's decision" instead
  * of matching the CEL's text.
  */
-import { compile, type CelProgram } from '../../src/sim/cel/index.js';
+import { compile, type CelProgram } from '@kubemaint/kubesim/cel';
 
 const NAMES = ['object', 'oldObject', 'request', 'variables', 'namespaceObject', 'params'];
 

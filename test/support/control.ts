@@ -12,7 +12,7 @@ import type { TickDeps } from '../../src/app/control/tick.js';
 import { createKubeClient } from '../../src/adapters/kube/client.js';
 import { controlCluster } from '../../src/adapters/kube/control-cluster.js';
 import type { MaintenanceEvent } from '../../src/core/events.js';
-import { parseSelector } from '../../src/core/label-selector.js';
+import { parseSelector } from '@kubemaint/label-selector';
 import {
   LABEL_MANAGED_BY,
   LABEL_NODE,

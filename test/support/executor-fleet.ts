@@ -13,13 +13,14 @@ import type { ExecutorSettings } from '../../src/app/executor/settings.js';
 import { DEFAULT_EXECUTOR_SETTINGS as DEFAULT_SETTINGS } from '../../src/compose/executor-settings.js';
 import { installKubemaintKinds } from '../../src/compose/sim-kinds.js';
 import type { MaintenanceRequest } from '../../src/core/request.js';
-import { createSim, type Sim, type SimOptions } from '../../src/sim/index.js';
-import { SIM_BIN_DIR } from '../../src/sim/jobs-runner.js';
-import { R, type KObject } from '../../src/sim/types.js';
+import { createSim, type Sim, type SimOptions } from '@kubemaint/kubesim';
+import { SIM_BIN_DIR } from '@kubemaint/kubesim';
+import { R, type KObject } from '@kubemaint/kubesim';
 import { SETTINGS_ENV } from '../../templates/executor-job.js';
 import { approvedRequest } from '../fakes/requests.js';
 import { requestReader } from './requests.js';
 import { requestOn } from './in-process-executor.js';
+import { kubemaintAccessObjects } from '../../src/compose/sim-access.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 const DIR = mkdtempSync(join(tmpdir(), 'kubemaint-exec-'));
@@ -48,6 +49,7 @@ export function cli(): Promise<string[]> {
 
 export async function fleet(options: SimOptions = {}): Promise<Sim> {
   const sim = await createSim({
+    objects: kubemaintAccessObjects(),
     scenario: 'fleet',
     scale: 50,
     kubeconfigPath: join(mkdtempSync(join(DIR, 'sim-')), 'sim.kubeconfig'),

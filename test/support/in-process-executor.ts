@@ -25,9 +25,9 @@ import {
 } from '../../src/adapters/kube/request-codec.js';
 import { ANN_NODE, LABEL_HOOK, LABEL_REQUEST } from '../../src/core/names.js';
 import type { MaintenanceRequest } from '../../src/core/request.js';
-import type { Sim } from '../../src/sim/index.js';
-import { R, type AuditEntry, type KObject } from '../../src/sim/types.js';
-import { markTerminated } from '../../src/sim/kubelet-pod-status.js';
+import type { Sim } from '@kubemaint/kubesim';
+import { R, type AuditEntry, type KObject } from '@kubemaint/kubesim';
+import { markTerminated } from '@kubemaint/kubesim/testing';
 import { buildExecutorJob } from '../../templates/executor-job.js';
 
 export const NAMESPACE = 'kubemaint';

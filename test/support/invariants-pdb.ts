@@ -12,8 +12,8 @@ import {
   fromSelectorObject,
   matchesLabels,
   type LabelSelectorObject,
-} from '../../src/sim/selectors.js';
-import { R, type AuditEntry, type KObject } from '../../src/sim/types.js';
+} from '@kubemaint/kubesim/testing';
+import { R, type AuditEntry, type KObject } from '@kubemaint/kubesim';
 
 type Obj = Record<string, unknown>;
 const o = (v: unknown): Obj =>

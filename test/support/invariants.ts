@@ -18,8 +18,8 @@ import {
 } from '../../src/adapters/kube/request-codec.js';
 import { LABEL_REQUEST } from '../../src/core/names.js';
 import { isActive, type MaintenanceRequest } from '../../src/core/request.js';
-import type { HostAction } from '../../src/sim/host.js';
-import { R, type AuditEntry, type KObject, type Store } from '../../src/sim/types.js';
+import type { HostAction } from '@kubemaint/kubesim';
+import { R, type AuditEntry, type KObject, type Store } from '@kubemaint/kubesim';
 import { checkEvictions } from './invariants-pdb.js';
 
 /** The store key of MaintenanceRequest objects in the sim. */

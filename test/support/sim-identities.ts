@@ -14,7 +14,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import type { ClientCertificate } from '../../src/sim/client-certificates.js';
+import type { ClientCertificate } from '@kubemaint/kubesim/testing';
 
 /** What a test needs to act as someone; RealCluster has the same two methods. */
 export interface Identities {

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppsV1Api, BatchV1Api, CoreV1Api, KubeConfig, PolicyV1Api } from '@kubernetes/client-node';
 import { installKubemaintKinds } from '../../src/compose/sim-kinds.js';
-import { createSim, type Sim, type SimOptions } from '../../src/sim/index.js';
+import { createSim, type Sim, type SimOptions } from '@kubemaint/kubesim';
+import { kubemaintAccessObjects } from '../../src/compose/sim-access.js';
 
 export interface TestSim extends Sim {
   dir: string;
@@ -21,6 +22,7 @@ export interface TestSim extends Sim {
 export async function startTestSim(options: SimOptions = {}): Promise<TestSim> {
   const dir = mkdtempSync(join(tmpdir(), 'kubemaint-sim-'));
   const sim = await createSim({
+    objects: kubemaintAccessObjects(),
     scale: 100,
     kubeconfigPath: join(dir, 'kubeconfig'),
     ...options,
@@ -43,32 +45,4 @@ export async function startTestSim(options: SimOptions = {}): Promise<TestSim> {
   };
 }
 
-/** Poll `probe` until it returns a truthy value (wall time, 20 ms steps). */
-export async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined | false> | T | undefined | false,
-  timeoutMs = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value) return value;
-      last = value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(
-        `timed out waiting for ${what}; last: ${last instanceof Error ? last.message : JSON.stringify(last)}`,
-      );
-    }
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-export const isReady = (pod: {
-  status?: { conditions?: { type: string; status: string }[] };
-}): boolean =>
-  pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+export { waitFor, isReady } from '@kubemaint/kubesim/testing';

@@ -7,7 +7,7 @@
  */
 import { approve, expire, verifying, type TransitionResult } from '../../core/approval.js';
 import { EXIT } from '../../core/exit-codes.js';
-import { matchesSelector } from '../../core/label-selector.js';
+import { matchesSelector } from '@kubemaint/label-selector';
 import type { MaintenanceRequest } from '../../core/request.js';
 import type { ReconcileDeps } from './deps.js';
 import { reconcileBeforeDrain } from './hook-steps.js';

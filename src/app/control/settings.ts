@@ -7,7 +7,7 @@ import type { DrainFilterOptions } from '../../core/drain-filters.js';
 import type { DetectSettings } from '../../core/detect.js';
 import type { DurationLearning } from '../../core/durations.js';
 import type { HookFailurePolicy, HookPhase } from '../../core/hooks.js';
-import type { Selector } from '../../core/label-selector.js';
+import type { Selector } from '@kubemaint/label-selector';
 import type { Schedule } from '../../core/windows.js';
 import type { WaitingTaintSettings } from '../../core/waiting-taint.js';
 import type { QueryGate } from '../../core/query-gate.js';

@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { KubemaintError } from '../../errors.js';
 import { createLogger } from '../../log.js';
-import { KUBELET_VERSION } from '../../sim/host.js';
+import { KUBELET_VERSION } from '@kubemaint/kubesim';
 import type { SimOptions } from './sim.js';
 import { number, parseImages, parseLabels } from './sim-options.js';
 
@@ -83,7 +83,7 @@ export async function runAttach(options: SimOptions, command: Command): Promise<
   const images = parseImages(options.image);
   const labels = parseLabels(options.label);
   const kubeconfig = resolve(options.attach ?? '');
-  const { attachSim } = await import('../../sim/attach/index.js');
+  const { attachSim } = await import('@kubemaint/kubesim/attach');
   const attached = await attachSim({
     kubeconfig,
     nodes,

@@ -3,7 +3,7 @@
  * the error, `--image PATTERN=COMMAND` mappings and `--label KEY=VALUE` node labels.
  */
 import { KubemaintError } from '../../errors.js';
-import type { ImageMap } from '../../sim/jobs-runner.js';
+import type { ImageMap } from '@kubemaint/kubesim';
 
 export function number(
   flag: string,

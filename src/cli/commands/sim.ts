@@ -7,10 +7,11 @@
 import type { Command } from 'commander';
 import { KubemaintError } from '../../errors.js';
 import { createLogger } from '../../log.js';
-import { DEFAULT_KUBECONFIG } from '../../sim/kubeconfig-path.js';
-import { isScenarioName, SCENARIOS } from '../../sim/scenarios/index.js';
+import { DEFAULT_KUBECONFIG } from '@kubemaint/kubesim';
+import { isScenarioName, SCENARIOS } from '@kubemaint/kubesim';
 import { ATTACH_HELP, refuseAttachOptions, runAttach } from './sim-attach.js';
 import { number, parseImages } from './sim-options.js';
+import { kubemaintAccessObjects } from '../../compose/sim-access.js';
 
 export interface SimOptions {
   scenario: string;
@@ -94,8 +95,9 @@ export function registerSimCommand(program: Command): void {
         });
       }
       const whole = (n: number) => Number.isInteger(n) && n >= 1;
-      const { createSim } = await import('../../sim/index.js');
+      const { createSim } = await import('@kubemaint/kubesim');
       const sim = await createSim({
+        objects: kubemaintAccessObjects(),
         scenario: options.scenario,
         ...(options.nodes
           ? { nodes: number('--nodes', options.nodes, whole, 'a whole number ≥ 1') }

@@ -7,8 +7,9 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { createSim, type Sim } from '../../../src/sim/index.js';
-import { R, type KObject } from '../../../src/sim/types.js';
+import { createSim, type Sim } from '@kubemaint/kubesim';
+import { R, type KObject } from '@kubemaint/kubesim';
+import { kubemaintAccessObjects } from '../../../src/compose/sim-access.js';
 
 export interface NodeMeta {
   labels: Record<string, string>;
@@ -41,7 +42,11 @@ const ours = (map: Record<string, string> | undefined) =>
 
 export async function startSimCluster(): Promise<AgentCluster> {
   const kubeconfigPath = join(mkdtempSync(join(tmpdir(), 'kubemaint-agent-sim-')), 'kubeconfig');
-  const sim = await createSim({ scenario: 'demo', kubeconfigPath });
+  const sim = await createSim({
+    objects: kubemaintAccessObjects(),
+    scenario: 'demo',
+    kubeconfigPath,
+  });
   const kubeconfig = parse(readFileSync(kubeconfigPath, 'utf8')) as {
     clusters: { cluster: { 'certificate-authority-data': string } }[];
     users: { user: { token: string } }[];

@@ -14,7 +14,7 @@ import {
   LABEL_STATE,
 } from '../../../src/core/names.js';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
-import { R } from '../../../src/sim/types.js';
+import { R } from '@kubemaint/kubesim';
 import { testControlDeps } from '../../support/control.js';
 import { requestReader } from '../../support/requests.js';
 import { requestOn } from '../../support/in-process-executor.js';

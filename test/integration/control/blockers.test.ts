@@ -17,7 +17,7 @@ import type { AlertsPort } from '../../../src/app/control/ports.js';
 import type { ControlSettings } from '../../../src/app/control/settings.js';
 import { runTick, type TickDeps } from '../../../src/app/control/tick.js';
 import { compileSchedule, type ScheduleSpec } from '../../../src/core/windows.js';
-import { R } from '../../../src/sim/types.js';
+import { R } from '@kubemaint/kubesim';
 import { testControlDeps, testControlSettings } from '../../support/control.js';
 import { startTestSim, waitFor, type TestSim } from '../../support/sim.js';
 

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { approveRequest, requestMaintenance } from '../../../src/app/control/commands.js';
 import { runTick } from '../../../src/app/control/tick.js';
 import { ANN_NODE, LABEL_NODE, jobName, labelValue } from '../../../src/core/names.js';
-import { R } from '../../../src/sim/types.js';
+import { R } from '@kubemaint/kubesim';
 import { testControlDeps, testControlSettings } from '../../support/control.js';
 import { startTestSim, type TestSim } from '../../support/sim.js';
 import {

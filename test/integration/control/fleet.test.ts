@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { runTick } from '../../../src/app/control/tick.js';
 import { AUTO_APPROVE_RULE } from '../../../src/app/control/settings.js';
 import { ANN_REBOOT_REQUIRED_SINCE, LABEL_REBOOT_REQUIRED } from '../../../src/core/names.js';
-import { R } from '../../../src/sim/types.js';
+import { R } from '@kubemaint/kubesim';
 import { testControlDeps, testControlSettings } from '../../support/control.js';
 import {
   executorSettings,

@@ -13,7 +13,7 @@ import type { HookSettings } from '../../../src/app/control/settings.js';
 import { runTick } from '../../../src/app/control/tick.js';
 import type { HookPhase } from '../../../src/core/hooks.js';
 import { hookJobName } from '../../../src/core/names.js';
-import { R } from '../../../src/sim/types.js';
+import { R } from '@kubemaint/kubesim';
 import { buildHookJob } from '../../../templates/hook-job.js';
 import { testControlDeps, testControlSettings } from '../../support/control.js';
 import {

@@ -9,7 +9,7 @@ import { approveRequest, requestMaintenance } from '../../../src/app/control/com
 import { runTick } from '../../../src/app/control/tick.js';
 import { LABEL_STATE } from '../../../src/core/names.js';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
-import { R } from '../../../src/sim/types.js';
+import { R } from '@kubemaint/kubesim';
 import { testControlDeps, testControlSettings } from '../../support/control.js';
 import { requestReader } from '../../support/requests.js';
 import { requestOn } from '../../support/in-process-executor.js';

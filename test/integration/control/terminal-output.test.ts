@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ANN_REBOOT_REQUIRED_PACKAGES, LABEL_REBOOT_REQUIRED } from '../../../src/core/names.js';
-import { R } from '../../../src/sim/types.js';
+import { R } from '@kubemaint/kubesim';
 import { runCli } from '../../support/cli-process.js';
 import { HOSTILE_TERMINAL_TEXT, PWNED, TERMINAL_CONTROL } from '../../support/terminal.js';
 import { startTestSim, type TestSim } from '../../support/sim.js';

@@ -11,7 +11,7 @@ import { runTick, type TickDeps } from '../../../src/app/control/tick.js';
 import { installKubemaintKinds } from '../../../src/compose/sim-kinds.js';
 import { LABEL_REBOOT_REQUIRED } from '../../../src/core/names.js';
 import { testControlDeps } from '../../support/control.js';
-import { startSimApi, type SimApi } from '../../support/sim-api.js';
+import { startSimApi, type SimApi } from '@kubemaint/kubesim/testing';
 
 const NODES = 7;
 

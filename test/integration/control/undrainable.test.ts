@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { approveRequest, requestMaintenance } from '../../../src/app/control/commands.js';
 import { runTick } from '../../../src/app/control/tick.js';
 import type { ExecutorSettings } from '../../../src/app/executor/settings.js';
-import { R, type KObject } from '../../../src/sim/types.js';
+import { R, type KObject } from '@kubemaint/kubesim';
 import { testControlDeps, testControlSettings } from '../../support/control.js';
 import {
   executorSettings,

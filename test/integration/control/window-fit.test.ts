@@ -15,7 +15,7 @@ import { previewRequest } from '../../../src/app/control/preview.js';
 import { runTick } from '../../../src/app/control/tick.js';
 import { LABEL_STATE } from '../../../src/core/names.js';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
-import { R } from '../../../src/sim/types.js';
+import { R } from '@kubemaint/kubesim';
 import { testControlDeps, testControlSettings, testSchedule } from '../../support/control.js';
 import { requestOn } from '../../support/in-process-executor.js';
 import { requestReader } from '../../support/requests.js';

@@ -12,9 +12,9 @@ import { drainNode } from '../../../src/app/executor/drain.js';
 import { systemClock } from '../../../src/app/executor/system-clock.js';
 import { silentLogger } from '../../../src/log.js';
 import { createKubeClient, loadKubeConfig } from '../../../src/adapters/kube/client.js';
-import { deployment } from '../../../src/sim/scenarios/builders.js';
-import type { Sim } from '../../../src/sim/index.js';
-import { R, type AuditEntry, type KObject } from '../../../src/sim/types.js';
+import { deployment } from '@kubemaint/kubesim';
+import type { Sim } from '@kubemaint/kubesim';
+import { R, type AuditEntry, type KObject } from '@kubemaint/kubesim';
 import { buildExecutorJob } from '../../../templates/executor-job.js';
 import {
   bootId,

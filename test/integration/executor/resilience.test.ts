@@ -12,8 +12,8 @@ import { acquireSlot, releaseSlot } from '../../../src/app/executor/slots.js';
 import { systemClock } from '../../../src/app/executor/system-clock.js';
 import { EXIT } from '../../../src/core/exit-codes.js';
 import { isActive } from '../../../src/core/request.js';
-import type { Sim } from '../../../src/sim/index.js';
-import { R, type KObject, type WatchEvent } from '../../../src/sim/types.js';
+import type { Sim } from '@kubemaint/kubesim';
+import { R, type KObject, type WatchEvent } from '@kubemaint/kubesim';
 import { R_REQUESTS } from '../../support/in-process-executor.js';
 import {
   bootId,

@@ -19,7 +19,7 @@ import { createKubeClient } from '../../../src/adapters/kube/client.js';
 import { requestStore } from '../../../src/adapters/kube/requests.js';
 import { LABEL_NODE, LABEL_STATE, labelValue } from '../../../src/core/names.js';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
-import { R } from '../../../src/sim/types.js';
+import { R } from '@kubemaint/kubesim';
 import { testControlDeps, testControlSettings } from '../../support/control.js';
 import { startTestSim, type TestSim } from '../../support/sim.js';
 import { requestReader } from '../../support/requests.js';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import { createKubeClient } from '../../../src/adapters/kube/client.js';
-import { startSimApi, type SimApi } from '../../support/sim-api.js';
+import { startSimApi, type SimApi } from '@kubemaint/kubesim/testing';
 
 describe('API connections', () => {
   let sim: SimApi;

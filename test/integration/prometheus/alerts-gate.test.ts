@@ -15,7 +15,7 @@ import {
   requestMaintenance,
 } from '../../../src/app/control/commands.js';
 import { runTick } from '../../../src/app/control/tick.js';
-import { R } from '../../../src/sim/types.js';
+import { R } from '@kubemaint/kubesim';
 import { testControlDeps, testControlSettings } from '../../support/control.js';
 import { startTestSim, type TestSim } from '../../support/sim.js';
 

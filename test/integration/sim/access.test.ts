@@ -10,8 +10,8 @@ import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { writeFileSync } from 'node:fs';
-import { kubemaintAccessObjects } from '../../../src/sim/infra-access.js';
-import { R } from '../../../src/sim/types.js';
+import { kubemaintAccessObjects } from '../../../src/compose/sim-access.js';
+import { R } from '@kubemaint/kubesim';
 import { simIdentities, type Identities } from '../../support/sim-identities.js';
 import { startTestSim, type TestSim } from '../../support/sim.js';
 

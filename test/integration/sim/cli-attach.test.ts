@@ -8,9 +8,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { kubeconfigYaml } from '../../../src/sim/kubeconfig.js';
-import { findCondition, type Condition } from '../../../src/sim/controllers/shapes.js';
-import { R } from '../../../src/sim/types.js';
+import { kubeconfigYaml } from '@kubemaint/kubesim/api';
+import { findCondition, type Condition } from '@kubemaint/kubesim/testing';
+import { R } from '@kubemaint/kubesim';
 import { runCli, startCli } from '../../support/cli-process.js';
 import { startTestSim, type TestSim } from '../../support/sim.js';
 

@@ -38,6 +38,9 @@ describe('layer rules (eslint.config.js)', () => {
     ],
     ['src/config', '../adapters/kube/client.js', /src\/config imports no adapter/],
     ['src/adapters', '../cli/main.js', /adapters are wired by src\/compose/],
+    ['src/adapters', '@kubemaint/kubesim', /adapters are wired by src\/compose/],
+    ['src/app', '@kubemaint/kubesim', /src\/app reaches the world only through its ports/],
+    ['packages/kubesim/src', '../../../src/log.js', /kubesim is its own package/],
   ] as const) {
     it(`refuses ${folder} → ${from}`, async () => {
       const file = `${folder}/${tag}.ts`;

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { autoApproves } from '../../../src/app/control/reconcile.js';
-import { parseSelector, type Selector } from '../../../src/core/label-selector.js';
+import { parseSelector, type Selector } from '@kubemaint/label-selector';
 
 const selector = (text: string): Selector => {
   const parsed = parseSelector(text);

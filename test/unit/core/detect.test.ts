@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { detectNeeds, type DetectNode, type DetectSettings } from '../../../src/core/detect.js';
-import { parseSelector } from '../../../src/core/label-selector.js';
+import { parseSelector } from '@kubemaint/label-selector';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
 
 const selector = (text: string) => {

@@ -34,7 +34,7 @@ import {
   FINAL_STATES,
   type MaintenanceRequest,
 } from '../../../src/core/request.js';
-import { compile } from '../../../src/sim/cel/index.js';
+import { compile } from '@kubemaint/kubesim/cel';
 import { buildExecutorJob, type ExecutorJobParams } from '../../../templates/executor-job.js';
 import { approvedRequest } from '../../fakes/requests.js';
 import { judge, type AdmissionCase, type PolicySpec } from '../../support/admission-policy.js';

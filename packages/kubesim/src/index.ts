@@ -1,0 +1,250 @@
+/**
+ * `createSim`: the embedded Kubernetes in one call. A scenario seeds the store, the API server serves
+ * it over TLS with a kubeconfig written for real clients, and the controllers and kubelets run on one
+ * scaled clock; the host endpoint stands for the nodes' machines. `admin` is for tests and the demo:
+ * reboot or upgrade a node as its host would, change faults, read the audit and host logs.
+ */
+import { resolve } from 'node:path';
+import { silentLogger, type Logger } from './log.js';
+import { SimError } from './errors.js';
+import { startHostAdmin, type HostAdmin } from './admin-host.js';
+import {
+  startApiServer,
+  writeKubeconfig,
+  DEFAULT_VERSION,
+  type ApiServer,
+  type FaultRule,
+} from './api/index.js';
+import { createScaledClock, type OwnedClock } from './clock.js';
+import {
+  DEFAULT_DELAYS,
+  type ControllerContext,
+  type SimDelays,
+  type Stop,
+} from './controllers/context.js';
+import { startControllers } from './controllers/index.js';
+import { createHost, hostControls, type HostControls } from './host.js';
+import { createJobsRunner, type ImageMap } from './jobs-runner.js';
+import { storeLaunch } from './jobs-runner-env.js';
+import { startKubelets, type Kubelets } from './kubelets.js';
+import { isScenarioName, SCENARIOS, type ScenarioName } from './scenarios/index.js';
+import { DEFAULT_KUBECONFIG } from './kubeconfig-path.js';
+import { createStore } from './store.js';
+import type { AuditEntry, KObject, Store } from './types.js';
+import { seedObjects } from './seed-objects.js';
+
+export { DEFAULT_KUBECONFIG };
+
+// The package's public face (README.md): the sim itself, its object model and store, clocks, the
+// scenarios and their builders, the simulated hosts, the jobs runner, and its error and logger types.
+export type {
+  AuditEntry,
+  KObject,
+  ObjectMeta,
+  OwnerReference,
+  ResourceKey,
+  Store,
+  WatchEvent,
+  WatchEventType,
+} from './types.js';
+export { R, StatusError } from './types.js';
+export { createStore } from './store.js';
+export {
+  createManualClock,
+  createScaledClock,
+  type ManualClock,
+  type OwnedClock,
+} from './clock.js';
+export {
+  SCENARIOS,
+  isScenarioName,
+  type ScenarioName,
+  type ScenarioOptions,
+} from './scenarios/index.js';
+export {
+  POOL_LABEL,
+  SYSTEM_NAMESPACES,
+  deployment,
+  node,
+  namespace,
+} from './scenarios/builders.js';
+export { REBOOT_MARKS } from './scenarios/marks.js';
+export { KUBELET_VERSION, type HostAction, type HostControls } from './host.js';
+export { SIM_BIN_DIR, type ImageMap, type ImageMapping } from './jobs-runner.js';
+export { SimError, type SimErrorCode } from './errors.js';
+export { silentLogger, type Logger } from './log.js';
+
+export interface SimOptions {
+  /** @default 'demo' */
+  scenario?: ScenarioName;
+  /** `fleet`: node count. @default 50 */
+  nodes?: number;
+  /** `fleet`: pods per node (max 110). @default 20 */
+  podsPerNode?: number;
+  /** API server port; 0 picks a free one. @default 0 */
+  port?: number;
+  /** @default '.kubemaint/sim.kubeconfig' */
+  kubeconfigPath?: string;
+  /** Sim time runs this many times faster than wall time. @default 1 */
+  scale?: number;
+  delays?: Partial<SimDelays>;
+  faults?: FaultRule[];
+  /** Images that run as local commands (see jobs-runner.ts). @default {} */
+  images?: ImageMap;
+  /** The apiserver version (`/version`), also the kubelets' unless a scenario says otherwise. @default 'v1.31.4' */
+  version?: string;
+  /** Run the controllers and kubelets (off: only the API over the seeded store, for load tests). @default true */
+  controllers?: boolean;
+  /**
+   * Objects created after the scenario seeds and before the API serves (an embedding program's RBAC
+   * and admission policies), as `kubectl create` would. @default []
+   */
+  objects?: readonly KObject[];
+  /** Bring your own clock (a manual one in unit tests). @default a scaled clock */
+  clock?: OwnedClock;
+  log?: Logger;
+}
+
+export interface Sim {
+  store: Store;
+  clock: OwnedClock;
+  url: string;
+  kubeconfigPath: string;
+  /** The host endpoint (`KUBEMAINT_SIM_HOST_URL` of the pods the sim runs). */
+  hostUrl: string;
+  /**
+   * What tests need to act as someone other than the administrator (test/support/sim-identities.ts):
+   * client certificates for any user and groups, ServiceAccount tokens.
+   */
+  credentials: Pick<ApiServer, 'url' | 'caPem' | 'clientCertificate' | 'serviceAccountToken'>;
+  admin: HostControls & {
+    /** The kubelet process dies (containers keep running), or comes back. */
+    stopKubelet(node: string): void;
+    startKubelet(node: string): void;
+    setFaults(rules: FaultRule[]): void;
+    audit(): readonly AuditEntry[];
+  };
+  stop(): Promise<void>;
+}
+
+function serverVersion(version: string): { major: string; minor: string; gitVersion: string } {
+  const match = /^v(\d+)\.(\d+)\.\d+/.exec(version);
+  if (!match)
+    throw new RangeError(`version must look like v1.31.4, got ${JSON.stringify(version)}`);
+  return { major: match[1] ?? '1', minor: match[2] ?? '0', gitVersion: version };
+}
+
+export async function createSim(options: SimOptions = {}): Promise<Sim> {
+  const scenario = options.scenario ?? 'demo';
+  if (!isScenarioName(scenario)) {
+    throw new RangeError(
+      `unknown scenario ${JSON.stringify(scenario)}; choose one of ${Object.keys(SCENARIOS).join(', ')}`,
+    );
+  }
+  const version = options.version ?? DEFAULT_VERSION.gitVersion;
+  const apiVersion = serverVersion(version);
+  const clock = options.clock ?? createScaledClock({ scale: options.scale ?? 1 });
+  const log = options.log ?? silentLogger();
+  const delays: SimDelays = { ...DEFAULT_DELAYS, ...options.delays };
+  const store = createStore({ now: () => clock.now() });
+  SCENARIOS[scenario].seed(store, {
+    version,
+    now: clock.now(),
+    ...(options.nodes === undefined ? {} : { nodes: options.nodes }),
+    ...(options.podsPerNode === undefined ? {} : { podsPerNode: options.podsPerNode }),
+  });
+  seedObjects(store, options.objects ?? [], 'sim/seed');
+  const kubeconfigPath = resolve(options.kubeconfigPath ?? DEFAULT_KUBECONFIG);
+  const stops: Stop[] = [];
+  const ctx: ControllerContext = { store, clock, delays, log };
+  let hostUrl = '';
+  const runner = createJobsRunner({
+    images: options.images ?? {},
+    clock,
+    log,
+    prepare: storeLaunch(store, () => kubeconfigPath),
+    hostUrl: () => hostUrl,
+  });
+  const running = options.controllers ?? true;
+  const kubelets: Kubelets = running
+    ? startKubelets(ctx, { version, runner })
+    : { get: () => undefined, names: () => [], stop: () => undefined };
+  const host = createHost({ clock, delays, kubelets });
+  if (running) stops.push(startControllers(ctx));
+  const cleanup = (): void => {
+    for (const stop of stops) stop();
+    kubelets.stop();
+    host.stop();
+    runner.stopAll();
+    clock.stop();
+  };
+  let hostAdmin: HostAdmin | undefined;
+  let api: ApiServer;
+  try {
+    hostAdmin = await startHostAdmin(host);
+    hostUrl = hostAdmin.url;
+    api = await startApiServer({
+      store,
+      now: () => clock.now(),
+      port: options.port ?? 0,
+      version: apiVersion,
+      ...(options.faults ? { faults: options.faults } : {}),
+      status: () => ({ scenario, scale: clock.scale, hostUrl, kubelets: kubelets.names().length }),
+    });
+  } catch (error) {
+    cleanup();
+    await hostAdmin?.close();
+    const code = (error as { code?: unknown }).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES') {
+      throw new SimError(
+        'usage',
+        `cannot serve the sim API on port ${options.port ?? 0}: ${String(code)}`,
+        {
+          hint: 'pick another --port, or 0 for a free one',
+          cause: error,
+        },
+      );
+    }
+    throw error;
+  }
+  writeKubeconfig(kubeconfigPath, {
+    url: api.url,
+    caPem: api.caPem,
+    token: api.token,
+    contextName: 'kubemaint-sim',
+  });
+  log.info({ url: api.url, kubeconfig: kubeconfigPath, scenario }, 'sim serving');
+
+  const kubeletOf = (node: string) => {
+    const kubelet = kubelets.get(node);
+    if (!kubelet) throw new RangeError(`no kubelet for node ${JSON.stringify(node)}`);
+    return kubelet;
+  };
+  let stopped = false;
+  return {
+    store,
+    clock,
+    url: api.url,
+    kubeconfigPath,
+    hostUrl,
+    credentials: {
+      url: api.url,
+      caPem: api.caPem,
+      clientCertificate: (user, groups) => api.clientCertificate(user, groups),
+      serviceAccountToken: (namespace, name, pod) => api.serviceAccountToken(namespace, name, pod),
+    },
+    admin: {
+      ...hostControls(host, runner),
+      stopKubelet: (node) => kubeletOf(node).stopKubelet(),
+      startKubelet: (node) => kubeletOf(node).startKubelet(),
+      setFaults: (rules) => api.setFaults(rules),
+      audit: () => store.audit(),
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      cleanup();
+      await Promise.all([hostAdmin?.close(), api.close()]);
+    },
+  };
+}

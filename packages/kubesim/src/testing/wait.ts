@@ -1,0 +1,31 @@
+/** Wall-clock waiting for tests that drive a sim over its API. */
+
+/** Poll `probe` until it returns a truthy value (wall time, 20 ms steps); fails with the last thing seen. */
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 15_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value) return value;
+      last = value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(
+        `timed out waiting for ${what}; last: ${last instanceof Error ? last.message : JSON.stringify(last)}`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+export const isReady = (pod: {
+  status?: { conditions?: { type: string; status: string }[] };
+}): boolean =>
+  pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;

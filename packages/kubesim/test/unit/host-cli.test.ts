@@ -1,0 +1,107 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { SimError } from '../../src/errors.js';
+import { startHostAdmin, type HostAdmin } from '../../src/admin-host.js';
+import type { Host, HostAction } from '../../src/host.js';
+import { main } from '../../src/host-cli.js';
+
+/** A host that records what it was asked, standing in for the sim's nodes. */
+function recordingHost(): Host & { calls: string[] } {
+  const calls: string[] = [];
+  const action = (node: string, kind: HostAction['action'], version?: string): HostAction => {
+    if (node !== 'node-1') throw new SimError('not_found', `no simulated host for node "${node}"`);
+    calls.push(`${node}:${kind}${version ? `:${version}` : ''}`);
+    return {
+      node,
+      action: kind,
+      issuedAt: 'now',
+      takesEffectAt: 'soon',
+      duplicate: false,
+      ...(version ? { version } : {}),
+    };
+  };
+  return {
+    calls,
+    reboot: (node) => action(node, 'reboot'),
+    upgrade(node, version) {
+      if (!version.startsWith('v'))
+        throw new SimError('usage', `invalid kubelet version "${version}"`);
+      return action(node, 'upgrade', version);
+    },
+    status: (node) => ({ node, up: true, bootID: 'b-1', kubeletVersion: 'v1.31.4' }),
+    log: () => [],
+    stop: () => undefined,
+  };
+}
+
+describe('kubemaint-sim-host against the host endpoint', () => {
+  const host = recordingHost();
+  let admin: HostAdmin;
+  before(async () => {
+    admin = await startHostAdmin(host);
+  });
+  after(async () => admin.close());
+
+  const cli = async (argv: string[], env: Record<string, string | undefined>) => {
+    let stdout = '';
+    let stderr = '';
+    const code = await main(argv, env, {
+      stdout: (s) => (stdout += s),
+      stderr: (s) => (stderr += s),
+    });
+    return { code, stdout, stderr };
+  };
+  const env = () => ({ KUBEMAINT_SIM_HOST_URL: admin.url, NODE_NAME: 'node-1' });
+
+  it('reboots its own node and returns at once', async () => {
+    const result = await cli(['reboot'], env());
+    assert.equal(result.code, 0);
+    assert.equal(JSON.parse(result.stdout).action, 'reboot');
+    assert.deepEqual(host.calls.splice(0), ['node-1:reboot']);
+  });
+
+  it('upgrades to a version and reads status', async () => {
+    assert.equal((await cli(['upgrade', 'v1.32.1'], env())).code, 0);
+    assert.deepEqual(host.calls.splice(0), ['node-1:upgrade:v1.32.1']);
+    const status = await cli(['status'], env());
+    assert.equal(JSON.parse(status.stdout).bootID, 'b-1');
+  });
+
+  const failures: [string, string[], Record<string, string | undefined>, number, RegExp][] = [
+    [
+      'no endpoint in the env',
+      ['reboot'],
+      { KUBEMAINT_SIM_HOST_URL: undefined },
+      2,
+      /KUBEMAINT_SIM_HOST_URL is not set/,
+    ],
+    ['no node in the env', ['reboot'], { NODE_NAME: undefined }, 2, /NODE_NAME is not set/],
+    ['an unknown command', ['halt'], {}, 2, /unknown command "halt"/],
+    ['upgrade without a version', ['upgrade'], {}, 2, /upgrade needs a version/],
+  ];
+  for (const [why, argv, extra, code, message] of failures) {
+    it(`explains ${why}`, async () => {
+      const result = await cli(argv, { ...env(), ...extra });
+      assert.equal(result.code, code);
+      assert.match(result.stderr, message);
+    });
+  }
+
+  it('reports an unknown node and a bad version with the host’s message', async () => {
+    const missing = await cli(['reboot'], { ...env(), NODE_NAME: 'ghost' });
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /\(404\).*no simulated host for node "ghost"/);
+    const bad = await cli(['upgrade', '1.31'], env());
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /\(400\).*invalid kubelet version/);
+  });
+
+  it('says when the endpoint cannot be reached', async () => {
+    const result = await cli(['reboot'], {
+      ...env(),
+      KUBEMAINT_SIM_HOST_URL: 'http://127.0.0.1:9',
+    });
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /cannot reach the sim host endpoint/);
+  });
+});

@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { REBOOT_MARKS } from '../../src/scenarios/marks.js';
+import { isPodReady, podSpec } from '../../src/controllers/shapes.js';
+import { POOL_LABEL } from '../../src/scenarios/builders.js';
+import { SCENARIOS, isScenarioName } from '../../src/scenarios/index.js';
+import { createStore } from '../../src/store.js';
+import { R, type Store } from '../../src/types.js';
+
+const NOW = new Date('2026-01-05T09:00:00Z');
+const seeded = (
+  name: keyof typeof SCENARIOS,
+  extra: { nodes?: number; podsPerNode?: number } = {},
+): Store => {
+  const store = createStore({ now: () => NOW });
+  SCENARIOS[name].seed(store, { version: 'v1.31.4', now: NOW, ...extra });
+  return store;
+};
+const kubeletVersion = (store: Store, node: string) =>
+  (store.get(R.nodes, undefined, node)!.status?.['nodeInfo'] as { kubeletVersion: string })
+    .kubeletVersion;
+
+describe('demo scenario', () => {
+  const store = seeded('demo');
+  const nodes = store.list(R.nodes);
+
+  it('has six nodes, two marked as needing a reboot with the agent annotations', () => {
+    assert.equal(nodes.length, 6);
+    const marked = nodes.filter((n) => n.metadata.labels?.[REBOOT_MARKS.label] === 'true');
+    assert.deepEqual(
+      marked.map((n) => n.metadata.name),
+      ['node-2', 'node-5'],
+    );
+    assert.ok(marked.every((n) => n.metadata.annotations?.[REBOOT_MARKS.since]));
+  });
+
+  it('runs one kubelet a minor behind the apiserver', () => {
+    const behind = nodes.filter((n) => kubeletVersion(store, n.metadata.name!) !== 'v1.31.4');
+    assert.deepEqual(
+      behind.map((n) => [n.metadata.name, kubeletVersion(store, n.metadata.name!)]),
+      [['node-4', 'v1.30.9']],
+    );
+  });
+
+  it('has PDB-guarded Deployments, a DaemonSet and an emptyDir workload', () => {
+    assert.deepEqual(
+      store
+        .list(R.pdbs)
+        .map((p) => p.metadata.name)
+        .sort(),
+      ['api', 'web'],
+    );
+    assert.equal(store.list(R.daemonsets).length, 1);
+    const cache = store.get(R.deployments, 'data', 'cache')!;
+    const volumes = (cache.spec?.['template'] as { spec: { volumes: { emptyDir?: object }[] } })
+      .spec.volumes;
+    assert.ok(volumes.some((v) => v.emptyDir));
+  });
+});
+
+describe('fleet scenario', () => {
+  it('seeds N nodes in pools with podsPerNode running pods each', () => {
+    const store = seeded('fleet', { nodes: 9, podsPerNode: 12 });
+    const nodes = store.list(R.nodes);
+    assert.equal(nodes.length, 9);
+    assert.deepEqual(
+      new Set(nodes.map((n) => n.metadata.labels?.[POOL_LABEL])),
+      new Set(['general', 'compute', 'batch']),
+    );
+    const pods = store.list(R.pods);
+    assert.equal(pods.length, 9 * 12);
+    assert.ok(pods.every((p) => isPodReady(p) && podSpec(p).nodeName));
+    const perNode = new Map<string, number>();
+    for (const pod of pods)
+      perNode.set(podSpec(pod).nodeName!, (perNode.get(podSpec(pod).nodeName!) ?? 0) + 1);
+    assert.deepEqual([...new Set(perNode.values())], [12]);
+    assert.ok(nodes.some((n) => n.metadata.labels?.[REBOOT_MARKS.label] === 'true'));
+    const batch = nodes.filter((n) => n.metadata.labels?.[POOL_LABEL] === 'batch');
+    assert.ok(batch.every((n) => kubeletVersion(store, n.metadata.name!) === 'v1.30.9'));
+  });
+
+  it('keeps ReplicaSet and PDB counts consistent with the seeded pods', () => {
+    const store = seeded('fleet', { nodes: 4, podsPerNode: 6 });
+    const total = store.list(R.replicasets).reduce((n, rs) => n + Number(rs.spec?.['replicas']), 0);
+    assert.equal(total, 4 * 5);
+    assert.equal(store.list(R.pdbs).length, store.list(R.deployments).length);
+  });
+
+  const bad: [string, { nodes?: number; podsPerNode?: number }, RegExp][] = [
+    ['zero nodes', { nodes: 0 }, /whole number of nodes/],
+    ['more pods than max-pods', { podsPerNode: 111 }, /pods per node must be 1\.\.110/],
+  ];
+  for (const [why, options, message] of bad) {
+    it(`refuses ${why}`, () => assert.throws(() => seeded('fleet', options), message));
+  }
+});
+
+describe('scenario names', () => {
+  it('knows demo, fleet and empty, and nothing else', () => {
+    assert.ok(isScenarioName('demo') && isScenarioName('fleet') && isScenarioName('empty'));
+    assert.equal(isScenarioName('toString'), false);
+  });
+});
