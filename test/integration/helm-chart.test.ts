@@ -167,6 +167,27 @@ describe('the Helm chart', () => {
     );
   });
 
+  test('hook image repositories reach the hook Job policy (none by default: no hook may run)', () => {
+    const hookRepositories = (objects: Manifest[]): string =>
+      find(objects, 'ValidatingAdmissionPolicy', 'kubemaint-hook-jobs').spec.variables.find(
+        (v: { name: string }) => v.name === 'hookRepositories',
+      ).expression as string;
+    assert.equal(hookRepositories(renderChart(helm)), '[]');
+    assert.equal(
+      hookRepositories(
+        renderChart(helm, [
+          '--set',
+          'hooks.imageRepositories={registry.example.com/ops/backup,ghcr.io/acme/warm}',
+        ]),
+      ),
+      "['registry.example.com/ops/backup', 'ghcr.io/acme/warm']",
+    );
+    assert.match(
+      refusal(['--set', 'hooks.imageRepositories={backup:latest}']),
+      /at '\/hooks\/imageRepositories\/0'/,
+    );
+  });
+
   test('config from a file (--set-file) is rendered as the file says, and a changed config rolls serve', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kubemaint-chart-file-'));
     const file = join(dir, 'kubemaint.yaml');

@@ -55,8 +55,13 @@ one config.executor.image names (its tag or digest cut off), and executor.extraI
 {{- range .Values.executor.extraImageRepositories -}}
 {{- $repos = append $repos . -}}
 {{- end -}}
+{{- include "kubemaint.celList" (uniq $repos) -}}
+{{- end }}
+
+{{/* A list of strings as a CEL list literal: ['a', 'b'] (the schema keeps quotes out of them). */}}
+{{- define "kubemaint.celList" -}}
 {{- $quoted := list -}}
-{{- range uniq $repos -}}
+{{- range . -}}
 {{- $quoted = append $quoted (printf "'%s'" .) -}}
 {{- end -}}
 {{- printf "[%s]" (join ", " $quoted) -}}
