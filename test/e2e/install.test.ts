@@ -170,9 +170,9 @@ describe(
           throw new Error(`${String(error)}\n${out}\n${err.slice(-2000)}`);
         });
         // The console suggests the commands as they are typed here: no npx outside a checkout.
-      assert.match(out, new RegExp(`approve: kubemaint approve ${id}`));
-      assert.doesNotMatch(out, /npx kubemaint/);
-      const status = run('kubemaint', ['status'], elsewhere, path);
+        assert.match(out, new RegExp(`approve: kubemaint approve ${id}`));
+        assert.doesNotMatch(out, /npx kubemaint/);
+        const status = run('kubemaint', ['status'], elsewhere, path);
         assert.equal(status.status, 0, status.stderr);
         assert.match(status.stdout, new RegExp(`${id}\\s+node-2\\s+reboot\\s+proposed`));
 
