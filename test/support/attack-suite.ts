@@ -9,7 +9,8 @@
  * - the executor's ServiceAccount, its token bound to a pod on node A;
  * - alice, an approver, acting twice (twice from the CLI, and once more as her Slack self).
  *
- * The control plane runs as serve's ServiceAccount (kubemaint's real tick code). After every route
+ * The control plane runs as serve's ServiceAccount (kubemaint's real tick code); its own token also
+ * tries to make a hook Job (ADR 0021) into a privileged pod on node A. After every route
  * the suite checks the outcome that matters: no Job for node A, node A not cordoned, and the refusal
  * says why. A positive control (alice and bob approve a request for node B) proves the suite is not
  * vacuous: that one does get its Job. Each route counts its attempts for RELIABILITY.md.
@@ -40,6 +41,7 @@ import { impersonating } from '../../src/adapters/kube/whoami.js';
 import { ANN_REQUEST } from '../../src/core/names.js';
 import type { MaintenanceRequest } from '../../src/core/request.js';
 import { buildExecutorJob } from '../../templates/executor-job.js';
+import { buildHookJob } from '../../templates/hook-job.js';
 import type { Identities } from './sim-identities.js';
 import { apply, applyAll, applyKubemaint, manifests } from './apply-infra.js';
 import { cleanKubemaint } from './clean-kubemaint.js';
@@ -569,6 +571,75 @@ export function attackSuite(start: () => Promise<AttackBackend>): void {
         /may write only the kubemaint-pause, kubemaint-durations and kubemaint-agent ConfigMaps, not kubemaint-config/,
       );
       await nodeAUntouched('serve token');
+    });
+
+    it('serve’s own token cannot make a hook Job a privileged pod on node A (ADR 0021)', async () => {
+      const jobs = config(
+        backend.identities.serviceAccountKubeconfig(NS, 'kubemaint-serve'),
+      ).makeApiClient(BatchV1Api);
+      // A hook pinned to node A, from an image no operator listed: refused as shipped.
+      const hook = buildHookJob({
+        node: NODE_A,
+        requestId: 'r-0a0a0a',
+        action: 'reboot',
+        phase: 'beforeDrain',
+        namespace: NS,
+        template: {
+          spec: { containers: [{ name: 'hook', image: 'docker.io/attacker/rootkit:1' }] },
+        },
+        timeoutSeconds: 600,
+        ttlSecondsAfterFinished: 600,
+        onNode: true,
+      });
+      const plain = await refused('serve token: hook Job from an unlisted image', () =>
+        jobs.createNamespacedJob({ namespace: NS, body: hook }),
+      );
+      assert.equal(plain.code, 403);
+      assert.match(
+        plain.message,
+        /hook image docker.io\/attacker\/rootkit:1 is not from this policy's hookRepositories/,
+      );
+      const shapes: [
+        string,
+        (pod: NonNullable<typeof hook.spec>['template']['spec']) => void,
+        RegExp,
+      ][] = [
+        [
+          'the executor’s account',
+          (pod) => (pod!.serviceAccountName = 'kubemaint-executor'),
+          /runs as kubemaint-hook/,
+        ],
+        [
+          'node A by name, every taint tolerated',
+          (pod) => {
+            pod!.nodeName = NODE_A;
+            pod!.tolerations = [{ operator: 'Exists' }];
+          },
+          /kubemaint-hook-jobs/,
+        ],
+        [
+          'privileged with the host’s PID namespace',
+          (pod) => {
+            pod!.hostPID = true;
+            pod!.containers[0]!.securityContext = { privileged: true };
+          },
+          /kubemaint-hook-jobs/,
+        ],
+      ];
+      for (const [what, change, why] of shapes) {
+        const body = structuredClone(hook);
+        body.metadata!.name = `attack-hook-${what.replace(/[^a-z]+/gi, '-').toLowerCase()}`.slice(
+          0,
+          63,
+        );
+        change(body.spec!.template.spec);
+        const answer = await refused(`serve token: hook Job with ${what}`, () =>
+          jobs.createNamespacedJob({ namespace: NS, body }),
+        );
+        assert.equal(answer.code, 403, what);
+        assert.match(answer.message, why, what);
+      }
+      await nodeAUntouched('hook Job');
     });
 
     it('one approver twice counts once, her Slack self is the same person, and alice + bob get their Job', async () => {

@@ -21,6 +21,7 @@ const KUBEMAINT_POLICIES = [
   'kubemaint-requests-name-their-requester',
   'kubemaint-request-status-by-control-plane',
   'kubemaint-jobs-of-the-executors-shape',
+  'kubemaint-hook-jobs',
   'kubemaint-control-plane-configmaps',
 ];
 
