@@ -32,6 +32,17 @@ export interface Reason {
 }
 export type PolicyVerdict = { verdict: 'proceed' } | { verdict: 'blocked'; reasons: Reason[] };
 
+/**
+ * A reason as a waiting request keeps it (`blockedReasons`): without who holds the slots. Holders
+ * change with every hand-off; kept in the reason, each hand-off rewrote every waiting request (and
+ * told Slack and the node's Events about it), O(waiting) writes per node in a long roll. Who holds
+ * them is read live (`kubemaint slots`, the preview).
+ */
+export function storedReason(reason: Reason): string {
+  // slotGate's holder list is the one parenthesised suffix; node names never contain parentheses.
+  return reason.gate === 'slot' ? reason.message.replace(/ \([^()]*\)$/, '') : reason.message;
+}
+
 /** Facts, or why they could not be read. */
 export type Readable<T> = T | { error: string };
 

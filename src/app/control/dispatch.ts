@@ -6,7 +6,12 @@
  * One node's failure (a refused Job, an API error) is reported and the others still go on.
  */
 import { start } from '../../core/approval.js';
-import { evaluatePolicy, type PolicyFacts, type SlotFacts } from '../../core/policy.js';
+import {
+  evaluatePolicy,
+  storedReason,
+  type PolicyFacts,
+  type SlotFacts,
+} from '../../core/policy.js';
 import type { Decision, MaintenanceRequest } from '../../core/request.js';
 import { jobName } from '../../core/names.js';
 import { compare as dispatchOrder } from '../../core/dispatch-order.js';
@@ -117,7 +122,7 @@ async function dispatchOne(
     verdict = evaluatePolicy({ ...base, ...(blockingPods ? { blockingPods } : {}), pdbs }, now);
   }
   if (verdict.verdict === 'blocked') {
-    const reasons = verdict.reasons.map((r) => r.message);
+    const reasons = verdict.reasons.map(storedReason);
     await recordBlocked(deps, node, request, reasons);
     return `${node.name}: blocked (${reasons.join('; ')})`;
   }

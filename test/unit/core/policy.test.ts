@@ -5,6 +5,7 @@ import {
   evaluatePolicy,
   GATES,
   listSome,
+  storedReason,
   type PolicyFacts,
   type Reason,
 } from '../../../src/core/policy.js';
@@ -358,4 +359,22 @@ describe('listSome', () => {
   it('lists up to five names', () => assert.equal(listSome(['a', 'b']), 'a, b'));
   it('summarises the rest', () =>
     assert.equal(listSome(['a', 'b', 'c', 'd', 'e', 'f', 'g']), 'a, b, c, d, e and 2 more'));
+});
+
+describe('storedReason', () => {
+  it('keeps a slot reason without who holds the slots (they change with every hand-off)', () => {
+    assert.equal(
+      storedReason({ gate: 'slot', message: 'all 2 lock slots in use (node-b, node-c)' }),
+      'all 2 lock slots in use',
+    );
+    assert.equal(
+      storedReason({ gate: 'slot', message: 'pool gpu at its limit 1 (node-a and 3 more)' }),
+      'pool gpu at its limit 1',
+    );
+  });
+  it('keeps every other reason as it is', () =>
+    assert.equal(
+      storedReason({ gate: 'pdb', message: 'PDB shop/web allows 0 disruptions (pods a, b)' }),
+      'PDB shop/web allows 0 disruptions (pods a, b)',
+    ));
 });
