@@ -188,6 +188,23 @@ describe('the Helm chart', () => {
     );
   });
 
+  test('a priority class the config names is one the Job policy accepts', () => {
+    const classes = (objects: Manifest[]): string =>
+      find(
+        objects,
+        'ValidatingAdmissionPolicy',
+        'kubemaint-jobs-of-the-executors-shape',
+      ).spec.variables.find((v: { name: string }) => v.name === 'priorityClasses')
+        .expression as string;
+    assert.equal(classes(renderChart(helm)), "['system-node-critical']");
+    assert.equal(
+      classes(
+        renderChart(helm, ['--set', 'config.executor.priorityClassName=maintenance-critical']),
+      ),
+      "['system-node-critical', 'maintenance-critical']",
+    );
+  });
+
   test('config from a file (--set-file) is rendered as the file says, and a changed config rolls serve', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kubemaint-chart-file-'));
     const file = join(dir, 'kubemaint.yaml');

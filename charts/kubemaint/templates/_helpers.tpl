@@ -58,6 +58,20 @@ one config.executor.image names (its tag or digest cut off), and executor.extraI
 {{- include "kubemaint.celList" (uniq $repos) -}}
 {{- end }}
 
+{{/*
+The priority classes the executor-Job policy accepts: the config's default, system-node-critical, and
+whatever config.executor.priorityClassName names ("" runs without one, which the policy allows).
+*/}}
+{{- define "kubemaint.executorPriorityClasses" -}}
+{{- $config := .Values.config -}}
+{{- if kindIs "string" $config }}{{ $config = fromYaml $config }}{{ end -}}
+{{- $classes := list "system-node-critical" -}}
+{{- with dig "executor" "priorityClassName" "" $config -}}
+{{- $classes = append $classes . -}}
+{{- end -}}
+{{- include "kubemaint.celList" (uniq $classes) -}}
+{{- end }}
+
 {{/* A list of strings as a CEL list literal: ['a', 'b'] (the schema keeps quotes out of them). */}}
 {{- define "kubemaint.celList" -}}
 {{- $quoted := list -}}
