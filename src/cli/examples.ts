@@ -68,6 +68,9 @@ export const EXAMPLES: Record<string, Example[]> = {
   executor: [
     { args: ['executor', '--node', 'node-2', '--request', 'r-7f3a9c'], does: 'what the Job runs' },
   ],
+  'upgrade-script': [
+    { args: ['upgrade-script'], does: 'the script upgrade.method: kubeadm runs on each node' },
+  ],
   drain: [
     { args: ['drain', 'node-3', '--dry-run'], does: 'what would be evicted; nothing changes' },
     { args: ['drain', 'node-3', '--timeout', '10m'], does: 'cordon and drain; no reboot' },

@@ -31,10 +31,10 @@ export function settingsFromConfig(
       reboot.method === 'signal'
         ? { method: 'signal', signal: reboot.signal }
         : { method: 'command', command: reboot.command },
-    upgrade: {
-      command: upgrade.command,
-      restartCommand: upgrade.restartCommand,
-    },
+    upgrade:
+      upgrade.method === 'command' && upgrade.command
+        ? { method: 'command', command: upgrade.command, restartCommand: upgrade.restartCommand }
+        : { method: 'kubeadm', restartCommand: upgrade.restartCommand },
     lock: { concurrency: slot.concurrency, ttlMs: slot.ttl },
     hostPrefix: config.executor.hostPrefix,
     progressIntervalMs: 5_000,

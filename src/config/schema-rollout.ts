@@ -126,6 +126,10 @@ const PLACEHOLDER = /\{\{\s*([^}]*?)\s*\}\}/g;
 
 export const UpgradeSchema = z
   .strictObject({
+    // kubeadm: kubemaint's scripts for kubeadm nodes on Debian/Ubuntu (apt) and RHEL-family (dnf),
+    // chosen by each node's osImage (infra/upgrade/kubeadm-upgrade.sh, docs/upgrades.md); command:
+    // `command`. Unset: command when `command` is given (a config from before), else kubeadm.
+    method: z.enum(['kubeadm', 'command']).optional(),
     command: command()
       .superRefine((argv, ctx) => {
         for (const [index, arg] of argv.entries()) {
@@ -140,7 +144,7 @@ export const UpgradeSchema = z
           }
         }
       })
-      .default(['/usr/local/bin/kubemaint-upgrade-kubelet', '{{version}}']),
+      .optional(),
     // The new kubelet may recreate every container, the executor's too: the restart is scheduled to
     // happen after the executor has exited. [] when the upgrade command restarts the kubelet itself.
     restartCommand: z
@@ -149,7 +153,27 @@ export const UpgradeSchema = z
     nodeTimeout: duration().default(15 * MINUTE),
     expectedDuration: duration().default(10 * MINUTE),
   })
-  .superRefine(expectedWithinTimeout);
+  .superRefine(expectedWithinTimeout)
+  .superRefine((upgrade, ctx) => {
+    if (upgrade.method === 'command' && upgrade.command === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['command'],
+        message: 'is required with upgrade.method: command',
+        params: { hint: 'e.g. command: ["/usr/local/bin/upgrade-kubelet", "{{version}}"]' },
+      });
+    if (upgrade.method === 'kubeadm' && upgrade.command !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['command'],
+        message: 'is only run with upgrade.method: command, and method is kubeadm',
+        params: { hint: 'remove upgrade.command, or set method: command to run it' },
+      });
+  })
+  .transform((upgrade) => ({
+    ...upgrade,
+    method: upgrade.method ?? (upgrade.command === undefined ? 'kubeadm' : 'command'),
+  }));
 
 /** A label value as `kubectl label` takes it (may be empty). */
 const labelValue = () =>

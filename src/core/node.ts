@@ -14,6 +14,8 @@ export interface NodeInfo {
   unschedulable: boolean;
   bootId: string;
   kubeletVersion: string;
+  /** status.nodeInfo.osImage ("Ubuntu 22.04.4 LTS"): which built-in kubelet upgrade fits. */
+  osImage?: string;
   /** Ready condition status: 'True' | 'False' | 'Unknown' (missing counts as 'Unknown'). */
   ready: string;
   labels: Record<string, string>;

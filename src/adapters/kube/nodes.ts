@@ -22,6 +22,7 @@ export function toNodeInfo(node: V1Node): NodeInfo {
     unschedulable: node.spec?.unschedulable ?? false,
     bootId: node.status?.nodeInfo?.bootID ?? '',
     kubeletVersion: node.status?.nodeInfo?.kubeletVersion ?? '',
+    ...(node.status?.nodeInfo?.osImage ? { osImage: node.status.nodeInfo.osImage } : {}),
     ready,
     labels: { ...(node.metadata?.labels ?? {}) },
     annotations: { ...(node.metadata?.annotations ?? {}) },

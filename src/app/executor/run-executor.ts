@@ -52,7 +52,7 @@ export async function runExecutor(
   try {
     actions =
       request.action === 'upgrade'
-        ? upgradeActions(input.settings, request.targetVersion)
+        ? upgradeActions(input.settings, request.targetVersion, node)
         : rebootActions(input.settings);
   } catch (error) {
     if (error instanceof KubemaintError && error.code === 'request_invalid') {

@@ -36,7 +36,11 @@ const Schema = z.strictObject({
     ])
     .optional(),
   upgrade: z
-    .strictObject({ command: argv.optional(), restartCommand: z.array(z.string()).optional() })
+    .strictObject({
+      method: z.enum(['kubeadm', 'command']).optional(),
+      command: argv.optional(),
+      restartCommand: z.array(z.string()).optional(),
+    })
     .optional(),
   lock: z
     .strictObject({
@@ -73,7 +77,12 @@ export function parseSettingsJson(
     namespace: s.namespace ?? d.namespace,
     drain: { ...d.drain, ...s.drain },
     reboot: s.reboot ?? d.reboot,
-    upgrade: { ...d.upgrade, ...s.upgrade },
+    // A command without a method is a control plane's from before methods: it meant that command.
+    upgrade: {
+      ...d.upgrade,
+      ...(s.upgrade?.command && !s.upgrade.method ? { method: 'command' as const } : {}),
+      ...s.upgrade,
+    },
     lock: { ...d.lock, ...s.lock },
     hostPrefix: s.hostPrefix ?? d.hostPrefix,
     progressIntervalMs: s.progressIntervalMs ?? d.progressIntervalMs,

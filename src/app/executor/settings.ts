@@ -53,10 +53,21 @@ export type RebootSettings =
 
 export interface UpgradeSettings {
   /**
-   * argv template that installs the kubelet; `{{version}}` is replaced by the strictly checked target
-   * version. It must not restart the kubelet itself: see `restartCommand`.
+   * `kubeadm`: kubemaint's own script (infra/upgrade/kubeadm-upgrade.sh) for the node's package
+   * family, chosen by its osImage; `command`: `command` below. @default 'command' when absent (the
+   * settings of a control plane from before the method existed)
    */
-  command: readonly string[];
+  method?: 'kubeadm' | 'command';
+  /**
+   * The kubeadm script's text, added by the executor from its image (never sent in the Job's
+   * settings): it runs on the host as `sh -c <script>`, so the hosts need nothing installed.
+   */
+  script?: string;
+  /**
+   * argv template that installs the kubelet (`method: command`); `{{version}}` is replaced by the
+   * strictly checked target version. It must not restart the kubelet itself: see `restartCommand`.
+   */
+  command?: readonly string[];
   /**
    * argv that arranges the kubelet restart for AFTER the executor exits (a new kubelet may recreate
    * every container, the executor's too). @default systemd-run --on-active=15 systemctl restart kubelet

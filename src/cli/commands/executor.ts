@@ -9,6 +9,7 @@ import type { ExecutorSettings } from '../../app/executor/settings.js';
 import { systemClock } from '../../app/executor/system-clock.js';
 import { loadConfig } from '../../config/load.js';
 import { DEFAULT_EXECUTOR_SETTINGS, settingsFromConfig } from '../../compose/executor-settings.js';
+import { withUpgradeScript } from '../../compose/upgrade-script.js';
 import { EXIT } from '../../core/exit-codes.js';
 import { logFormatOf } from '../../config/log-format.js';
 import { createLogger, useLogFormat, type LogFormat } from '../../log.js';
@@ -59,7 +60,7 @@ export function registerExecutorCommand(program: Command): void {
     .action(async (options: Options, command: Command) => {
       const env = process.env;
       const { logFormat } = command.optsWithGlobals<{ logFormat?: LogFormat }>();
-      const settings = executorSettings(env, options.config, logFormat);
+      const settings = withUpgradeScript(executorSettings(env, options.config, logFormat));
       const log = createLogger({ service: 'executor' }).child({
         node: options.node,
         request: options.request,

@@ -12,6 +12,7 @@ import { registerClusterCommands } from './cluster-ops.js';
 import { registerRequestCommands } from './requests.js';
 import { registerTickCommands } from './tick.js';
 import { registerServeCommand } from './serve.js';
+import { registerUpgradeScriptCommand } from './upgrade-script.js';
 import { registerWindowsCommand } from './windows.js';
 
 export function registerCommands(program: Command): void {
@@ -22,6 +23,7 @@ export function registerCommands(program: Command): void {
   registerServeCommand(program);
   registerConfigCommand(program);
   registerExecutorCommand(program);
+  registerUpgradeScriptCommand(program);
   registerDrainCommand(program);
   registerNotifyCommand(program);
   registerSimCommand(program);

@@ -581,10 +581,9 @@ describe('parseConfig: defaults', () => {
     assert.equal(defaults.drain.gracePeriodSeconds, -1);
     assert.deepEqual(defaults.reboot.command, ['systemctl', 'reboot']);
     assert.equal(defaults.reboot.signal, 39);
-    assert.deepEqual(defaults.upgrade.command, [
-      '/usr/local/bin/kubemaint-upgrade-kubelet',
-      '{{version}}',
-    ]);
+    // kubemaint's kubeadm scripts (infra/upgrade), chosen by each node's OS image.
+    assert.equal(defaults.upgrade.method, 'kubeadm');
+    assert.equal(defaults.upgrade.command, undefined);
     assert.deepEqual(defaults.blockers.maxUnhealthyNodes, { count: 0 });
     assert.equal(defaults.approval.expiry, 72 * 3_600_000);
     const nobody = { users: [], groups: [], kubernetes: { users: [], groups: [] }, people: [] };

@@ -79,7 +79,10 @@ describe('host argv', () => {
   for (const c of versions) {
     it(`${c.ok ? 'accepts' : 'refuses'} version ${JSON.stringify(c.version)}`, () => {
       assert.equal(VERSION_PATTERN.test(c.version), c.ok);
-      const run = () => upgradeActions(DEFAULT_SETTINGS, c.version);
+      const command = withSettings({
+        upgrade: { method: 'command', command: ['/bin/up', '{{version}}'], restartCommand: [] },
+      });
+      const run = () => upgradeActions(command, c.version);
       if (c.ok) assert.ok(run().length > 0);
       else
         assert.throws(

@@ -13,6 +13,12 @@ import { approvedRequest } from '../../fakes/requests.js';
 const SETTINGS: ExecutorSettings = {
   ...DEFAULT_SETTINGS,
   drain: { ...DEFAULT_SETTINGS.drain, timeoutMs: 500, evictionRetryMs: 10, stallAfterMs: 10_000 },
+  // An upgrade command of one's own (upgrade.method: command); kubeadm's is tested below.
+  upgrade: {
+    ...DEFAULT_SETTINGS.upgrade,
+    method: 'command',
+    command: ['/usr/local/bin/kubemaint-upgrade-kubelet', '{{version}}'],
+  },
   progressIntervalMs: 0,
 };
 
@@ -384,6 +390,16 @@ describe('runExecutor', () => {
     ]);
     assert.equal(requestOn(c).kubeletVersionBefore, 'v1.31.4');
     assert.ok(c.log.includes('event KubemaintUpgrading'));
+  });
+
+  it('refuses a kubeadm upgrade on a node whose OS the scripts do not cover: nothing changes', async () => {
+    const c = setup({ action: 'upgrade', targetVersion: 'v1.32.0' });
+    const kubeadm = { ...SETTINGS, upgrade: { ...DEFAULT_SETTINGS.upgrade, script: '#!/bin/sh' } };
+    const result = await runExecutor(ports(c), input({ settings: kubeadm }));
+    assert.equal(result.exitCode, EXIT.requestInvalid);
+    assert.match(result.message, /node n1 runs an unknown OS \(no osImage\)/);
+    assert.deepEqual(c.host, []);
+    assert.equal(c.nodes.get('n1')!.unschedulable, false, 'not cordoned');
   });
 
   it('reports a failed host command and gives the node back', async () => {
