@@ -9,7 +9,7 @@ import { isActive, type MaintenanceRequest, type RequestState } from '../../src/
 import { actions, button, capBlocks, context, header, section, type ButtonSpec } from './blocks.js';
 import { LIMITS, clip, code, esc, fitLines } from './mrkdwn.js';
 import { windowLine } from './sections.js';
-import { stateIcon, stateLabel } from './state.js';
+import { stateIcon } from './state.js';
 import type { KnownBlock, PromptContext, SlackMessage } from './types.js';
 
 export function campaignPrompt(requests: MaintenanceRequest[], ctx: PromptContext): SlackMessage {
@@ -71,7 +71,7 @@ function countStates(requests: readonly MaintenanceRequest[], icons = true): str
   const by = new Map<RequestState, number>();
   for (const r of requests) by.set(r.state, (by.get(r.state) ?? 0) + 1);
   const parts = [...by].map(
-    ([state, n]) => `${icons ? `${stateIcon(state)} ` : ''}${n} ${stateLabel(state).toLowerCase()}`,
+    ([state, n]) => `${icons ? `${stateIcon(state)} ` : ''}${n} ${state}`,
   );
   return parts.length > 0 ? parts.join(' · ') : 'no requests';
 }
@@ -79,7 +79,7 @@ function countStates(requests: readonly MaintenanceRequest[], icons = true): str
 function nodeList(requests: readonly MaintenanceRequest[]): string {
   const lines = requests.map(
     (r) =>
-      `• ${code(r.node)}${r.pool ? ` (pool ${esc(r.pool)})` : ''}: ${stateLabel(r.state).toLowerCase()}${r.state === 'failed' && r.failure ? `: ${esc(clip(r.failure, 200))}` : ''} · ${code(r.id)}`,
+      `• ${code(r.node)}${r.pool ? ` (pool ${esc(r.pool)})` : ''}: ${r.state}${r.state === 'failed' && r.failure ? `: ${esc(clip(r.failure, 200))}` : ''} · ${code(r.id)}`,
   );
   return `*Nodes:*\n${fitLines(lines, LIMITS.section - 20, 'more nodes')}`;
 }

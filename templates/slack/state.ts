@@ -18,21 +18,15 @@ const ICON: Readonly<Record<RequestState, string>> = {
   skipped: ':leftwards_arrow_with_hook:',
 };
 
-const LABEL: Readonly<Record<RequestState, string>> = {
-  proposed: 'Waiting for approval',
-  approved: 'Approved',
-  running: 'Running',
-  verifying: 'Verifying',
-  done: 'Done',
-  failed: 'Failed',
-  rejected: 'Rejected',
-  expired: 'Expired',
-  cancelled: 'Cancelled',
-  skipped: 'Skipped',
-};
+// The state's own word (the one labels, metrics, `kubemaint status` and `kubectl get mr` use),
+// capitalised; *proposed* also says what it waits for, because a prompt is read by the people it asks.
+const label = (state: RequestState): string =>
+  state === 'proposed'
+    ? 'Proposed, waiting for approval'
+    : `${state.charAt(0).toUpperCase()}${state.slice(1)}`;
 
 export const stateIcon = (state: RequestState): string => ICON[state];
-export const stateLabel = (state: RequestState): string => LABEL[state];
+export const stateLabel = (state: RequestState): string => label(state);
 
 /**
  * A person as Slack should show them: Slack user ids become mentions, user groups `<!subteam^…>`,
@@ -47,7 +41,7 @@ export function who(by: string): string {
 /** `*Approved* by <@U1>` with the note of the transition that entered the state, if any. */
 export function stateLine(request: MaintenanceRequest): string {
   const entered = request.history.findLast((t) => t.to === request.state);
-  const head = `${ICON[request.state]} *${LABEL[request.state]}*`;
+  const head = `${ICON[request.state]} *${label(request.state)}*`;
   switch (request.state) {
     case 'proposed':
       return head;

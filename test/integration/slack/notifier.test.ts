@@ -97,7 +97,7 @@ describe('slack notifier on the demo sim', () => {
     assert.equal(update?.args['ts'], request.slack?.ts);
     assert.equal(update?.args['channel'], CHANNEL);
     assert.match(blocksText(update), /node-2`[^•]*approved/);
-    assert.match(blocksText(update), /node-5`[^•]*waiting for approval/);
+    assert.match(blocksText(update), /node-5`[^•]*proposed/);
     const reply = calls.find((c) => c.method === 'chat.postMessage');
     assert.equal(reply?.args['thread_ts'], request.slack?.ts);
     assert.match(String(reply?.args['text']), /Approved by k8s:alice/);

@@ -115,7 +115,7 @@ describe('slack notifier', () => {
     await notifier.flush();
     assert.equal(notifier.pending(), 0);
     assert.deepEqual(calls, [
-      'post prompt: Reboot node-2 (sim): Waiting f',
+      'post prompt: Reboot node-2 (sim): Proposed,',
       'update 100.1: Reboot node-2 (sim): Approved.',
       'post reply: :white_check_mark: Approved',
     ]);
