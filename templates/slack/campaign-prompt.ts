@@ -70,9 +70,7 @@ function actionWord(requests: readonly MaintenanceRequest[]): string {
 function countStates(requests: readonly MaintenanceRequest[], icons = true): string {
   const by = new Map<RequestState, number>();
   for (const r of requests) by.set(r.state, (by.get(r.state) ?? 0) + 1);
-  const parts = [...by].map(
-    ([state, n]) => `${icons ? `${stateIcon(state)} ` : ''}${n} ${state}`,
-  );
+  const parts = [...by].map(([state, n]) => `${icons ? `${stateIcon(state)} ` : ''}${n} ${state}`);
   return parts.length > 0 ? parts.join(' · ') : 'no requests';
 }
 
