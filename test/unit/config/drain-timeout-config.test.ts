@@ -1,19 +1,8 @@
 /** drain.onTimeout and drain.forceAfter (issue 18): parsed, checked against the Job's deadline, mapped. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { validate } from '../../../src/config/parse.js';
-import type { Problem } from '../../../src/config/problems.js';
+import { configOf, problemsOf } from '../../support/config.js';
 import { settingsFromConfig } from '../../../src/compose/executor-settings.js';
-
-const problemsOf = (doc: unknown): Problem[] => {
-  const result = validate(doc, {});
-  return result.ok ? [] : result.problems;
-};
-const configOf = (doc: unknown) => {
-  const result = validate(doc, {});
-  assert.ok(result.ok, JSON.stringify(result.ok ? [] : result.problems));
-  return result.config;
-};
 
 describe('drain.onTimeout', () => {
   it('defaults to ask, which the executor is not even told about (its settings stay as they were)', () => {

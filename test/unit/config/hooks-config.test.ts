@@ -2,18 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { controlSettingsFromConfig } from '../../../src/compose/control-settings.js';
-import { validate } from '../../../src/config/parse.js';
-import type { Problem } from '../../../src/config/problems.js';
-
-const problemsOf = (doc: unknown): Problem[] => {
-  const result = validate(doc, {});
-  return result.ok ? [] : result.problems;
-};
-const configOf = (doc: unknown) => {
-  const result = validate(doc, {});
-  assert.ok(result.ok, JSON.stringify(result.ok ? [] : result.problems));
-  return result.config;
-};
+import { configOf, problemsOf } from '../../support/config.js';
 
 describe('hooks', () => {
   it('are none by default', () => {
