@@ -69,12 +69,19 @@ describe('helm template | kubectl apply --dry-run=server', () => {
     for (const line of lines) assert.match(line, /\(server dry run\)$/);
   });
 
-  test('and with server-side apply', () => {
+  test('and with server-side apply, with every optional object and every list a policy takes', () => {
+    // The lists are CEL the apiserver compiles: a quoting slip would be refused here.
     const rendered = templateChart(helm, [
       '--set',
       'service.enabled=true',
       '--set',
       'people.groups={sre}',
+      '--set',
+      'executor.extraImageRepositories={registry.example.com/mirror/kubemaint}',
+      '--set',
+      'hooks.imageRepositories={registry.example.com/ops/backup}',
+      '--set',
+      'config.executor.priorityClassName=maintenance-critical',
     ]);
     const out = cluster.kubectl(['apply', '--server-side', '--dry-run=server', '-f', '-'], {
       input: rendered,
