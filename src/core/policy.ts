@@ -1,7 +1,7 @@
 /**
  * Whether an approved request may start on its node now: ordered gates (pause, freeze, window, the
  * soak after the last node, other unhealthy or flapping nodes, firing alerts, Prometheus query
- * gates, blocking pods, a free lock slot, PDB preflight), each returning a human reason. EVERY failing
+ * gates, blocking pods, a free slot, PDB preflight), each returning a human reason. EVERY failing
  * gate is reported, not only the first, so one Slack message tells people everything that stands in
  * the way. A gate whose facts could not be read (`{ error }`) blocks: we fail closed, as kured does
  * when its Prometheus or pod query fails. A gate whose facts are absent is not configured and
@@ -260,12 +260,12 @@ const blockingPodsGate: Check = ({ blockingPods }) => {
 
 const slotGate: Check = ({ slots }) => {
   if (!slots) return [];
-  if (isError(slots)) return [`could not read the lock slots: ${slots.error}`];
+  if (isError(slots)) return [`could not read the slots: ${slots.error}`];
   const reasons: string[] = [];
   const held = (holders?: readonly string[]) => (holders?.length ? ` (${listSome(holders)})` : '');
   if (slots.limit <= 0) reasons.push('concurrency is 0: no node may start');
   else if (slots.inUse >= slots.limit)
-    reasons.push(`all ${slots.limit} lock slots in use${held(slots.holders)}`);
+    reasons.push(`all ${slots.limit} slots in use${held(slots.holders)}`);
   const pool = slots.pool;
   if (pool && pool.inUse >= pool.limit)
     reasons.push(`pool ${pool.name} at its limit ${pool.limit}${held(pool.holders)}`);

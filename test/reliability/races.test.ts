@@ -196,10 +196,7 @@ describe(
             // slot", reported (RELIABILITY.md, known limits). Propose it again, as people would.
             for (const node of nodes) {
               const request = requestOf(sim, node);
-              if (
-                request?.state !== 'failed' ||
-                !/no free (lock )?slot/.test(request.failure ?? '')
-              )
+              if (request?.state !== 'failed' || !/no free slot/.test(request.failure ?? ''))
                 continue;
               slotRaceRetries.push(`${node}: ${request.id}`);
               const again = await requestMaintenance(people, { node, action: 'reboot', by: alice });

@@ -1,6 +1,6 @@
 /**
  * The fleet as one read of the cluster: each node's current request, the nodes carrying the reboot
- * mark, every lock slot (free ones included), the pause switch and the window. `kubemaint status`,
+ * mark, every slot (free ones included), the pause switch and the window. `kubemaint status`,
  * serve's `/metrics`, the Lambda functions' metrics and the status page all derive from this one
  * value, so they cannot disagree (issue 19: metrics showed no done request while status did, and
  * status counted only the slots whose Lease existed).

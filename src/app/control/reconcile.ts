@@ -179,7 +179,7 @@ function jobFailure(exitCode: number | undefined, message: string | undefined): 
   if (exitCode === undefined) return `executor Job failed${detail}`;
   switch (exitCode) {
     case EXIT.noSlot:
-      return `executor found no free lock slot${detail}`;
+      return `executor found no free slot${detail}`;
     case EXIT.drainBlocked:
       return `drain blocked${detail}`;
     case EXIT.requestInvalid:

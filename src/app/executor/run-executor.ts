@@ -220,7 +220,7 @@ async function runSteps(
   }
   if (ctx.lost.aborted) {
     throw new KubemaintError('unexpected', `lost slot ${ctx.slotName} before the host command`, {
-      hint: 'lock.ttl may be shorter than a drain takes; the request was left running for the tick',
+      hint: 'slot.ttl may be shorter than a drain takes; the request was left running for the tick',
     });
   }
   return issueHostCommand(ports, handle, ctx.actions, report);

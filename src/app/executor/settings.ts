@@ -38,7 +38,6 @@ export interface DrainSettings {
   forceAfterMs?: number;
 }
 
-
 export type RebootSettings =
   | {
       method: 'command';
@@ -78,7 +77,7 @@ export interface UpgradeSettings {
 export interface LockSettings {
   /** Number of slots, `kubemaint-slot-0` … `kubemaint-slot-<concurrency-1>`. @default 1 */
   concurrency: number;
-  /** A slot not renewed for this long is free for anyone. @default 30 minutes */
+  /** A slot not renewed for this long is free for anyone; 0: never (`slot.ttl: 0`). @default 30 minutes */
   ttlMs: number;
 }
 

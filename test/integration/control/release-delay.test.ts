@@ -83,7 +83,7 @@ describe('slot.releaseDelay holds the slot after a node is back', () => {
     assert.ok(base.events.some((e) => e.kind === 'back' && e.node === 'node-1'));
     const waiting = (await listRequests(deps)).find((r) => r.node === 'node-3')!;
     assert.equal(waiting.state, 'approved');
-    assert.deepEqual(waiting.blockedReasons, ['all 1 lock slots in use'], 'node-1 holds it');
+    assert.deepEqual(waiting.blockedReasons, ['all 1 slots in use'], 'node-1 holds it');
 
     const provenAt = Date.parse(soaking.proven!.at);
     pinned = new Date(provenAt + DELAY_MS - 60_000);

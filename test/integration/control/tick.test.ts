@@ -94,7 +94,7 @@ describe('tick on the demo sim', () => {
     const waiting = await requestOn('node-5');
     assert.equal(waiting?.state, 'approved');
     // Not who holds it: that changes with every hand-off, and would rewrite every waiting request.
-    assert.deepEqual(waiting?.blockedReasons, ['all 1 lock slots in use']);
+    assert.deepEqual(waiting?.blockedReasons, ['all 1 slots in use']);
   });
 
   it('an executor that ends without issuing the host command fails the request and hands the node back', async () => {

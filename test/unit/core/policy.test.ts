@@ -192,7 +192,7 @@ describe('evaluatePolicy: each gate', () => {
     [
       'all slots in use',
       { slots: { inUse: 2, limit: 2, holders: ['node-b', 'node-c'] } },
-      ['all 2 lock slots in use (node-b, node-c)'],
+      ['all 2 slots in use (node-b, node-c)'],
     ],
     [
       'zero concurrency',
@@ -207,7 +207,7 @@ describe('evaluatePolicy: each gate', () => {
     [
       'unreadable slots block',
       { slots: { error: 'leases forbidden' } },
-      ['could not read the lock slots: leases forbidden'],
+      ['could not read the slots: leases forbidden'],
     ],
     [
       'PDBs with headroom',
@@ -364,8 +364,8 @@ describe('listSome', () => {
 describe('storedReason', () => {
   it('keeps a slot reason without who holds the slots (they change with every hand-off)', () => {
     assert.equal(
-      storedReason({ gate: 'slot', message: 'all 2 lock slots in use (node-b, node-c)' }),
-      'all 2 lock slots in use',
+      storedReason({ gate: 'slot', message: 'all 2 slots in use (node-b, node-c)' }),
+      'all 2 slots in use',
     );
     assert.equal(
       storedReason({ gate: 'slot', message: 'pool gpu at its limit 1 (node-a and 3 more)' }),
