@@ -60,7 +60,7 @@ describe('hook Jobs on the real apiserver', { timeout: 180_000 }, () => {
     );
     assert.ok(parsed.ok, JSON.stringify(parsed));
     const hook = controlSettingsFromConfig(parsed.config).hooks?.beforeDrain;
-    return hook!.jobFor(NODE, id, 'reboot') as V1Job;
+    return hook!.jobFor(NODE, id, 'reboot');
   };
 
   /** 'admitted', or the refusal's code and message. */

@@ -24,7 +24,7 @@ describe('hooks', () => {
     const hook = settings.hooks?.beforeDrain;
     assert.equal(hook?.timeoutMs, 300_000);
     assert.equal(hook?.onFailure, 'continue');
-    const job = hook!.jobFor('node-1', 'r-abc123', 'reboot') as {
+    const job = hook.jobFor('node-1', 'r-abc123', 'reboot') as {
       metadata: { name: string; labels: Record<string, string> };
       spec: {
         activeDeadlineSeconds: number;

@@ -218,7 +218,7 @@ describe('the two Job policies between them', () => {
   });
 
   it('do not let a hook label launder an executor Job (privileged, hostPID, its account)', () => {
-    const laundered = structuredClone(executorJob) as V1Job;
+    const laundered = structuredClone<V1Job>(executorJob);
     laundered.metadata!.labels = {
       ...laundered.metadata!.labels,
       'kubemaint.io/hook': 'before-drain',
