@@ -8,7 +8,7 @@ import { Agent } from 'undici';
 
 export interface ApiCount {
   requests: number;
-  /** Response bodies as read (after any content decoding). */
+  /** Response bodies as they came over the wire (compressed, when the server compressed them). */
   bytes: number;
   /** `GET /api/v1/nodes` etc., query strings left out. */
   lines: string[];

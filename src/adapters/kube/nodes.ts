@@ -52,6 +52,13 @@ export async function getNode(client: KubeClient, name: string): Promise<NodeInf
   return node && toNodeInfo(node);
 }
 
+/**
+ * Nodes per page. Twice kubectl's 500: whoever lists every node (the skew scan, hourly) keeps them
+ * all in memory anyway, and each page is a round trip and a read of its own on the apiserver; 5,000
+ * nodes are 5 pages, not 10 (issue 20). A Node is ~2 KB, so a page stays a few MB.
+ */
+export const NODE_PAGE_SIZE = 1_000;
+
 /** Every Node (paginated), as the API returns them; `labelSelector` narrows the list server-side. */
 export async function listNodeObjects(
   client: KubeClient,
@@ -66,6 +73,7 @@ export async function listNodeObjects(
         ...(labelSelector === undefined ? {} : { labelSelector }),
       }),
     client.retry,
+    NODE_PAGE_SIZE,
   );
 }
 
