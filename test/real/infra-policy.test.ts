@@ -217,6 +217,23 @@ describe(
       });
     });
 
+    describe('serve watching the pause switch', () => {
+      it('may list and watch the kubemaint-pause ConfigMap by name, and no other ConfigMap', () => {
+        const get = (...args: string[]) =>
+          cluster.kubectl(['get', 'configmaps', '-n', 'kubemaint', ...args], { kubeconfig: serve });
+        // What serve's watch sends: a list and a watch with the field selector naming the switch.
+        assert.doesNotThrow(() => get('--field-selector', 'metadata.name=kubemaint-pause'));
+        assert.match(
+          refusal(() => get()),
+          /cannot list resource "configmaps"/,
+        );
+        assert.match(
+          refusal(() => get('--field-selector', 'metadata.name=kubemaint-config')),
+          /"kubemaint-config" is forbidden: .* cannot list resource "configmaps"/,
+        );
+      });
+    });
+
     describe('the executor', () => {
       it('may cordon a node and evict its pods, but not create Jobs or delete nodes (RBAC)', () => {
         cluster.kubectl(['cordon', NODE_B], { kubeconfig: executor });
