@@ -89,8 +89,7 @@ export function statusTable(view: StatusView, now: Date): string {
   return `${lines.join('\n')}\n`;
 }
 
-const withFit = (text: string, fit: string | undefined): string =>
-  fit ? `${text}; ${fit}` : text;
+const withFit = (text: string, fit: string | undefined): string => (fit ? `${text}; ${fit}` : text);
 
 function detail(r: MaintenanceRequest): string {
   if (r.state === 'failed' || r.state === 'skipped') return r.failure ?? r.state;

@@ -55,7 +55,13 @@ export interface PreviewDeps {
   cluster: ClusterPort;
   settings: Pick<
     ControlSettings,
-    'schedule' | 'timeZone' | 'blockers' | 'detection' | 'drain' | 'expectedDurationMs' | 'durations'
+    | 'schedule'
+    | 'timeZone'
+    | 'blockers'
+    | 'detection'
+    | 'drain'
+    | 'expectedDurationMs'
+    | 'durations'
   >;
   clock: Pick<Clock, 'now'>;
   durations?: DurationsPort;
