@@ -142,7 +142,7 @@ async function dispatchOne(
   );
   if (!result.ok) return `${node.name}: not started (${result.error.message})`;
   // A beforeDrain hook runs first: recorded with `running`, its Job created instead (hook-steps.ts).
-  const before = planHook(deps, result.request, 'beforeDrain');
+  const beforeDrain = planHook(deps, result.request, 'beforeDrain');
   // The node's alerts are silenced before anything happens to it (alertmanager:, silences.ts).
   const expectedMs = base.expectedDurationMs ?? settings.expectedDurationMs[request.action];
   const silenced = await silenceNode(deps, request, expectedMs);
@@ -155,7 +155,7 @@ async function dispatchOne(
   const { blockedReasons: _cleared, ...startedRequest } = {
     ...result.request,
     ...(silenced.held ? { silences: silenced.held } : {}),
-    ...(before ? { hooks: { beforeDrain: before.run } } : {}),
+    ...(beforeDrain ? { hooks: { beforeDrain: beforeDrain.run } } : {}),
   };
   const outcome = await persist(deps, node, { ...result, request: startedRequest });
   if (outcome.status !== 'written') await releaseSilences(deps, silenced.held);
@@ -169,9 +169,9 @@ async function dispatchOne(
     return undefined;
   }
   if (outcome.status !== 'written') return undefined;
-  if (before) {
+  if (beforeDrain) {
     inFlight.push(startedRequest);
-    return startBeforeDrain(deps, node, outcome.request, before);
+    return startBeforeDrain(deps, node, outcome.request, beforeDrain);
   }
   try {
     const before = settings.nodeLabels?.before ?? {};
