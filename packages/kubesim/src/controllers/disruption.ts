@@ -8,7 +8,7 @@
 import { R, type KObject } from '../types.js';
 import type { ControllerContext, Stop } from './context.js';
 import { computePdbStatus, DELETION_TIMEOUT_MS } from './pdb-status.js';
-import { matchesSelector, selectorToString } from './selectors.js';
+import { matchesSelectorObject, selectorToString } from './selectors.js';
 import {
   controllerRef,
   keyOf,
@@ -64,7 +64,7 @@ export function startDisruptionController(ctx: ControllerContext): Stop {
             namespace,
             ...(selector ? { labelSelector: selectorToString(selector) } : {}),
           })
-          .filter((pod) => matchesSelector(selector, pod.metadata.labels));
+          .filter((pod) => matchesSelectorObject(selector, pod.metadata.labels));
     // Remember who matched, so a pod relabelled out of this budget re-queues it.
     for (const pod of pods) {
       const podKey = keyOf(pod);
@@ -128,7 +128,7 @@ export function startDisruptionController(ctx: ControllerContext): Stop {
   const matched = new Map<string, Set<string>>();
   const matching = (namespace: string, labels: Record<string, string>): string[] =>
     [...(budgets.get(namespace) ?? [])]
-      .filter(([, selector]) => matchesSelector(selector, labels))
+      .filter(([, selector]) => matchesSelectorObject(selector, labels))
       .map(([key]) => key);
   const trackBudget = (pdb: KObject, deleted: boolean): void => {
     const namespace = pdb.metadata.namespace ?? '';

@@ -5,7 +5,7 @@
  * the store's own objects (read-only): write through the store, never into them.
  */
 import { R, type KObject, type Store } from '../types.js';
-import { matchesSelector } from './selectors.js';
+import { matchesSelectorObject } from './selectors.js';
 import { keyOf, type LabelSelector } from './shapes.js';
 
 export interface PodIndex {
@@ -75,7 +75,9 @@ export function createPodIndex(store: Store): PodIndex {
         if (!bucket) return [];
         if (!smallest || bucket.size < smallest.size) smallest = bucket;
       }
-      return resolve(smallest).filter((pod) => matchesSelector(selector, pod.metadata.labels));
+      return resolve(smallest).filter((pod) =>
+        matchesSelectorObject(selector, pod.metadata.labels),
+      );
     },
     stop,
   };

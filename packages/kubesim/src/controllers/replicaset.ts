@@ -15,7 +15,7 @@ import {
   splitKey,
   type LabelSelector,
 } from './shapes.js';
-import { matchesSelector, selectorToString } from './selectors.js';
+import { matchesSelectorObject, selectorToString } from './selectors.js';
 import { createWorkQueue } from './work-queue.js';
 
 const ACTOR = 'controller/replicaset';
@@ -40,7 +40,7 @@ export function ownedPods(ctx: ControllerContext, owner: KObject): KObject[] {
       .filter(
         (pod) =>
           controllerRef(pod)?.uid === uid &&
-          (!selector || matchesSelector(selector, pod.metadata.labels)),
+          (!selector || matchesSelectorObject(selector, pod.metadata.labels)),
       );
   }
   const labelSelector = selector ? selectorToString(selector) : '';

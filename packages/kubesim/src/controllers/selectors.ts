@@ -9,7 +9,7 @@ import type { LabelSelector, NodeSelectorTerm, Taint, Toleration } from './shape
  * policy/v1 semantics: a missing selector matches nothing, an empty one matches everything. The
  * store's own selector code does the matching (one implementation in the sim, selectors.ts).
  */
-export function matchesSelector(
+export function matchesSelectorObject(
   selector: LabelSelector | undefined,
   labels: Record<string, string> | undefined,
 ): boolean {

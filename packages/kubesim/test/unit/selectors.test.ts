@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { matchesSelector, selectorToString, tolerates } from '../../src/controllers/selectors.js';
+import {
+  matchesSelectorObject,
+  selectorToString,
+  tolerates,
+} from '../../src/controllers/selectors.js';
 import type { LabelSelector, Taint, Toleration } from '../../src/controllers/shapes.js';
 
-describe('matchesSelector', () => {
+describe('matchesSelectorObject', () => {
   const labels = { app: 'web', tier: 'front' };
   const cases: [string, LabelSelector | undefined, boolean][] = [
     ['a missing selector matches nothing (policy/v1)', undefined, false],
@@ -24,7 +28,7 @@ describe('matchesSelector', () => {
     ['DoesNotExist', { matchExpressions: [{ key: 'app', operator: 'DoesNotExist' }] }, false],
   ];
   for (const [why, selector, want] of cases)
-    it(why, () => assert.equal(matchesSelector(selector, labels), want));
+    it(why, () => assert.equal(matchesSelectorObject(selector, labels), want));
 
   it('renders the string syntax the store lists by', () => {
     assert.equal(
