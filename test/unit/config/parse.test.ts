@@ -154,7 +154,7 @@ describe('parseConfig: each problem is found, with its path and a hint', () => {
       name: "a Job deadline shorter than the drain and kured's delays together",
       doc: { drain: { timeout: '1h', delay: '40m' }, reboot: { delay: '20m' } },
       path: 'executor.activeDeadline',
-      message: /plus drain.delay and reboot.delay/,
+      message: /plus drain.forceAfter, drain.delay and reboot.delay/,
     },
     {
       name: 'a cron that node-cron rejects',
