@@ -6,55 +6,18 @@
  */
 import type { AgentSettingsPort } from '../../app/control/agent-settings.js';
 import type { KubeClient } from './client.js';
-import { isKubeError } from './errors.js';
-import { withRetry } from './retry.js';
+import { ownedConfigMap } from './configmap-store.js';
 
 export const AGENT_CONFIGMAP = 'kubemaint-agent';
 
 export function configMapAgentSettings(client: KubeClient, namespace: string): AgentSettingsPort {
-  const name = AGENT_CONFIGMAP;
-  async function current() {
-    try {
-      return await withRetry(
-        `read configmap ${namespace}/${name}`,
-        () => client.core.readNamespacedConfigMap({ name, namespace }),
-        client.retry,
-      );
-    } catch (error) {
-      if (isKubeError(error, 'not-found')) return undefined;
-      throw error;
-    }
-  }
+  const configMap = ownedConfigMap(client, namespace, AGENT_CONFIGMAP, {
+    'app.kubernetes.io/managed-by': 'kubemaint',
+    'app.kubernetes.io/component': 'agent',
+  });
   return {
-    read: async () => (await current())?.data ?? undefined,
-    async write(data) {
-      for (let attempt = 0; attempt < 5; attempt++) {
-        const existing = await current();
-        const resourceVersion = existing?.metadata?.resourceVersion;
-        const body = {
-          apiVersion: 'v1',
-          kind: 'ConfigMap',
-          metadata: {
-            name,
-            namespace,
-            labels: {
-              'app.kubernetes.io/managed-by': 'kubemaint',
-              'app.kubernetes.io/component': 'agent',
-            },
-            ...(resourceVersion ? { resourceVersion } : {}),
-          },
-          data,
-        };
-        try {
-          await (resourceVersion
-            ? client.core.replaceNamespacedConfigMap({ name, namespace, body })
-            : client.core.createNamespacedConfigMap({ namespace, body }));
-          return;
-        } catch (error) {
-          // Two control planes writing at once: read again; both write the same data.
-          if (!isKubeError(error, 'conflict') && !isKubeError(error, 'already-exists')) throw error;
-        }
-      }
-    },
+    read: () => configMap.read(),
+    // Derived from the config, so two control planes write the same data: the last write wins.
+    write: (data) => configMap.update(() => data),
   };
 }

@@ -11,8 +11,7 @@ import type { DurationsPort } from '../../app/control/durations.js';
 import type { DurationBook } from '../../core/durations.js';
 import { addSample } from '../../core/durations.js';
 import type { KubeClient } from './client.js';
-import { isKubeError } from './errors.js';
-import { withRetry } from './retry.js';
+import { ownedConfigMap } from './configmap-store.js';
 
 export const DURATIONS_CONFIGMAP = 'kubemaint-durations';
 const KEY = 'durations.json';
@@ -33,50 +32,16 @@ function decode(text: string | undefined): DurationBook {
 }
 
 export function configMapDurations(client: KubeClient, namespace: string): DurationsPort {
-  const name = DURATIONS_CONFIGMAP;
-  async function read(): Promise<{ book: DurationBook; resourceVersion?: string }> {
-    try {
-      const cm = await withRetry(
-        `read configmap ${namespace}/${name}`,
-        () => client.core.readNamespacedConfigMap({ name, namespace }),
-        client.retry,
-      );
-      return {
-        book: decode(cm.data?.[KEY]),
-        ...(cm.metadata?.resourceVersion ? { resourceVersion: cm.metadata.resourceVersion } : {}),
-      };
-    } catch (error) {
-      if (isKubeError(error, 'not-found')) return { book: {} };
-      throw error;
-    }
-  }
+  const configMap = ownedConfigMap(client, namespace, DURATIONS_CONFIGMAP, {
+    'app.kubernetes.io/managed-by': 'kubemaint',
+  });
   return {
-    read: async () => (await read()).book,
-    async record(key, sample, keep) {
-      // Read, add, write back conditionally: two serves recording at once retry on the 409
-      // instead of one losing the other's sample.
-      for (let attempt = 0; attempt < 5; attempt++) {
-        const { book, resourceVersion } = await read();
-        const body = {
-          apiVersion: 'v1',
-          kind: 'ConfigMap',
-          metadata: {
-            name,
-            namespace,
-            labels: { 'app.kubernetes.io/managed-by': 'kubemaint' },
-            ...(resourceVersion ? { resourceVersion } : {}),
-          },
-          data: { [KEY]: JSON.stringify(addSample(book, key, sample, keep)) },
-        };
-        try {
-          await (resourceVersion
-            ? client.core.replaceNamespacedConfigMap({ name, namespace, body })
-            : client.core.createNamespacedConfigMap({ namespace, body }));
-          return;
-        } catch (error) {
-          if (!isKubeError(error, 'conflict') && !isKubeError(error, 'already-exists')) throw error;
-        }
-      }
-    },
+    read: async () => decode((await configMap.read())?.[KEY]),
+    // Read, add, write back conditionally: two serves recording at once retry on the 409 instead
+    // of one losing the other's sample.
+    record: (key, sample, keep) =>
+      configMap.update((data) => ({
+        [KEY]: JSON.stringify(addSample(decode(data?.[KEY]), key, sample, keep)),
+      })),
   };
 }
