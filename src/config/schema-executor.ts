@@ -90,26 +90,23 @@ const ResourcesSchema = z
       .strictObject({ cpu: cpu().optional(), memory: memory(MIN_LIMIT_MIB).default('256Mi') })
       .prefault({}),
   })
-  .superRefine((resources, ctx) => {
-    const { requests, limits } = resources;
-    if (memoryMiB(requests.memory)! > memoryMiB(limits.memory)!)
+  .superRefine(({ requests, limits }, ctx) => {
+    // A request above its limit: the apiserver would refuse the Job at dispatch, so say it here.
+    const pairs = [
+      ['memory', requests.memory, limits.memory, memoryMiB],
+      ['cpu', requests.cpu, limits.cpu, cpuMillis],
+    ] as const;
+    for (const [name, request, limit, amount] of pairs) {
+      if (limit === undefined || amount(request)! <= amount(limit)!) continue;
       ctx.addIssue({
         code: 'custom',
-        path: ['requests', 'memory'],
-        message: `${requests.memory} is more than limits.memory (${limits.memory})`,
+        path: ['requests', name],
+        message: `${request} is more than limits.${name} (${limit})`,
         params: {
           hint: 'a request may not exceed its limit; raise the limit or lower the request',
         },
       });
-    if (limits.cpu !== undefined && cpuMillis(requests.cpu)! > cpuMillis(limits.cpu)!)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['requests', 'cpu'],
-        message: `${requests.cpu} is more than limits.cpu (${limits.cpu})`,
-        params: {
-          hint: 'a request may not exceed its limit; raise the limit or lower the request',
-        },
-      });
+    }
   });
 
 export const ExecutorSchema = z.strictObject({

@@ -6,6 +6,8 @@
  * what the policy checks, so a manifest test can say "alice may not record bob's decision" instead
  * of matching the CEL's text.
  */
+import { readFileSync } from 'node:fs';
+import { parseAllDocuments } from 'yaml';
 import { compile, type CelProgram } from '@kubemaint/kubesim/cel';
 
 const NAMES = ['object', 'oldObject', 'request', 'variables', 'namespaceObject', 'params'];
@@ -117,4 +119,13 @@ export function judge(policy: PolicySpec, c: AdmissionCase): Verdict {
     failed.push(message.trim());
   }
   return failed;
+}
+
+/** The ValidatingAdmissionPolicy `name` of an infra/k8s file (a path from the repository root). */
+export function policyIn(file: string, name: string): { spec: PolicySpec } {
+  const found = parseAllDocuments(readFileSync(file, 'utf8'))
+    .map((doc) => doc.toJS() as { kind: string; metadata: { name: string }; spec: PolicySpec })
+    .find((doc) => doc.kind === 'ValidatingAdmissionPolicy' && doc.metadata.name === name);
+  if (!found) throw new Error(`${file} has no ValidatingAdmissionPolicy ${name}`);
+  return found;
 }

@@ -5,21 +5,13 @@
  * test/real/kured-parity.test.ts asks kube-apiserver the same.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { parseAllDocuments } from 'yaml';
-import { judge, type PolicySpec } from '../../support/admission-policy.js';
+import { judge, policyIn } from '../../support/admission-policy.js';
 
 const SERVE = 'system:serviceaccount:kubemaint:kubemaint-serve';
 const KEY = 'kubemaint.io/waiting-for-maintenance';
 
-const policy = parseAllDocuments(readFileSync('infra/k8s/admission-policy.yaml', 'utf8'))
-  .map((doc) => doc.toJS() as { kind: string; metadata: { name: string }; spec: PolicySpec })
-  .find(
-    (doc) =>
-      doc.kind === 'ValidatingAdmissionPolicy' &&
-      doc.metadata.name === 'kubemaint-control-plane-node-writes',
-  )!;
+const policy = policyIn('infra/k8s/admission-policy.yaml', 'kubemaint-control-plane-node-writes');
 
 type Spec = { unschedulable?: boolean; taints?: { key: string; effect: string; value?: string }[] };
 const person = { key: 'example.com/gpu', value: 'true', effect: 'NoSchedule' };

@@ -5,22 +5,17 @@
  * 4 cores / 4Gi. Judged with the sim's CEL here; test/real/kured-parity.test.ts asks kube-apiserver.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { parseAllDocuments } from 'yaml';
 import { controlSettingsFromConfig } from '../../../src/compose/control-settings.js';
 import { parseConfig } from '../../../src/config/parse.js';
-import { judge, type PolicySpec } from '../../support/admission-policy.js';
+import { judge, policyIn } from '../../support/admission-policy.js';
 
 const SERVE = 'system:serviceaccount:kubemaint:kubemaint-serve';
 
-const policy = parseAllDocuments(readFileSync('infra/k8s/admission-requests.yaml', 'utf8'))
-  .map((doc) => doc.toJS() as { kind: string; metadata: { name: string }; spec: PolicySpec })
-  .find(
-    (doc) =>
-      doc.kind === 'ValidatingAdmissionPolicy' &&
-      doc.metadata.name === 'kubemaint-jobs-of-the-executors-shape',
-  )!;
+const policy = policyIn(
+  'infra/k8s/admission-requests.yaml',
+  'kubemaint-jobs-of-the-executors-shape',
+);
 
 type Job = {
   metadata: { name: string };
