@@ -17,8 +17,8 @@ import { startCli } from '../test/support/cli-process.js';
 export async function runHandoffBench(nodes = 6): Promise<Record<string, unknown>> {
   const dir = mkdtempSync(join(tmpdir(), 'kubemaint-handoff-'));
   const yaml = `cluster: {type: sim, sim: {scenario: fleet, nodes: ${nodes}}}
-approval: {approvers: {cli: ["*"]}}
-lock: {concurrency: 1}
+approval: {approvers: {kubernetes: {users: [alice]}}}
+slot: {concurrency: 1}
 # Reboots only: a kubelet upgrade on the same node would come first and hide its reboot's request.
 kubelet: {enabled: false}
 schedules: {tick: "0 0 1 1 *", skewScan: "0 0 1 1 *"}
@@ -39,7 +39,7 @@ schedules: {tick: "0 0 1 1 *", skewScan: "0 0 1 1 *"}
         labels: { 'kubemaint.io/reboot-required': 'true' },
       });
     }
-    const alice = { kind: 'person', id: 'cli:alice', groups: ['cli:*'] } as const;
+    const alice = { kind: 'person', id: 'k8s:alice' } as const;
     let requests = await waitUntil(async () => {
       const all = await listRequests(deps);
       return all.filter((r) => r.state === 'proposed').length === nodes ? all : undefined;
