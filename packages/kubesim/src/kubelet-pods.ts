@@ -8,6 +8,7 @@ import type { KObject } from './types.js';
 import type { KubeletApi, KubeletContext } from './kubelet-api.js';
 import { isPodTerminal, podSpec, type Container } from './controllers/shapes.js';
 import type { ContainerExit, ContainerProcess, JobsRunner } from './jobs-runner.js';
+import { legacyEvent } from './events.js';
 import { markReady, markRestarting, markStarted, markTerminated } from './kubelet-pod-status.js';
 
 /** Annotation for unmapped pods: the exit code their container "returns" (Job pods). */
@@ -29,10 +30,25 @@ export interface NodePods {
   restartAll(pods: readonly KObject[]): void;
 }
 
+/** Image pulls as the kubelet reports them: `Always` pulls, anything else finds the image present. */
+function pullEvents(c: Container): [string, string][] {
+  const image = c.image ?? '';
+  const always =
+    c.imagePullPolicy === 'Always' || (!c.imagePullPolicy && /:latest$|^[^:]*$/.test(image));
+  if (!always) return [['Pulled', `Container image "${image}" already present on machine`]];
+  return [
+    ['Pulling', `Pulling image "${image}"`],
+    [
+      'Pulled',
+      `Successfully pulled image "${image}" in 1s (1s including waiting). Image size: 0 bytes.`,
+    ],
+  ];
+}
+
 export function createNodePods(
   ctx: KubeletContext,
   api: KubeletApi,
-  node: { hostIP: () => string; nextPodIP: () => string },
+  node: { name: string; hostIP: () => string; nextPodIP: () => string },
   runner: JobsRunner,
 ): NodePods {
   const { clock, delays } = ctx;
@@ -47,6 +63,26 @@ export function createNodePods(
   };
   const later = (run: PodRun, ms: number, fn: () => void): void =>
     void run.timers.push(clock.after(ms, fn));
+  /** What the real kubelet records about a pod's containers (pkg/kubelet/events). */
+  const recordContainers = (pod: KObject, events: (c: Container) => [string, string][]): void => {
+    for (const c of podSpec(pod).containers ?? []) {
+      for (const [reason, message] of events(c)) {
+        api.recordEvent(
+          legacyEvent(
+            {
+              regarding: pod,
+              reason,
+              message,
+              component: 'kubelet',
+              host: node.name,
+              fieldPath: `spec.containers{${c.name}}`,
+            },
+            clock.now(),
+          ),
+        );
+      }
+    }
+  };
   const cancel = (run: PodRun): void => {
     for (const stop of run.timers.splice(0)) stop();
   };
@@ -84,7 +120,13 @@ export function createNodePods(
     const started = write(pod, (p) =>
       markStarted(p, { nowIso: nowIso(), hostIP: node.hostIP(), podIP: node.nextPodIP() }),
     );
-    if (started && !started.metadata.deletionTimestamp) runContainers(started, run);
+    if (!started || started.metadata.deletionTimestamp) return;
+    recordContainers(started, (c) => [
+      ...pullEvents(c),
+      ['Created', `Created container: ${c.name}`],
+      ['Started', `Started container ${c.name}`],
+    ]);
+    runContainers(started, run);
   };
 
   const remove = (pod: KObject): void => {
@@ -97,6 +139,9 @@ export function createNodePods(
   const terminate = (pod: KObject, run: PodRun): void => {
     run.terminating = true;
     cancel(run);
+    if (pod.status?.['phase'] === 'Running') {
+      recordContainers(pod, (c) => [['Killing', `Stopping container ${c.name}`]]);
+    }
     const graceMs = (pod.metadata.deletionGracePeriodSeconds ?? 30) * 1_000;
     if (run.process) {
       run.process.kill(graceMs);

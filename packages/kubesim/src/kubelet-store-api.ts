@@ -5,9 +5,11 @@
 import type { KubeletApi } from './kubelet-api.js';
 import { NODE_LEASE_NAMESPACE, nodeLease } from './kubelet-objects.js';
 import { R, type Store } from './types.js';
+import { createEventSink } from './events.js';
 
 export function storeKubeletApi(store: Store, name: string): KubeletApi {
   const actor = `kubelet/${name}`;
+  const recordEvent = createEventSink(store, actor);
   return {
     node: () => store.get(R.nodes, undefined, name),
     pods: () => store.list(R.pods, { fieldSelector: `spec.nodeName=${name}` }),
@@ -46,12 +48,6 @@ export function storeKubeletApi(store: Store, name: string): KubeletApi {
         // Already gone, or a new pod took the name: nothing of ours left to remove.
       }
     },
-    recordEvent(event) {
-      try {
-        store.create(R.events, event, { actor });
-      } catch {
-        // No default namespace (an odd scenario): what happened still happened, only unrecorded.
-      }
-    },
+    recordEvent,
   };
 }

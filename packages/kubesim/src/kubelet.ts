@@ -20,6 +20,7 @@ import {
   type NodeInfo,
 } from './kubelet-node-status.js';
 import { microTime, rebootedEvent } from './kubelet-objects.js';
+import { legacyEvent } from './events.js';
 import { markShutdown } from './kubelet-pod-status.js';
 import { createNodePods, type NodePods } from './kubelet-pods.js';
 
@@ -61,6 +62,7 @@ export function createKubelet(
     ctx,
     api,
     {
+      name,
       hostIP: () => hostIP,
       nextPodIP: () =>
         `10.${64 + (options.index >> 8)}.${options.index & 255}.${(podCounter++ % 250) + 2}`,
@@ -86,6 +88,22 @@ export function createKubelet(
   const recordRebooted = (): void => {
     const nodeUid = api.node()?.metadata.uid ?? '';
     api.recordEvent(rebootedEvent({ node: name, nodeUid, bootID: info.bootID, now: clock.now() }));
+  };
+
+  /** Node events of the kubelet's own (`Starting`, `NodeReady`, `NodeNotReady`). */
+  const recordNode = (reason: string, message: string): void => {
+    const current = api.node();
+    if (!current) return;
+    api.recordEvent(
+      legacyEvent(
+        { regarding: current, reason, message, component: 'kubelet', host: name },
+        clock.now(),
+      ),
+    );
+  };
+  const recordStarted = (): void => {
+    recordNode('Starting', 'Starting kubelet.');
+    recordNode('NodeReady', `Node ${name} status is now: NodeReady`);
   };
 
   /** The pending boot after a reboot or upgrade, and the delayed start of the heartbeat loop. */
@@ -125,6 +143,7 @@ export function createKubelet(
     pendingUp = clock.after(downMs, () => {
       onBoot();
       comeUp(true);
+      recordStarted();
     });
   };
 
@@ -133,7 +152,10 @@ export function createKubelet(
     info: () => ({ ...info }),
     isUp: () => up,
     reboot() {
-      if (up) postStatus(false, 'node is shutting down');
+      if (up) {
+        postStatus(false, 'node is shutting down');
+        recordNode('NodeNotReady', `Node ${name} status is now: NodeNotReady`);
+      }
       const nowIso = clock.now().toISOString();
       // Graceful node shutdown: pods that may not restart fail; the rest lose readiness with their containers.
       for (const pod of api.pods()) {
@@ -156,7 +178,9 @@ export function createKubelet(
     },
     stopKubelet: goDown,
     startKubelet() {
-      if (!up) comeUp(false);
+      if (up) return;
+      comeUp(false);
+      recordStarted();
     },
     syncPod(pod, deleted) {
       if (deleted) return pods.forget(pod.metadata.uid ?? '');

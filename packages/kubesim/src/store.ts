@@ -29,6 +29,7 @@ import { objectKey, SortedObjects } from './store-index.js';
 import { EventHistory } from './store-history.js';
 import { listObjects } from './store-list.js';
 import { WatchHub } from './store-watch.js';
+import { withViews } from './store-views.js';
 import { clone, deepEqual, dropEmptyMaps, formatTime, generateName } from './store-meta.js';
 
 export { fromSelectorObject, matchesLabels };
@@ -264,7 +265,7 @@ export function createStore(options: StoreOptions): Store {
     return hub.subscribe(defOf(resource).key, sinceRv, rv, handler, view.shared ?? false);
   }
 
-  const store: Store = {
+  const raw: Store = {
     get(resource, namespace, name) {
       const def = defOf(resource);
       const object = bucket(def).get(objectKey(def.namespaced ? namespace : undefined, name));
@@ -293,6 +294,7 @@ export function createStore(options: StoreOptions): Store {
     watchFrom,
     resources: registry,
   };
+  const store = withViews(raw, defOf);
   attachCustomResources(store, registry, now);
   return store;
 }

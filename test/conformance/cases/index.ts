@@ -7,6 +7,7 @@ import { admissionCases } from './admission.js';
 import { crdCases } from './crds.js';
 import { deletionCases } from './deletion.js';
 import { errorCases } from './errors.js';
+import { eventCases } from './events.js';
 import { evictionCases } from './eviction.js';
 import { jobCases } from './jobs.js';
 import { leaseCases } from './leases.js';
@@ -30,4 +31,5 @@ export const GROUPS: readonly CaseGroup[] = [
   crdCases,
   accessCases,
   admissionCases,
+  eventCases,
 ];

@@ -10,6 +10,7 @@ import type { ResourceDef } from '../resources.js';
 import type { KObject } from '../types.js';
 import { customResourceTable } from './crd-table.js';
 import { humanAge } from './human-age.js';
+import { EVENT_COLUMNS } from './event-table.js';
 
 export { humanAge } from './human-age.js';
 
@@ -130,6 +131,8 @@ const COLUMNS: Record<string, Column[]> = {
     nameCol,
     { name: 'Created At', cell: (x) => x.metadata.creationTimestamp ?? '' },
   ],
+  events: EVENT_COLUMNS,
+  'events.events.k8s.io': EVENT_COLUMNS,
   'leases.coordination.k8s.io': [
     nameCol,
     { name: 'Holder', cell: (x) => str(o(x.spec)['holderIdentity'], '') },

@@ -6,6 +6,7 @@
  */
 import { R, type KObject } from '../types.js';
 import type { ControllerContext, Stop } from './context.js';
+import { recorderFor } from '../events.js';
 import { podFromTemplate } from './pod-template.js';
 import { ownedPods } from './replicaset.js';
 import { isTolerated } from './selectors.js';
@@ -78,6 +79,7 @@ const nodeOfPod = (pod: KObject): string | undefined => {
 
 export function startDaemonSetController(ctx: ControllerContext): Stop {
   const { store, clock } = ctx;
+  const record = recorderFor(store, () => clock.now(), 'daemonset-controller', ACTOR);
 
   const reconcile = (key: string): void => {
     const [namespace, name] = splitKey(key);
@@ -93,6 +95,11 @@ export function startDaemonSetController(ctx: ControllerContext): Stop {
       const node = nodes.get(nodeName);
       if (!node || !shouldRun(ds, node, true) || byNode.has(nodeName)) {
         store.delete(R.pods, namespace, pod.metadata.name ?? '', { actor: ACTOR });
+        record({
+          regarding: ds,
+          reason: 'SuccessfulDelete',
+          message: `Deleted pod: ${pod.metadata.name ?? ''}`,
+        });
       } else {
         byNode.set(nodeName, pod);
       }
@@ -121,7 +128,12 @@ export function startDaemonSetController(ctx: ControllerContext): Stop {
           },
         },
       });
-      store.create(R.pods, pod, { actor: ACTOR });
+      const made = store.create(R.pods, pod, { actor: ACTOR });
+      record({
+        regarding: ds,
+        reason: 'SuccessfulCreate',
+        message: `Created pod: ${made.metadata.name ?? ''}`,
+      });
     }
     const current = [...byNode.values()];
     const ready = current.filter(isPodReady).length;

@@ -6,6 +6,7 @@
  */
 import { R, type KObject } from '../types.js';
 import type { ControllerContext, Stop } from './context.js';
+import { recorderFor } from '../events.js';
 import { ownerReference, templateHash, templateOf } from './pod-template.js';
 import {
   controllerRef,
@@ -27,6 +28,13 @@ const num = (value: unknown, fallback = 0): number =>
 
 export function startDeploymentController(ctx: ControllerContext): Stop {
   const { store, clock } = ctx;
+  const record = recorderFor(store, () => clock.now(), 'deployment-controller', ACTOR);
+  const scaled = (deploy: KObject, rs: string, from: number, to: number): void =>
+    record({
+      regarding: deploy,
+      reason: 'ScalingReplicaSet',
+      message: `Scaled ${to > from ? 'up' : 'down'} replica set ${rs} from ${from} to ${to}`,
+    });
 
   const ensureReplicaSet = (deploy: KObject, owned: KObject[], want: number): KObject => {
     const template = templateOf(deploy);
@@ -34,7 +42,9 @@ export function startDeploymentController(ctx: ControllerContext): Stop {
     const name = `${deploy.metadata.name ?? ''}-${hash}`;
     const existing = owned.find((rs) => rs.metadata.name === name);
     if (existing) {
-      if (num(existing.spec?.['replicas']) === want) return existing;
+      const had = num(existing.spec?.['replicas']);
+      if (had === want) return existing;
+      scaled(deploy, name, had, want);
       return (
         store.mutate(
           R.replicasets,
@@ -51,6 +61,7 @@ export function startDeploymentController(ctx: ControllerContext): Stop {
       1 + Math.max(0, ...owned.map((rs) => Number(rs.metadata.annotations?.[REVISION] ?? 0)));
     const selector = (deploy.spec?.['selector'] ?? {}) as LabelSelector;
     const labels = { ...template.metadata?.labels, [HASH_LABEL]: hash };
+    scaled(deploy, name, 0, want);
     return store.create(
       R.replicasets,
       {
@@ -93,6 +104,7 @@ export function startDeploymentController(ctx: ControllerContext): Stop {
     const old = owned.filter((rs) => rs.metadata.name !== current.metadata.name);
     if (newReady >= want) {
       for (const rs of old.filter((r) => num(r.spec?.['replicas']) > 0)) {
+        scaled(deploy, rs.metadata.name ?? '', num(rs.spec?.['replicas']), 0);
         store.mutate(
           R.replicasets,
           namespace,

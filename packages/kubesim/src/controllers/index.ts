@@ -5,6 +5,7 @@ import type { ControllerContext, Stop } from './context.js';
 import { startDaemonSetController } from './daemonset.js';
 import { startDeploymentController } from './deployment.js';
 import { startDisruptionController } from './disruption.js';
+import { startEventTtl } from './event-ttl.js';
 import { startGarbageCollector } from './garbage-collector.js';
 import { startJobController } from './job.js';
 import { startNodeLifecycle } from './node-lifecycle.js';
@@ -23,6 +24,7 @@ export const CONTROLLERS = {
   statefulset: startStatefulSetController,
   job: startJobController,
   'garbage-collector': startGarbageCollector,
+  'event-ttl': (ctx) => startEventTtl(ctx),
 } as const satisfies Record<string, (ctx: ControllerContext) => Stop>;
 
 export function startControllers(ctx: ControllerContext): Stop {

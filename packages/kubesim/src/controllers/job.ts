@@ -7,6 +7,7 @@
  */
 import { R, type KObject } from '../types.js';
 import type { ControllerContext, Stop } from './context.js';
+import { recorderFor } from '../events.js';
 import { failureAction } from './job-failure-policy.js';
 import { podFromTemplate } from './pod-template.js';
 import { ownedPods } from './replicaset.js';
@@ -42,6 +43,7 @@ const isFinished = (job: KObject): boolean =>
 
 export function startJobController(ctx: ControllerContext): Stop {
   const { store, clock, delays } = ctx;
+  const record = recorderFor(store, () => clock.now(), 'job-controller', ACTOR);
   const tallies = new Map<string, Tally>();
 
   const tallyOf = (job: KObject): Tally => {
@@ -137,8 +139,14 @@ export function startJobController(ctx: ControllerContext): Stop {
 
     let created = 0;
     if (outcome?.type === 'Failed') {
-      for (const pod of active)
+      for (const pod of active) {
         store.delete(R.pods, namespace, pod.metadata.name ?? '', { actor: ACTOR });
+        record({
+          regarding: job,
+          reason: 'SuccessfulDelete',
+          message: `Deleted pod: ${pod.metadata.name ?? ''}`,
+        });
+      }
     } else if (!outcome) {
       const want = Math.min(parallelism, completions - tally.succeeded) - active.length;
       const backoff =
@@ -148,8 +156,14 @@ export function startJobController(ctx: ControllerContext): Stop {
       const waitMs = tally.lastFailureAt === undefined ? 0 : tally.lastFailureAt + backoff - now;
       if (want > 0 && waitMs > 0) queue.addAfter(key, waitMs);
       else {
-        for (; created < want; created++)
-          store.create(R.pods, podFromTemplate(job), { actor: ACTOR });
+        for (; created < want; created++) {
+          const pod = store.create(R.pods, podFromTemplate(job), { actor: ACTOR });
+          record({
+            regarding: job,
+            reason: 'SuccessfulCreate',
+            message: `Created pod: ${pod.metadata.name ?? ''}`,
+          });
+        }
       }
       if (typeof deadline === 'number')
         queue.addAfter(key, Date.parse(startTime) + deadline * 1_000 - now);
@@ -192,6 +206,11 @@ export function startJobController(ctx: ControllerContext): Stop {
       { actor: ACTOR, subresource: 'status' },
     );
     if (outcome) {
+      record(
+        outcome.type === 'Complete'
+          ? { regarding: job, reason: 'Completed', message: 'Job completed' }
+          : { regarding: job, reason: outcome.reason, message: outcome.message, type: 'Warning' },
+      );
       const finished = store.get(R.jobs, namespace, name);
       if (finished) ttl(finished, key, now);
     }

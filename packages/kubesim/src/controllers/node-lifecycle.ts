@@ -6,6 +6,7 @@
  */
 import { R, type KObject } from '../types.js';
 import type { ControllerContext, Stop } from './context.js';
+import { recorderFor } from '../events.js';
 import {
   desiredTaints,
   evictionTime,
@@ -22,6 +23,8 @@ const CONDITION_TYPES = ['Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure
 
 export function startNodeLifecycle(ctx: ControllerContext): Stop {
   const { store, clock, delays } = ctx;
+  const record = recorderFor(store, () => clock.now(), 'node-controller', ACTOR);
+  const recordEviction = recorderFor(store, () => clock.now(), 'taint-eviction-controller', ACTOR);
   const tainted = new Set<string>();
   /** When a NoExecute taint without `timeAdded` (put there by a user) was first seen, per node. */
   const firstSeen = new Map<string, Map<string, string>>();
@@ -93,6 +96,12 @@ export function startNodeLifecycle(ctx: ControllerContext): Stop {
         },
         { actor: ACTOR, subresource: 'status' },
       );
+      record({
+        regarding: pod,
+        reason: 'NodeNotReady',
+        message: 'Node is not ready',
+        type: 'Warning',
+      });
     }
   };
 
@@ -125,6 +134,11 @@ export function startNodeLifecycle(ctx: ControllerContext): Stop {
         { actor: ACTOR, subresource: 'status' },
       );
       store.delete(R.pods, namespace, podName ?? '', { actor: ACTOR });
+      recordEviction({
+        regarding: pod,
+        reason: 'TaintManagerEviction',
+        message: `Marking for deletion Pod ${namespace ?? ''}/${podName ?? ''}`,
+      });
     }
     if (next !== undefined) queue.addAfter(name, next - now);
   };
@@ -141,6 +155,11 @@ export function startNodeLifecycle(ctx: ControllerContext): Stop {
     const since = beat ?? Date.parse(node.metadata.creationTimestamp ?? nowIso);
     if (now - since > delays.nodeMonitorGraceMs && readyStatus(node) !== 'Unknown') {
       markUnknown(node, nowIso);
+      record({
+        regarding: node,
+        reason: 'NodeNotReady',
+        message: `Node ${name} status is now: NodeNotReady`,
+      });
       markPodsNotReady(name, nowIso);
       node = store.get(R.nodes, undefined, name) ?? node;
     }

@@ -5,6 +5,7 @@
  */
 import { R, type KObject } from '../types.js';
 import type { ControllerContext, Stop } from './context.js';
+import { recorderFor } from '../events.js';
 import { podFromTemplate } from './pod-template.js';
 import {
   controllerRef,
@@ -54,6 +55,7 @@ export function ownedPods(ctx: ControllerContext, owner: KObject): KObject[] {
 
 export function startReplicaSetController(ctx: ControllerContext): Stop {
   const { store, clock } = ctx;
+  const record = recorderFor(store, () => clock.now(), 'replicaset-controller', ACTOR);
 
   const reconcile = (key: string): void => {
     const [namespace, name] = splitKey(key);
@@ -63,11 +65,21 @@ export function startReplicaSetController(ctx: ControllerContext): Stop {
     const pods = ownedPods(ctx, rs);
     const active = pods.filter(isPodActive);
     for (let i = active.length; i < want; i++) {
-      store.create(R.pods, podFromTemplate(rs), { actor: ACTOR });
+      const pod = store.create(R.pods, podFromTemplate(rs), { actor: ACTOR });
+      record({
+        regarding: rs,
+        reason: 'SuccessfulCreate',
+        message: `Created pod: ${pod.metadata.name ?? ''}`,
+      });
     }
     if (active.length > want) {
       for (const pod of [...active].sort(deletionOrder).slice(0, active.length - want)) {
         store.delete(R.pods, namespace, pod.metadata.name ?? '', { actor: ACTOR });
+        record({
+          regarding: rs,
+          reason: 'SuccessfulDelete',
+          message: `Deleted pod: ${pod.metadata.name ?? ''}`,
+        });
       }
     }
     const current = ownedPods(ctx, rs).filter(isPodActive);

@@ -8,6 +8,7 @@ import type { ControllerContext, Stop } from './context.js';
 import { placePod } from './scheduling.js';
 import { isPodTerminal, keyOf, podSpec, setCondition, splitKey, type PodStatus } from './shapes.js';
 import { createWorkQueue } from './work-queue.js';
+import { createEventSink, schedulerEvent } from '../events.js';
 
 const ACTOR = 'controller/scheduler';
 const ALL = '*';
@@ -17,6 +18,9 @@ export function startScheduler(ctx: ControllerContext): Stop {
   /** podKey → node, for active pods already bound: the per-node counts come from this. */
   const boundTo = new Map<string, string>();
   const pending = new Set<string>();
+  const sink = createEventSink(store, ACTOR);
+  const record = (pod: KObject, input: Parameters<typeof schedulerEvent>[1]) =>
+    sink(schedulerEvent(pod, input, clock.now()));
 
   const track = (pod: KObject, deleted: boolean): void => {
     const key = keyOf(pod);
@@ -41,6 +45,19 @@ export function startScheduler(ctx: ControllerContext): Stop {
     const placement = placePod(pod, nodes, podCounts);
     const now = clock.now().toISOString();
     if (placement.node === undefined) {
+      const known = (
+        pod.status?.['conditions'] as { type: string; message?: string }[] | undefined
+      )?.find((c) => c.type === 'PodScheduled')?.message;
+      // The real scheduler's events.k8s.io recorder turns repeats into a series; the sim records
+      // an attempt only when its reason changed.
+      if (known !== placement.message) {
+        record(pod, {
+          reason: 'FailedScheduling',
+          action: 'Scheduling',
+          note: placement.message,
+          type: 'Warning',
+        });
+      }
       store.mutate(
         R.pods,
         namespace,
@@ -79,6 +96,11 @@ export function startScheduler(ctx: ControllerContext): Stop {
       { actor: ACTOR, subresource: 'status' },
     );
     podCounts.set(node, (podCounts.get(node) ?? 0) + 1);
+    record(pod, {
+      reason: 'Scheduled',
+      action: 'Binding',
+      note: `Successfully assigned ${namespace}/${name} to ${node}`,
+    });
   };
 
   const queue = createWorkQueue({

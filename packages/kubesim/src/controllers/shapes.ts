@@ -54,6 +54,7 @@ export interface EnvVar {
 export interface Container {
   name: string;
   image?: string;
+  imagePullPolicy?: string;
   command?: string[];
   args?: string[];
   env?: EnvVar[];
