@@ -192,3 +192,21 @@ export function recorderFor(
   const write = sink;
   return (input) => write(legacyEvent({ ...input, component }, now()));
 }
+
+/**
+ * kube-apiserver's namespace rule for Events (core/validation `ValidateEventCreate`): an Event lives in
+ * its object's namespace, and an Event about a cluster-scoped object in `default`.
+ */
+export function eventNamespaceCauses(e: KObject, refField = 'involvedObject') {
+  const ref = (e[refField] ?? {}) as Record<string, unknown>;
+  const refNs = typeof ref['namespace'] === 'string' ? ref['namespace'] : '';
+  const ns = e.metadata.namespace ?? '';
+  if (refNs === ns || (refNs === '' && ns === 'default')) return [];
+  return [
+    {
+      reason: 'FieldValueInvalid',
+      field: `${refField}.namespace`,
+      message: `Invalid value: ${JSON.stringify(refNs)}: does not match event.namespace`,
+    },
+  ];
+}

@@ -23,6 +23,7 @@ import {
   workloadValidate,
 } from './resource-hooks.js';
 import { ACCESS_RESOURCES } from './resources-access.js';
+import { eventNamespaceCauses } from './events.js';
 import { CRD_CLEANUP_FINALIZER, crdDefaults, crdValidate } from './crd-validation.js';
 
 export type FieldGetter = (object: KObject) => string | undefined;
@@ -181,7 +182,7 @@ const DEFS: readonly ResourceDef[] = [
     plural: 'events',
     kind: 'Event',
     shortNames: ['ev'],
-    validate: (o) => (checkMicroTimes(o, ['eventTime']), []),
+    validate: (o) => (checkMicroTimes(o, ['eventTime']), eventNamespaceCauses(o)),
     fields: {
       ...refFields('involvedObject'),
       reason: path('reason'),

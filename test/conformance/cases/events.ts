@@ -33,7 +33,7 @@ export const eventCases: CaseGroup = {
         const made = await b.request('POST', coreEvents(ns), {
           body: {
             metadata: { name: 'e1' },
-            involvedObject: { kind: 'Namespace', name: ns, apiVersion: 'v1' },
+            involvedObject: { kind: 'ConfigMap', namespace: ns, name: 'cm', apiVersion: 'v1' },
             reason: 'Checked',
             message: 'looked at it',
             type: 'Normal',
@@ -50,13 +50,18 @@ export const eventCases: CaseGroup = {
         assert.equal(e['apiVersion'], 'events.k8s.io/v1');
         assert.equal(meta(e).resourceVersion, meta(made.json).resourceVersion);
         assert.equal(e['note'], 'looked at it');
-        assert.deepEqual(e['regarding'], { kind: 'Namespace', name: ns, apiVersion: 'v1' });
+        assert.deepEqual(e['regarding'], {
+          kind: 'ConfigMap',
+          namespace: ns,
+          name: 'cm',
+          apiVersion: 'v1',
+        });
         assert.deepEqual(e['deprecatedSource'], { component: 'conformance', host: 'h1' });
         assert.equal(e['deprecatedCount'], 3);
         assert.equal(e['deprecatedLastTimestamp'], '2026-03-01T10:05:00Z');
         assert.equal(e['message'], undefined);
 
-        const selector = encodeURIComponent(`regarding.name=${ns}`);
+        const selector = encodeURIComponent('regarding.name=cm');
         const listed = await b.request('GET', `${v1Events(ns)}?fieldSelector=${selector}`);
         assert.deepEqual(
           (listed.json['items'] as Obj[]).map((x) => meta(x).name),
@@ -65,6 +70,29 @@ export const eventCases: CaseGroup = {
         const removed = await b.request('DELETE', `${v1Events(ns)}/e1`);
         assert.equal(removed.code, 200, removed.text);
         assert.equal((await b.request('GET', `${coreEvents(ns)}/e1`)).code, 404);
+      },
+    },
+    {
+      id: 'an Event must live in the namespace of the object it is about',
+      async run(b) {
+        const ns = await b.namespace();
+        const reply = await b.request('POST', coreEvents(ns), {
+          body: {
+            metadata: { name: 'elsewhere' },
+            involvedObject: { kind: 'ConfigMap', namespace: 'default', name: 'cm' },
+            reason: 'Checked',
+            type: 'Normal',
+          },
+        });
+        assert.equal(reply.code, 422, reply.text);
+        const causes = (reply.json['details'] as Obj)['causes'] as Obj[];
+        assert.deepEqual(causes, [
+          {
+            reason: 'FieldValueInvalid',
+            message: 'Invalid value: "default": does not match event.namespace',
+            field: 'involvedObject.namespace',
+          },
+        ]);
       },
     },
     {

@@ -92,13 +92,13 @@ describe('sim Events from controllers and kubelets', () => {
         reason: 'Checked',
         note: 'checked it',
         type: 'Normal',
-        regarding: { kind: 'Namespace', name: NS, apiVersion: 'v1' },
+        regarding: { kind: 'ConfigMap', namespace: NS, name: 'cm', apiVersion: 'v1' },
       },
     });
     const seen = await sim.core.readNamespacedEvent({ namespace: NS, name: 'via-v1' });
     assert.equal(seen.message, 'checked it');
     assert.equal(seen.reportingComponent, 'example.com/ctl');
-    assert.equal(seen.involvedObject.name, NS);
+    assert.equal(seen.involvedObject.name, 'cm');
     assert.equal(seen.metadata.resourceVersion, made.metadata?.resourceVersion);
     const selected = await events.listNamespacedEvent({
       namespace: NS,
