@@ -23,10 +23,11 @@ const node = (name: string, extra: Partial<NodeView> = {}): NodeView => ({
   ...extra,
 });
 
-const frozen = compileSchedule({
+const compiled = compileSchedule({
   freezes: [{ from: '2026-11-01T00:00Z', to: '2026-11-02T00:00Z', reason: 'launch' }],
 });
-assert.ok(frozen.ok);
+assert.ok(compiled.ok);
+const frozen = compiled;
 
 /** A cluster that answers from fixed lists and records what it was asked. */
 function deps(options: { nodes: NodeView[]; slots: SlotView[]; concurrency: number }) {
@@ -58,7 +59,7 @@ function deps(options: { nodes: NodeView[]; slots: SlotView[]; concurrency: numb
       detection: {
         rebootLabel: 'example.com/reboot',
         conditionTypes: ['KernelUpdate'],
-      } as FleetDeps['settings']['detection'],
+      } as unknown as FleetDeps['settings']['detection'],
       lock: { concurrency: options.concurrency, pools: {} },
       schedule: frozen.schedule,
       timeZone: 'UTC',
