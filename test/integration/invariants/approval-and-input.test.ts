@@ -265,23 +265,18 @@ describe('invariants 2, 3 and 6 on the sim', () => {
 
     const cases = [
       { why: 'two minors behind, no version asked', kubelet: 'v1.29.8', want: 'v1.30.0' },
+      { why: 'one minor behind, no version asked', kubelet: 'v1.30.2', want: 'v1.31.4' },
       {
-        why: 'two minors behind, the apiserver asked',
-        kubelet: 'v1.29.8',
-        version: 'v1.31.4',
-        want: 'v1.30.0',
-      },
-      {
-        why: 'one minor behind, a version past the apiserver asked',
+        why: 'one minor behind, the apiserver asked',
         kubelet: 'v1.30.2',
-        version: 'v1.33.0',
+        version: 'v1.31.4',
         want: 'v1.31.4',
       },
       {
-        why: 'a patch behind, a later minor asked',
+        why: 'a patch behind, a patch asked',
         kubelet: 'v1.31.1',
-        version: 'v1.32.5',
-        want: 'v1.31.4',
+        version: 'v1.31.3',
+        want: 'v1.31.3',
       },
     ];
     cases.forEach((c, i) => {
@@ -301,14 +296,60 @@ describe('invariants 2, 3 and 6 on the sim', () => {
       });
     });
 
-    it('a kubelet already at the apiserver version is not moved', async () => {
+    // A version that cannot be one step is refused, naming what can: what is approved is what was
+    // asked for, never a version kubemaint chose instead.
+    const refused = [
+      {
+        why: 'past the apiserver',
+        kubelet: 'v1.30.2',
+        version: 'v1.33.0',
+        allowed: /up to v1\.31\.4 \(the apiserver\)/,
+      },
+      {
+        why: 'two minors at once',
+        kubelet: 'v1.29.8',
+        version: 'v1.31.4',
+        allowed: /up to v1\.30\.x \(one minor at a time/,
+      },
+      {
+        why: 'a later minor past the apiserver',
+        kubelet: 'v1.31.1',
+        version: 'v1.32.5',
+        allowed: /up to v1\.31\.4/,
+      },
+    ];
+    refused.forEach((c, i) => {
+      it(`${c.why}: ${c.kubelet}, ${c.version} asked → refused with the allowed versions`, async () => {
+        const node = nodes[5 + (i % 4)]!;
+        endRequest(node);
+        const before = apiWrites();
+        await assert.rejects(
+          askWithKubelet(node, c.kubelet, () =>
+            requestMaintenance(deps, { node, action: 'upgrade', version: c.version, by: alice }),
+          ),
+          (error: Error & { code?: string; hint?: string }) =>
+            error.code === 'usage' &&
+            c.allowed.test(error.message) &&
+            /e\.g\. `upgrade /.test(error.hint ?? ''),
+        );
+        assert.equal(apiWrites(), before, 'nothing written');
+      });
+    });
+
+    it('a kubelet already at the apiserver version: nothing is allowed, and it says why', async () => {
       const node = nodes[8]!;
       endRequest(node);
-      const result = await askWithKubelet(node, 'v1.31.4', () =>
-        requestMaintenance(deps, { node, action: 'upgrade', version: 'v1.32.0', by: alice }),
+      await assert.rejects(
+        askWithKubelet(node, 'v1.31.4', () =>
+          requestMaintenance(deps, { node, action: 'upgrade', version: 'v1.32.0', by: alice }),
+        ),
+        /no kubelet version is allowed/,
       );
-      assert.equal(result.ok, false);
-      assert.match(result.message, /already at its target/);
+      const plain = await askWithKubelet(node, 'v1.31.4', () =>
+        requestMaintenance(deps, { node, action: 'upgrade', by: alice }),
+      );
+      assert.equal(plain.ok, false);
+      assert.match(plain.message, /already at its target/);
     });
   });
 });
