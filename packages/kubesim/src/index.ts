@@ -7,6 +7,7 @@
 import { resolve } from 'node:path';
 import { silentLogger, type Logger } from './log.js';
 import { SimError } from './errors.js';
+import { SYSTEM_PRIORITY_CLASSES } from './priority.js';
 import { startHostAdmin, type HostAdmin } from './admin-host.js';
 import {
   startApiServer,
@@ -153,6 +154,7 @@ export async function createSim(options: SimOptions = {}): Promise<Sim> {
     ...(options.nodes === undefined ? {} : { nodes: options.nodes }),
     ...(options.podsPerNode === undefined ? {} : { podsPerNode: options.podsPerNode }),
   });
+  seedObjects(store, SYSTEM_PRIORITY_CLASSES, 'sim/bootstrap');
   seedObjects(store, options.objects ?? [], 'sim/seed');
   const kubeconfigPath = resolve(options.kubeconfigPath ?? DEFAULT_KUBECONFIG);
   const stops: Stop[] = [];

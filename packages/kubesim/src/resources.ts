@@ -3,7 +3,13 @@
  * kind, scope, short names, subresources) and what the generic store does differently for it
  * (defaults, validation, selectable fields, update/delete strategy). Adding a kind is one entry.
  */
-import { StatusError, type KObject, type PropagationPolicy, type ResourceKey } from './types.js';
+import {
+  StatusError,
+  type KObject,
+  type PropagationPolicy,
+  type ResourceKey,
+  type Store,
+} from './types.js';
 import type { StatusCause } from './status-errors.js';
 import {
   asObj,
@@ -24,6 +30,7 @@ import {
 } from './resource-hooks.js';
 import { ACCESS_RESOURCES } from './resources-access.js';
 import { eventNamespaceCauses } from './events.js';
+import { priorityClassDefaults, resolvePodPriority } from './priority.js';
 import { CRD_CLEANUP_FINALIZER, crdDefaults, crdValidate } from './crd-validation.js';
 
 export type FieldGetter = (object: KObject) => string | undefined;
@@ -73,6 +80,8 @@ export interface ResourceDef {
   createOnUpdate: boolean;
   /** Name rules when not a DNS subdomain's (RBAC objects take any path segment). */
   validateName?: (name: string) => StatusCause[];
+  /** Admission on create that reads other objects (the Priority plugin resolves a pod's class). */
+  admitCreate?: (object: KObject, store: Store) => void;
   /** Defaults applied on create (after uid/name are set). */
   defaults?: (object: KObject) => void;
   /**
@@ -162,6 +171,12 @@ const DEFS: readonly ResourceDef[] = [
     categories: ['all'],
     subresources: ['status', 'eviction', 'binding'],
     defaults: podDefaults,
+    admitCreate: (pod, store) =>
+      resolvePodPriority(
+        pod,
+        (name) => store.get('priorityclasses.scheduling.k8s.io', undefined, name),
+        () => store.list('priorityclasses.scheduling.k8s.io'),
+      ),
     validate: podValidate,
     gracePeriod: podGracePeriod,
     // Kubelets, the scheduler and `kubectl drain` all select pods by node.
@@ -190,6 +205,14 @@ const DEFS: readonly ResourceDef[] = [
       source: path('source', 'component'),
       type: path('type'),
     },
+  }),
+  def({
+    group: 'scheduling.k8s.io',
+    plural: 'priorityclasses',
+    kind: 'PriorityClass',
+    namespaced: false,
+    shortNames: ['pc'],
+    defaults: priorityClassDefaults,
   }),
   def({ group: '', plural: 'configmaps', kind: 'ConfigMap', shortNames: ['cm'] }),
   def({

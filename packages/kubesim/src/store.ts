@@ -159,6 +159,7 @@ export function createStore(options: StoreOptions): Store {
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
     def.defaults?.(object);
+    def.admitCreate?.(object, store);
     dropEmptyMaps(meta);
     validateObject(def, object);
     opts.admit?.(object, undefined);

@@ -13,9 +13,11 @@ import { jobCases } from './jobs.js';
 import { leaseCases } from './leases.js';
 import { listCases } from './lists.js';
 import { patchCases } from './patches.js';
+import { priorityCases } from './priority.js';
 import { subresourceCases } from './subresources.js';
 import { taintCases } from './taints.js';
 import { watchCases } from './watch.js';
+import { wireFormatCases } from './wire-formats.js';
 
 export const GROUPS: readonly CaseGroup[] = [
   errorCases,
@@ -23,6 +25,7 @@ export const GROUPS: readonly CaseGroup[] = [
   patchCases,
   listCases,
   watchCases,
+  wireFormatCases,
   evictionCases,
   deletionCases,
   subresourceCases,
@@ -32,4 +35,5 @@ export const GROUPS: readonly CaseGroup[] = [
   accessCases,
   admissionCases,
   eventCases,
+  priorityCases,
 ];

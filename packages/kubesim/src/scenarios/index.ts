@@ -4,6 +4,7 @@
  */
 import type { Store } from '../types.js';
 import { SYSTEM_NAMESPACES, namespace } from './builders.js';
+import { SYSTEM_PRIORITY_CLASSES } from '../priority.js';
 import { seedDemo } from './demo.js';
 import { seedFleet } from './fleet.js';
 import type { ScenarioOptions } from './types.js';
@@ -26,6 +27,9 @@ export const SCENARIOS = {
     seed: (store: Store) => {
       for (const name of SYSTEM_NAMESPACES)
         store.create('namespaces', namespace(name), { actor: 'scenario/empty' });
+      // What kube-apiserver's bootstrap creates in every cluster (createSim adds them to the others).
+      for (const pc of SYSTEM_PRIORITY_CLASSES)
+        store.create('priorityclasses.scheduling.k8s.io', pc, { actor: 'scenario/empty' });
     },
   },
 } as const satisfies Record<
