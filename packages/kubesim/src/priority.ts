@@ -50,7 +50,7 @@ export function resolvePodPriority(pod: KObject, classes: Lookup, all: () => KOb
     throw new StatusError(
       403,
       'Forbidden',
-      `pods "${pod.metadata.name ?? ''}" is forbidden: the integer value of priority (${String(spec['priority'])}) must not be provided in pod spec; priority admission controller computed ${value} from the given PriorityClass name`,
+      `pods "${pod.metadata.name ?? ''}" is forbidden: the integer value of priority (${JSON.stringify(spec['priority'])}) must not be provided in pod spec; priority admission controller computed ${value} from the given PriorityClass name`,
     );
   }
   spec['priority'] = value;
