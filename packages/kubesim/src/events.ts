@@ -39,16 +39,20 @@ export function objectReference(o: KObject, fieldPath?: string): Record<string, 
   };
 }
 
+/** `<object>.<unix nanoseconds in hex>`, as both recorders name Events (sub-ms digits random). */
+const eventName = (o: KObject, now: Date): string => {
+  const nanos = BigInt(now.getTime()) * 1_000_000n + BigInt(Math.floor(Math.random() * 1e6));
+  return `${o.metadata.name ?? 'unknown'}.${nanos.toString(16)}`;
+};
+
 /** A core/v1 Event as client-go's legacy recorder makes it (record/event.go `makeEvent`). */
 export function legacyEvent(input: EventInput, now: Date): KObject {
   const at = formatTime(now);
-  const name = input.regarding.metadata.name ?? 'unknown';
-  const nanos = BigInt(now.getTime()) * 1_000_000n + BigInt(Math.floor(Math.random() * 1e6));
   return {
     apiVersion: 'v1',
     kind: 'Event',
     metadata: {
-      name: `${name}.${nanos.toString(16)}`,
+      name: eventName(input.regarding, now),
       // Cluster-scoped objects' events go to `default`, as the recorder puts them.
       namespace: input.regarding.metadata.namespace ?? 'default',
     },
@@ -74,12 +78,11 @@ export function schedulerEvent(
   input: { reason: string; action: string; note: string; type?: 'Normal' | 'Warning' },
   now: Date,
 ): KObject {
-  const nanos = BigInt(now.getTime()) * 1_000_000n + BigInt(Math.floor(Math.random() * 1e6));
   return {
     apiVersion: 'v1',
     kind: 'Event',
     metadata: {
-      name: `${pod.metadata.name ?? 'pod'}.${nanos.toString(16)}`,
+      name: eventName(pod, now),
       namespace: pod.metadata.namespace ?? 'default',
     },
     involvedObject: objectReference(pod),
