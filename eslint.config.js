@@ -103,6 +103,9 @@ export default defineConfig(
       'bin/**',
       'scripts/**',
       'infra/**',
+      // Generated from Kubernetes' definitions (packages/kubesim/scripts/generate-protobuf.sh).
+      'packages/*/src/**/gen/**',
+      'packages/*/src/**/*.gen.ts',
     ],
   },
   js.configs.recommended,

@@ -23,10 +23,12 @@ export interface Reply {
   /** The parsed JSON body (`{}` when empty or not JSON; `text` then has it). */
   json: Record<string, unknown>;
   text: string;
+  /** The body's bytes (for protobuf answers). */
+  raw: Buffer;
 }
 
 export interface RequestOptions {
-  /** An object is sent as JSON; a string as is. */
+  /** An object is sent as JSON; a string or bytes as they are. */
   body?: unknown;
   /** @default 'application/json' when there is a body */
   contentType?: string;
@@ -94,8 +96,10 @@ export interface BackendParts {
 const suffix = () =>
   [...randomBytes(5)].map((b) => 'bcdfghjklmnpqrstvwxz2456789'[b % 27] ?? 'x').join('');
 
-const bodyText = (body: unknown): string | undefined =>
-  body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+const bodyText = (body: unknown): string | Uint8Array | undefined =>
+  body === undefined || typeof body === 'string' || body instanceof Uint8Array
+    ? body
+    : JSON.stringify(body);
 
 export function createBackend(parts: BackendParts): Backend {
   const { kc, name } = parts;
@@ -147,16 +151,18 @@ export function createBackend(parts: BackendParts): Backend {
       const { url, opts, body } = await open(method, path, options);
       return new Promise<Reply>((resolve, reject) => {
         const req = request(url, opts, (res) => {
-          let text = '';
-          res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
           res.on('end', () => {
+            const raw = Buffer.concat(chunks);
+            const text = raw.toString();
             let json: Record<string, unknown> = {};
             try {
               json = JSON.parse(text) as Record<string, unknown>;
             } catch {
               // Not JSON: `text` carries it.
             }
-            resolve({ code: res.statusCode ?? 0, headers: res.headers, json, text });
+            resolve({ code: res.statusCode ?? 0, headers: res.headers, json, text, raw });
           });
         });
         req.on('error', reject);

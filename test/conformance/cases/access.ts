@@ -463,6 +463,7 @@ export const accessCases: CaseGroup = {
             headers: {},
             json: status,
             text: '',
+            raw: Buffer.alloc(0),
           };
         });
         assert.deepEqual(status, {

@@ -8,7 +8,7 @@ import type { Authorizer, AuthzAttributes } from '../authz/attributes.js';
 import { badRequest } from '../status-errors.js';
 import { formatTime } from '../store-meta.js';
 import type { UserInfo } from './identity.js';
-import { readObject, sendJson, type RequestContext } from './http.js';
+import { readObject, sendObject, type RequestContext } from './http.js';
 
 export const REVIEW_PATHS: Readonly<Record<string, { group: string; resource: string }>> = {
   '/apis/authentication.k8s.io/v1/selfsubjectreviews': {
@@ -79,7 +79,7 @@ export async function handleReview(
 ): Promise<void> {
   const body = await readObject(ctx);
   if (resource === 'selfsubjectreviews') {
-    sendJson(ctx.res, 201, {
+    sendObject(ctx.res, 201, {
       kind: 'SelfSubjectReview',
       apiVersion: 'authentication.k8s.io/v1',
       // kube-apiserver 1.34 stamps the review's creation time (the access reviews carry null).
@@ -99,7 +99,7 @@ export async function handleReview(
         }
       : ctx.user;
   const decision = authorizer.authorize(attributesOf(subject, spec));
-  sendJson(ctx.res, 201, {
+  sendObject(ctx.res, 201, {
     kind: resource === 'subjectaccessreviews' ? 'SubjectAccessReview' : 'SelfSubjectAccessReview',
     apiVersion: 'authorization.k8s.io/v1',
     metadata: { creationTimestamp: null },

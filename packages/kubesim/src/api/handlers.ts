@@ -19,7 +19,7 @@ import {
   readDeleteOptions,
   readObject,
   parseJson,
-  sendJson,
+  sendObject,
   successStatus,
   type RequestContext,
 } from './http.js';
@@ -58,7 +58,7 @@ function objectName(t: Target): string {
 export function handleGet(ctx: RequestContext, t: Target, deps: HandlerDeps): void {
   const object = deps.store.get(t.def.key, t.namespace, objectName(t));
   if (!object) throw notFound(t.def, t.name ?? '');
-  sendJson(
+  sendObject(
     ctx.res,
     200,
     wantsTable(ctx.req)
@@ -91,10 +91,10 @@ export function handleList(ctx: RequestContext, t: Target, deps: HandlerDeps): v
       : { remainingItemCount: page.remainingItemCount }),
   };
   if (wantsTable(ctx.req)) {
-    sendJson(ctx.res, 200, toTable(t.def, page.items, ctx.now(), metadata));
+    sendObject(ctx.res, 200, toTable(t.def, page.items, ctx.now(), metadata));
     return;
   }
-  sendJson(ctx.res, 200, {
+  sendObject(ctx.res, 200, {
     kind: `${t.def.kind}List`,
     apiVersion: apiVersionOf(t.def),
     metadata,
@@ -153,7 +153,7 @@ export async function handleCreate(
     dryRun,
     ...admitOption(ctx, t, deps.admission, dryRun),
   });
-  sendJson(ctx.res, 201, created);
+  sendObject(ctx.res, 201, created);
 }
 
 /** Kinds with a status subresource keep their status on main-resource writes, and vice versa. */
@@ -182,7 +182,7 @@ export async function handleUpdate(
     ...admitOption(ctx, t, deps.admission, dryRun),
   };
   const written = deps.store.update(t.def.key, scopeWrite(t, current, object), options);
-  sendJson(ctx.res, current ? 200 : 201, written);
+  sendObject(ctx.res, current ? 200 : 201, written);
 }
 
 export async function handlePatch(
@@ -228,7 +228,7 @@ export async function handlePatch(
     ...(t.subresource ? { subresource: t.subresource } : {}),
     ...admitOption(ctx, t, deps.admission, dryRun),
   };
-  sendJson(
+  sendObject(
     ctx.res,
     200,
     deps.store.update(
@@ -285,7 +285,7 @@ export async function handleDelete(
     const items = doomed.map((o) =>
       deps.store.delete(t.def.key, o.metadata.namespace, o.metadata.name ?? '', options),
     );
-    sendJson(ctx.res, 200, {
+    sendObject(ctx.res, 200, {
       kind: `${t.def.kind}List`,
       apiVersion: apiVersionOf(t.def),
       metadata: { resourceVersion: deps.store.resourceVersion() },
@@ -299,7 +299,7 @@ export async function handleDelete(
     deps.store.get(t.def.key, t.namespace, t.name) !== undefined ||
     result?.metadata.deletionTimestamp !== undefined;
   if (t.def.key === R.pods || (stillThere && !options.dryRun)) {
-    sendJson(ctx.res, 200, result);
+    sendObject(ctx.res, 200, result);
     return;
   }
   // kube-apiserver's delete Status carries no code (only failures do).
@@ -309,5 +309,5 @@ export async function handleDelete(
     kind: t.def.plural,
     uid: result?.metadata.uid,
   });
-  sendJson(ctx.res, 200, status);
+  sendObject(ctx.res, 200, status);
 }

@@ -1,12 +1,20 @@
 /**
- * HTTP plumbing shared by the API handlers: reading bodies (JSON, and the protobuf that kubectl's
- * typed clients send for DELETE), writing JSON and Status answers the way kube-apiserver does, and
- * the per-request context every handler gets.
+ * HTTP plumbing shared by the API handlers: reading bodies (JSON, or protobuf as kubectl's typed
+ * clients send it), writing objects and Status answers the way kube-apiserver does (protobuf to a
+ * client that prefers it, for the kinds that have a message), and the per-request context every
+ * handler gets.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StatusError } from '../types.js';
 import { invalidOptions, toStatus } from '../status-errors.js';
-import { decodeDeleteOptionsProto } from './protobuf.js';
+import {
+  decodeObject,
+  encodeObject,
+  hasMessage,
+  prefersProtobuf,
+  PROTOBUF,
+  ProtobufError,
+} from './protobuf/index.js';
 import type { UserInfo } from './identity.js';
 
 export interface RequestContext {
@@ -44,8 +52,34 @@ export async function readBody(req: IncomingMessage): Promise<Buffer> {
 export const mediaType = (req: IncomingMessage): string =>
   (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
 
-export const isProtobuf = (req: IncomingMessage): boolean =>
-  mediaType(req) === 'application/vnd.kubernetes.protobuf';
+export const isProtobuf = (req: IncomingMessage): boolean => mediaType(req) === PROTOBUF;
+
+/** A protobuf body as JSON: 415 for a kind without a message (as upstream for custom resources), 400 if it does not decode. */
+function decodeProtobuf(body: Buffer, expected?: { apiVersion: string; kind: string }) {
+  try {
+    return decodeObject(body, expected);
+  } catch (error) {
+    if (!(error instanceof ProtobufError)) throw error;
+    if (error.message.startsWith('no protobuf message')) {
+      throw new StatusError(
+        415,
+        'UnsupportedMediaType',
+        `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (${error.message})`,
+      );
+    }
+    throw new StatusError(400, 'BadRequest', error.message);
+  }
+}
+
+/**
+ * A boolean query parameter as kube-apiserver decodes one (runtime.Convert_Slice_string_To_bool):
+ * absent, "0" and "false" in any case are false; anything else is true, "True" (the Python
+ * client's spelling) and even an empty value included.
+ */
+export function queryFlag(query: URLSearchParams, name: string): boolean {
+  const value = query.get(name);
+  return value !== null && value !== '0' && value.toLowerCase() !== 'false';
+}
 
 /** Parses a JSON body; an empty body is `undefined`. */
 export function parseJson(body: Buffer): unknown {
@@ -61,15 +95,9 @@ export function parseJson(body: Buffer): unknown {
   }
 }
 
-/** JSON object bodies of create/update. Protobuf object bodies need schemas the sim does not carry. */
+/** The object body of a create or update, JSON or protobuf. */
 export async function readObject(ctx: RequestContext): Promise<Record<string, unknown>> {
-  if (isProtobuf(ctx.req)) {
-    throw new StatusError(
-      415,
-      'UnsupportedMediaType',
-      'the body of the request was in an unknown format - accepted media types include: application/json',
-    );
-  }
+  if (isProtobuf(ctx.req)) return decodeProtobuf(await readBody(ctx.req));
   const parsed = parseJson(await readBody(ctx.req));
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new StatusError(400, 'BadRequest', 'the request body must be a JSON object');
@@ -81,7 +109,8 @@ export async function readObject(ctx: RequestContext): Promise<Record<string, un
 export async function readDeleteOptions(ctx: RequestContext): Promise<Record<string, unknown>> {
   const body = await readBody(ctx.req);
   if (body.length === 0) return {};
-  if (isProtobuf(ctx.req)) return decodeDeleteOptionsProto(body);
+  if (isProtobuf(ctx.req))
+    return decodeProtobuf(body, { apiVersion: 'meta.k8s.io/v1', kind: 'DeleteOptions' });
   const parsed = parseJson(body);
   return parsed !== null && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : {};
 }
@@ -95,13 +124,28 @@ export function sendJson(res: ServerResponse, code: number, body: unknown): void
   res.end(text);
 }
 
+/**
+ * An API object (or Status): protobuf when the request's Accept prefers it and the kind has a
+ * message, JSON otherwise (tables, custom resources, discovery), as kube-apiserver negotiates.
+ */
+export function sendObject(res: ServerResponse, code: number, body: unknown): void {
+  const object = body as Record<string, unknown> | null;
+  if (object && prefersProtobuf(res.req.headers.accept) && hasMessage(object)) {
+    const bytes = encodeObject(object);
+    res.writeHead(code, { 'Content-Type': PROTOBUF, 'Content-Length': bytes.length });
+    res.end(bytes);
+    return;
+  }
+  sendJson(res, code, body);
+}
+
 /** Any error as a `Status` body, with `Retry-After` when the error carries one. */
 export function sendError(res: ServerResponse, error: unknown): void {
   const { code, body } = toStatus(error);
   if (error instanceof StatusError && error.retryAfterSeconds !== undefined) {
     res.setHeader('Retry-After', String(error.retryAfterSeconds));
   }
-  if (!res.headersSent) sendJson(res, code, body);
+  if (!res.headersSent) sendObject(res, code, body);
   else res.end();
 }
 

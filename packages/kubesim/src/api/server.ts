@@ -34,7 +34,7 @@ import {
   handleUpdate,
   type Target,
 } from './handlers.js';
-import { sendError, sendJson, type RequestContext } from './http.js';
+import { queryFlag, sendError, sendJson, type RequestContext } from './http.js';
 import { actorOf, SIM_ADMIN } from './identity.js';
 import { createAccessControl, pathAttributes } from './access-control.js';
 import { handleReview, REVIEW_PATHS } from './access-reviews.js';
@@ -181,7 +181,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       case 'resource':
         break;
     }
-    const watch = ['true', '1'].includes(ctx.query.get('watch') ?? '');
+    const watch = queryFlag(ctx.query, 'watch');
     const verb = verbOf(method, r, watch);
     access.authorize(
       resourceAttributes(ctx.user, verb, {

@@ -7,7 +7,7 @@ import { conflict, notFound } from '../status-errors.js';
 import { R, StatusError } from '../types.js';
 import { evict } from './eviction.js';
 import type { HandlerDeps, Target } from './handlers.js';
-import { dryRunOf, readObject, sendJson, successStatus, type RequestContext } from './http.js';
+import { dryRunOf, readObject, sendObject, successStatus, type RequestContext } from './http.js';
 import { admitSubresourceCreate } from './admission-hook.js';
 
 function podName(t: Target): string {
@@ -40,7 +40,7 @@ export async function handleEviction(
     now: ctx.now,
   });
   deps.onEviction?.(result);
-  sendJson(ctx.res, 201, successStatus(201));
+  sendObject(ctx.res, 201, successStatus(201));
 }
 
 /** `pods/<name>/binding`: what a scheduler posts; a pod can be bound once. */
@@ -69,7 +69,7 @@ export async function handleBinding(
       subresource: 'binding',
     });
   }
-  sendJson(ctx.res, 201, successStatus(201));
+  sendObject(ctx.res, 201, successStatus(201));
 }
 
 /** `serviceaccounts/<name>/token`: mint a token; nothing is stored, so nothing is audited. */
@@ -88,5 +88,5 @@ export async function handleTokenRequest(
     body,
     requester: ctx.user,
   });
-  sendJson(ctx.res, 201, answer);
+  sendObject(ctx.res, 201, answer);
 }

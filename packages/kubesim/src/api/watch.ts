@@ -3,7 +3,8 @@
  * a resourceVersion (or "0") the stream starts with a synthetic ADDED per existing object; with one,
  * it resumes from the store's history, or answers a single in-stream ERROR 410 event when that
  * version has been compacted away. Objects entering or leaving a selector show up as ADDED/DELETED,
- * bookmarks carry the current resourceVersion, and `timeoutSeconds` ends the stream.
+ * bookmarks carry the current resourceVersion, and `timeoutSeconds` ends the stream. A client that
+ * prefers protobuf gets length-prefixed protobuf WatchEvents instead (built-in kinds only).
  */
 import type { ResourceDef } from '../resources.js';
 import { apiVersionOf, fieldGetter } from '../resources.js';
@@ -15,7 +16,8 @@ import {
 } from '../selectors.js';
 import { StatusError, type KObject, type Store, type WatchEvent } from '../types.js';
 import { invalidOptions, toStatus } from '../status-errors.js';
-import type { RequestContext } from './http.js';
+import { queryFlag, type RequestContext } from './http.js';
+import { encodeWatchEvent, hasMessage, prefersProtobuf, PROTOBUF } from './protobuf/index.js';
 import { toTable, wantsTable } from './table.js';
 
 export interface WatchRequest {
@@ -55,7 +57,7 @@ export function serveWatch(ctx: RequestContext, w: WatchRequest, settings: Watch
     matchesFields(fields, (f) => fieldGetter(def, f)?.(o));
   const table = wantsTable(ctx.req);
   const rv = q.get('resourceVersion') ?? '';
-  const initialEvents = q.get('sendInitialEvents') === 'true';
+  const initialEvents = queryFlag(q, 'sendInitialEvents');
   if (initialEvents && q.get('resourceVersionMatch') !== 'NotOlderThan') {
     throw invalidOptions('ListOptions', {
       reason: 'FieldValueForbidden',
@@ -65,17 +67,23 @@ export function serveWatch(ctx: RequestContext, w: WatchRequest, settings: Watch
   }
   // The sim always serves its latest state, which is never older than a NotOlderThan version.
   const fromNow = rv === '' || rv === '0' || initialEvents;
-  const bookmarks = ['true', '1'].includes(q.get('allowWatchBookmarks') ?? '');
+  const bookmarks = queryFlag(q, 'allowWatchBookmarks');
 
   const res = ctx.res;
+  const protobuf =
+    !table &&
+    prefersProtobuf(ctx.req.headers.accept) &&
+    hasMessage({ apiVersion: apiVersionOf(def), kind: def.kind });
   res.writeHead(200, {
-    'Content-Type': 'application/json',
+    'Content-Type': protobuf ? `${PROTOBUF};stream=watch` : 'application/json',
     'Transfer-Encoding': 'chunked',
     'Cache-Control': 'no-cache',
   });
   res.flushHeaders();
   const write = (type: string, object: unknown) => {
-    if (!res.writableEnded) res.write(`${JSON.stringify({ type, object })}\n`);
+    if (res.writableEnded) return;
+    if (protobuf) res.write(encodeWatchEvent(type, object as Record<string, unknown>));
+    else res.write(`${JSON.stringify({ type, object })}\n`);
   };
   const render = (o: KObject) =>
     table ? toTable(def, [o], ctx.now(), { resourceVersion: o.metadata.resourceVersion }) : o;

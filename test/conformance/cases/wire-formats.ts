@@ -1,0 +1,130 @@
+/**
+ * What real clients put on the wire besides plain JSON: protobuf bodies (kubectl 1.32+ creates with
+ * its typed clients in protobuf, and a client that prefers protobuf gets objects, Status errors and
+ * watch events in protobuf), and query booleans spelled as the Python client spells them
+ * (`watch=True`).
+ */
+import assert from 'node:assert/strict';
+import {
+  decodeProtobuf,
+  decodeProtobufWatchEvents,
+  encodeProtobuf,
+  PROTOBUF,
+} from '@kubemaint/kubesim/api';
+import type { Backend } from '../backend.js';
+import type { CaseGroup } from '../case.js';
+import { field } from '../fixtures.js';
+
+type Obj = Record<string, unknown>;
+const cmPath = (ns: string, name = '') =>
+  `/api/v1/namespaces/${ns}/configmaps${name ? `/${name}` : ''}`;
+/** What kubectl's typed clients send. */
+const TYPED = { contentType: PROTOBUF, accept: `${PROTOBUF},application/json` };
+
+async function createInProtobuf(b: Backend, path: string, object: Obj) {
+  const reply = await b.request('POST', path, { ...TYPED, body: encodeProtobuf(object) });
+  assert.equal(reply.code, 201, reply.text);
+  assert.equal(reply.headers['content-type'], PROTOBUF);
+  return decodeProtobuf(reply.raw);
+}
+
+export const wireFormatCases: CaseGroup = {
+  name: 'Wire formats (protobuf, query booleans)',
+  cases: [
+    {
+      id: 'a protobuf create is answered in protobuf with the stored object',
+      async run(b) {
+        const ns = await b.namespace();
+        const created = await createInProtobuf(b, cmPath(ns), {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: 'settings', labels: { app: 'web' } },
+          data: { mode: 'fast' },
+          binaryData: { blob: Buffer.from([0, 1, 2]).toString('base64') },
+        });
+        assert.equal(created['kind'], 'ConfigMap');
+        assert.equal(field(created, 'metadata', 'name'), 'settings');
+        assert.match(String(field(created, 'metadata', 'uid')), /^[0-9a-f-]{36}$/);
+        assert.match(String(field(created, 'metadata', 'creationTimestamp')), /Z$/);
+        const read = await b.request('GET', cmPath(ns, 'settings'));
+        assert.deepEqual(read.json['data'], { mode: 'fast' });
+        assert.deepEqual(read.json['binaryData'], { blob: 'AAEC' });
+        assert.deepEqual(created['data'], read.json['data']);
+      },
+    },
+    {
+      id: 'a protobuf create keeps an explicit zero of a pointer field (Deployment replicas: 0)',
+      async run(b) {
+        const ns = await b.namespace();
+        await createInProtobuf(b, `/apis/apps/v1/namespaces/${ns}/deployments`, {
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          metadata: { name: 'idle' },
+          spec: {
+            replicas: 0,
+            selector: { matchLabels: { app: 'idle' } },
+            template: {
+              metadata: { labels: { app: 'idle' } },
+              spec: { containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] },
+            },
+          },
+        });
+        const read = await b.request('GET', `/apis/apps/v1/namespaces/${ns}/deployments/idle`);
+        assert.equal(field(read.json, 'spec', 'replicas'), 0);
+        const containers = field(read.json, 'spec', 'template', 'spec', 'containers') as Obj[];
+        assert.equal(containers[0]?.['image'], 'registry.k8s.io/pause:3.10');
+      },
+    },
+    {
+      id: 'a failure is a protobuf Status when the client prefers protobuf',
+      async run(b) {
+        const ns = await b.namespace();
+        const reply = await b.request('GET', cmPath(ns, 'ghost'), { accept: TYPED.accept });
+        assert.equal(reply.code, 404);
+        assert.equal(reply.headers['content-type'], PROTOBUF);
+        const status = decodeProtobuf(reply.raw);
+        assert.equal(status['kind'], 'Status');
+        assert.equal(status['reason'], 'NotFound');
+        assert.equal(status['message'], 'configmaps "ghost" not found');
+        assert.equal(status['code'], 404);
+      },
+    },
+    {
+      id: 'a watch for a protobuf client streams length-prefixed WatchEvents',
+      async run(b) {
+        const ns = await b.namespace();
+        await b.request('POST', cmPath(ns), {
+          body: { metadata: { name: 'seen' }, data: { a: '1' } },
+        });
+        const reply = await b.request('GET', `${cmPath(ns)}?watch=1&timeoutSeconds=1`, {
+          accept: TYPED.accept,
+        });
+        assert.equal(reply.code, 200);
+        assert.equal(reply.headers['content-type'], `${PROTOBUF};stream=watch`);
+        // Real namespaces also hold kube-root-ca.crt: look for ours among the ADDED events.
+        const events = decodeProtobufWatchEvents(reply.raw);
+        const seen = events.find((e) => field(e.object, 'metadata', 'name') === 'seen');
+        assert.equal(seen?.type, 'ADDED', JSON.stringify(events));
+        assert.equal(field(seen.object, 'kind'), 'ConfigMap');
+        assert.deepEqual(field(seen.object, 'data'), { a: '1' });
+      },
+    },
+    {
+      id: 'watch=True (the Python client) is a watch; only absent, 0 and false are not',
+      async run(b) {
+        const ns = await b.namespace();
+        await b.request('POST', cmPath(ns), { body: { metadata: { name: 'one' } } });
+        for (const spelling of ['True', 'TRUE', 't']) {
+          const watch = await b.request('GET', `${cmPath(ns)}?watch=${spelling}&timeoutSeconds=1`);
+          assert.equal(watch.code, 200);
+          const first = JSON.parse(watch.text.split('\n')[0] ?? '') as Obj;
+          assert.equal(first['type'], 'ADDED', `watch=${spelling}: ${watch.text}`);
+        }
+        for (const spelling of ['False', '0']) {
+          const list = await b.request('GET', `${cmPath(ns)}?watch=${spelling}`);
+          assert.equal(list.json['kind'], 'ConfigMapList', `watch=${spelling}`);
+        }
+      },
+    },
+  ],
+};
