@@ -27,7 +27,7 @@ copy() { # <module dir> <import path of the module> <package path>
   mkdir -p "$work/$2/$3"
   grep -v '^[[:space:]]*//' "$1/$3/generated.proto" > "$work/$2/$3/generated.proto"
 }
-for group in admissionregistration apps authentication authorization autoscaling batch coordination core events policy rbac; do
+for group in admissionregistration apps authentication authorization autoscaling batch coordination core discovery events policy rbac scheduling; do
   copy "$api" k8s.io/api "$group/v1"
 done
 for p in pkg/api/resource pkg/apis/meta/v1 pkg/runtime pkg/runtime/schema pkg/util/intstr; do

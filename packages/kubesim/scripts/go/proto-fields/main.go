@@ -21,9 +21,11 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -95,8 +97,8 @@ func main() {
 	for _, add := range []func(*runtime.Scheme) error{
 		admissionregistrationv1.AddToScheme, appsv1.AddToScheme, authenticationv1.AddToScheme,
 		authorizationv1.AddToScheme, autoscalingv1.AddToScheme, batchv1.AddToScheme,
-		coordinationv1.AddToScheme, corev1.AddToScheme, eventsv1.AddToScheme, policyv1.AddToScheme,
-		rbacv1.AddToScheme, apiextensionsv1.AddToScheme,
+		coordinationv1.AddToScheme, corev1.AddToScheme, discoveryv1.AddToScheme, eventsv1.AddToScheme,
+		policyv1.AddToScheme, rbacv1.AddToScheme, schedulingv1.AddToScheme, apiextensionsv1.AddToScheme,
 	} {
 		if err := add(scheme); err != nil {
 			panic(err)

@@ -12,9 +12,11 @@ import { file_k8s_io_api_autoscaling_v1_generated } from './gen/k8s.io/api/autos
 import { file_k8s_io_api_batch_v1_generated } from './gen/k8s.io/api/batch/v1/generated_pb.js';
 import { file_k8s_io_api_coordination_v1_generated } from './gen/k8s.io/api/coordination/v1/generated_pb.js';
 import { file_k8s_io_api_core_v1_generated } from './gen/k8s.io/api/core/v1/generated_pb.js';
+import { file_k8s_io_api_discovery_v1_generated } from './gen/k8s.io/api/discovery/v1/generated_pb.js';
 import { file_k8s_io_api_events_v1_generated } from './gen/k8s.io/api/events/v1/generated_pb.js';
 import { file_k8s_io_api_policy_v1_generated } from './gen/k8s.io/api/policy/v1/generated_pb.js';
 import { file_k8s_io_api_rbac_v1_generated } from './gen/k8s.io/api/rbac/v1/generated_pb.js';
+import { file_k8s_io_api_scheduling_v1_generated } from './gen/k8s.io/api/scheduling/v1/generated_pb.js';
 import { file_k8s_io_apiextensions_apiserver_pkg_apis_apiextensions_v1_generated } from './gen/k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1/generated_pb.js';
 import { file_k8s_io_apimachinery_pkg_api_resource_generated } from './gen/k8s.io/apimachinery/pkg/api/resource/generated_pb.js';
 import { file_k8s_io_apimachinery_pkg_apis_meta_v1_generated } from './gen/k8s.io/apimachinery/pkg/apis/meta/v1/generated_pb.js';
@@ -31,9 +33,11 @@ const registry = createRegistry(
   file_k8s_io_api_batch_v1_generated,
   file_k8s_io_api_coordination_v1_generated,
   file_k8s_io_api_core_v1_generated,
+  file_k8s_io_api_discovery_v1_generated,
   file_k8s_io_api_events_v1_generated,
   file_k8s_io_api_policy_v1_generated,
   file_k8s_io_api_rbac_v1_generated,
+  file_k8s_io_api_scheduling_v1_generated,
   file_k8s_io_apiextensions_apiserver_pkg_apis_apiextensions_v1_generated,
   file_k8s_io_apimachinery_pkg_api_resource_generated,
   file_k8s_io_apimachinery_pkg_apis_meta_v1_generated,
