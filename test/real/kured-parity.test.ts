@@ -31,6 +31,7 @@ import { INFRA_K8S, realCluster, refusal, type RealCluster } from '../support/re
 const NS = 'kubemaint';
 const NODE = 'parity-a';
 const AGENT_POD = 'parity-agent';
+const SLOT = 'kubemaint-slot-7';
 const KEY = 'kubemaint.io/waiting-for-maintenance';
 const PERSONS_TAINT = { key: 'example.com/gpu', value: 'true', effect: 'NoSchedule' };
 const alice = { kind: 'person', id: 'k8s:alice' } as const;
@@ -301,18 +302,20 @@ describe('kured parity on the real apiserver', { timeout: 180_000 }, () => {
     executor.loadFromFile(cluster.serviceAccountKubeconfig(NS, 'kubemaint-executor'));
     const client = createKubeClient(executor);
     const long = new Date(Date.now() - 400 * 86_400_000);
-    await createLease(client, NS, 'kubemaint-slot-0', {
+    // A slot of its own: another suite's run may have left kubemaint-slot-0 behind.
+    cluster.kubectl(['delete', 'lease', SLOT, '-n', NS, '--ignore-not-found']);
+    await createLease(client, NS, SLOT, {
       holder: `${NODE}/r-0d0d0d`,
       durationSeconds: 0,
       acquiredAt: long,
       renewedAt: long,
       transitions: 0,
     });
-    const raw = JSON.parse(
-      cluster.kubectl(['get', 'lease', 'kubemaint-slot-0', '-n', NS, '-o', 'json']),
-    ) as { spec: Record<string, unknown> };
+    const raw = JSON.parse(cluster.kubectl(['get', 'lease', SLOT, '-n', NS, '-o', 'json'])) as {
+      spec: Record<string, unknown>;
+    };
     assert.equal(raw.spec['leaseDurationSeconds'], undefined);
-    const read = await getLease(client, NS, 'kubemaint-slot-0');
+    const read = await getLease(client, NS, SLOT);
     assert.equal(read?.durationSeconds, 0);
     assert.equal(isExpired(read, new Date()), false, 'renewed 400 days ago, still held');
   });
