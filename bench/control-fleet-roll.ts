@@ -140,7 +140,7 @@ approval:
       soakMs: median(times.map((t) => t.done - t.proven)),
     });
     const oneNodeMs = alone.times[0]!.done - alone.times[0]!.running;
-    const idealMs = (nodes / concurrency) * oneNodeMs;
+    const idealMs = Math.ceil(nodes / concurrency) * oneNodeMs;
     const rollMs = all.endedAt - all.startedAt;
     const a = phases(alone.times, []);
     const r = phases(all.times, all.handOffs);

@@ -1,11 +1,12 @@
 /**
- * Benchmark: the same ticks on kube-apiserver and on the embedded sim, side by side in one run (issue
+ * Benchmark: the same work on kube-apiserver and on the embedded sim, side by side in one run (issue
  * 20, the ground truth): 5,000 Node objects on each (posted the same way, every kubelet current),
  * then the idle tick and the skew scan, counted at the client (bench/api-counter.ts): API requests,
- * response bytes, wall time. The request lines must match; a figure only the sim flatters shows as a
- * difference in the table. The real control plane is `npm run real-cluster`'s (built once, cached),
- * in a folder of its own (`.kubemaint/rc-bench`), started fresh and stopped afterwards.
- * Run: `npx tsx bench/real-vs-sim.ts [nodes]`. Prints a markdown table.
+ * response bytes, wall time; then a fleet roll of `roll` nodes with simulated kubelets attached
+ * (bench/roll-on.ts), the same way on each. The request lines must match; a figure only the sim
+ * flatters shows as a difference in the tables. The real control plane is `npm run real-cluster`'s
+ * (built once, cached), in a folder of its own (`.kubemaint/rc-bench`), fresh, stopped afterwards.
+ * Run: `npx tsx bench/real-vs-sim.ts [nodes] [roll]`. Prints markdown tables.
  */
 import { CoreV1Api, KubeConfig, VersionApi } from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
@@ -19,8 +20,11 @@ import {
   parseKubernetesVersion,
 } from '../scripts/real-cluster/versions.js';
 import { testControlSettings } from '../test/support/control.js';
-import { startSimApi } from '@kubemaint/kubesim/testing';
+import { realCluster } from '../test/support/real-cluster.js';
+import { simIdentities } from '../test/support/sim-identities.js';
+import { startTestSim } from '../test/support/sim.js';
 import { countApiRequests, type ApiCount } from './api-counter.js';
+import { rollOn, type RollOn } from './roll-on.js';
 
 export interface TickSide {
   requests: number;
@@ -36,6 +40,7 @@ export interface RealVsSim {
   skewScan: { real: TickSide; sim: TickSide; sameRequests: boolean };
   /** Seeding the nodes (posts, 16 at once): how the two servers take writes. */
   seedS: { real: number; sim: number };
+  roll?: { real: RollOn; sim: RollOn };
 }
 
 const RC_DIR = '.kubemaint/rc-bench';
@@ -53,12 +58,12 @@ function depsFor(kc: KubeConfig): TickDeps {
 }
 
 /** 5,000 nodes as a kubelet registers them (status included), every kubelet at `version`. */
-async function seed(kc: KubeConfig, nodes: number, version: string): Promise<number> {
+async function seed(kc: KubeConfig, nodes: number, version: string, from = 0): Promise<number> {
   const core = kc.makeApiClient(CoreV1Api);
   await core.createNamespace({ body: { metadata: { name: 'kubemaint' } } }).catch(() => undefined);
   await installKubemaintKinds(kc);
   const started = performance.now();
-  let next = 0;
+  let next = from;
   await Promise.all(
     Array.from({ length: 16 }, async () => {
       while (next < nodes) {
@@ -131,7 +136,7 @@ async function measure(
 const same = (a: TickSide, b: TickSide) =>
   a.requests === b.requests && JSON.stringify(a.lines) === JSON.stringify(b.lines);
 
-export async function runRealVsSimBench(nodes = 5_000): Promise<RealVsSim> {
+export async function runRealVsSimBench(nodes = 5_000, rollNodes = 50): Promise<RealVsSim> {
   const counter = countApiRequests();
   const say = (line: string) => process.stderr.write(`# ${line}\n`);
   const state = await up({
@@ -144,14 +149,23 @@ export async function runRealVsSimBench(nodes = 5_000): Promise<RealVsSim> {
   const real = new KubeConfig();
   real.loadFromFile(state.kubeconfig);
   const version = (await real.makeApiClient(VersionApi).getCode()).gitVersion;
-  const [, major = '1', minor = '0'] = /^v(\d+)\.(\d+)/.exec(version) ?? [];
-  const sim = await startSimApi({ version: { major, minor, gitVersion: version } });
+  // A whole sim (controllers, scheduler, node lifecycle) for the roll, with one node of its own:
+  // 4,999 more are posted, so both servers hold the same 5,000 Node objects.
+  const sim = await startTestSim({
+    scenario: 'fleet',
+    nodes: 1,
+    podsPerNode: 1,
+    scale: 1,
+    version,
+  });
+  const simKc = new KubeConfig();
+  simKc.loadFromFile(sim.kubeconfigPath);
   try {
     const seedS = {
       real: await seed(real, nodes, version),
-      sim: await seed(sim.kc, nodes, version),
+      sim: await seed(simKc, nodes, version, 1),
     };
-    const sides = { real: depsFor(real), sim: depsFor(sim.kc) };
+    const sides = { real: depsFor(real), sim: depsFor(simKc) };
     const idle = {
       real: await measure(counter, 10, () => runTick(sides.real)),
       sim: await measure(counter, 10, () => runTick(sides.sim)),
@@ -160,12 +174,33 @@ export async function runRealVsSimBench(nodes = 5_000): Promise<RealVsSim> {
       real: await measure(counter, 3, () => runTick(sides.real, { skewScan: true })),
       sim: await measure(counter, 3, () => runTick(sides.sim, { skewScan: true })),
     };
+    process.env['KUBEMAINT_REAL_KUBECONFIG'] = state.kubeconfig;
+    const roll =
+      rollNodes > 0
+        ? {
+            real: await rollOn({
+              adminPath: state.kubeconfig,
+              identities: await realCluster(),
+              nodes: rollNodes,
+              concurrency: 5,
+              say: (line) => say(`kube-apiserver: ${line}`),
+            }),
+            sim: await rollOn({
+              adminPath: sim.kubeconfigPath,
+              identities: simIdentities(sim.credentials),
+              nodes: rollNodes,
+              concurrency: 5,
+              say: (line) => say(`sim: ${line}`),
+            }),
+          }
+        : undefined;
     return {
       nodes,
       version,
       idle: { ...idle, sameRequests: same(idle.real, idle.sim) },
       skewScan: { ...skewScan, sameRequests: same(skewScan.real, skewScan.sim) },
       seedS,
+      ...(roll ? { roll } : {}),
     };
   } finally {
     await sim.close();
@@ -189,10 +224,24 @@ export function realVsSimTable(r: RealVsSim): string {
     '',
     `Same requests, line for line: idle ${r.idle.sameRequests ? 'yes' : 'NO'}, skew scan ${r.skewScan.sameRequests ? 'yes' : 'NO'}. ` +
       `Seeding ${r.nodes} nodes (16 posts at once): kube-apiserver ${r.seedS.real} s, sim ${r.seedS.sim} s.`,
+    ...(r.roll
+      ? [
+          '',
+          `A roll of ${r.roll.real.nodes} attached nodes, ${r.roll.real.concurrency} slots, among the ${r.nodes.toLocaleString('en')} Node objects (real time; a reboot is 10 s down):`,
+          '',
+          '| server | one node | ideal | roll | ideal ÷ roll | hand-off p50 / p95 / max | Job → host command (median) | host command → done (median) |',
+          '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+          ...(['real', 'sim'] as const).map((side) => {
+            const x = r.roll![side];
+            return `| ${side === 'real' ? 'kube-apiserver' : 'sim'} | ${x.oneNodeS} s | ${x.idealS} s | ${x.rollS} s | ${x.ofIdeal} | ${x.handOffMs.p50} / ${x.handOffMs.p95} / ${x.handOffMs.max} ms | ${x.executorMs} ms | ${x.hostToDoneMs} ms |`;
+          }),
+        ]
+      : []),
   ].join('\n');
 }
 
 if (import.meta.url === `file://${process.argv[1] ?? ''}`) {
-  const result = await runRealVsSimBench(Number(process.argv[2]) || undefined);
+  const [nodes, roll] = process.argv.slice(2).map(Number);
+  const result = await runRealVsSimBench(nodes || undefined, roll ?? undefined);
   process.stdout.write(`${realVsSimTable(result)}\n\n${JSON.stringify(result, null, 2)}\n`);
 }

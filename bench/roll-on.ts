@@ -1,0 +1,207 @@
+/**
+ * A fleet roll on any apiserver, the same way on each (bench/real-vs-sim.ts runs it on kube-apiserver
+ * and on the embedded sim): infra/k8s installed, 1 + N simulated kubelets attached with `kubemaint sim
+ * --attach` (in a zone of their own; the executor image mapped to the CLI bundle, so every Job runs
+ * the real executor as a process with its pod-bound token), `kubemaint serve` on its own
+ * ServiceAccount token, auto-approval for the zone, and the nodes marked: first one alone (the
+ * ideal's unit), then N at once. Real time: both servers run at the wall clock's speed.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import { listRequests } from '../src/app/control/commands.js';
+import { ANN_REBOOT_REQUIRED_SINCE, LABEL_REBOOT_REQUIRED } from '../src/core/names.js';
+import type { MaintenanceRequest } from '../src/core/request.js';
+import { applyKubemaint } from '../test/support/apply-infra.js';
+import { testControlDeps } from '../test/support/control.js';
+import { MAIN } from '../test/support/cli-process.js';
+import { cli } from '../test/support/executor-fleet.js';
+import { INFRA_K8S } from '../test/support/real-cluster.js';
+import type { Identities } from '../test/support/sim-identities.js';
+
+export interface RollOn {
+  nodes: number;
+  concurrency: number;
+  oneNodeS: number;
+  idealS: number;
+  rollS: number;
+  /** ideal ÷ roll */
+  ofIdeal: number;
+  handOffMs: { p50: number; p95: number; max: number };
+  /** Median per node: Job created → host command issued (executor start, cordon, drain). */
+  executorMs: number;
+  /** Median per node: host command → request done (the reboot, the kubelet back, serve's proof). */
+  hostToDoneMs: number;
+}
+
+const pct = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+};
+
+export async function rollOn(backend: {
+  /** The admin kubeconfig (installs, attaches the fleet, marks nodes, reads back). */
+  adminPath: string;
+  identities: Identities;
+  nodes: number;
+  concurrency: number;
+  say: (line: string) => void;
+}): Promise<RollOn> {
+  const { adminPath, identities, nodes, concurrency, say } = backend;
+  const argv = await cli();
+  const dir = mkdtempSync(join(tmpdir(), 'kubemaint-roll-on-'));
+  const admin = new KubeConfig();
+  admin.loadFromFile(adminPath);
+  const children: ChildProcess[] = [];
+  const outputs = new Map<string, () => string>();
+  const start = (args: string[], ready: RegExp, what: string, command = argv) =>
+    new Promise<ChildProcess>((resolve, reject) => {
+      const child = spawn(command[0]!, [...command.slice(1), ...args], {
+        cwd: dir,
+        env: { ...process.env, KUBEMAINT_LOG_LEVEL: 'warn' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      children.push(child);
+      let out = '';
+      outputs.set(what, () => out);
+      const look = (c: Buffer) => {
+        out += c.toString();
+        if (ready.test(out)) resolve(child);
+      };
+      child.stdout!.on('data', look);
+      child.stderr!.on('data', look);
+      child.on('exit', (code) =>
+        reject(new Error(`${what} exited (${code}): ${out.slice(-3000)}`)),
+      );
+    });
+  try {
+    // alice is the approver people would be; she probes that the admission policies are enforced.
+    const alice = identities.userKubeconfig('alice');
+    const probe = new KubeConfig();
+    probe.loadFromFile(alice);
+    await applyKubemaint(admin, INFRA_K8S, probe).catch(() => undefined); // RBAC first, then:
+    await admin
+      .makeApiClient(RbacAuthorizationV1Api)
+      .createNamespacedRoleBinding({
+        namespace: 'kubemaint',
+        body: {
+          metadata: { name: 'bench-person-alice', namespace: 'kubemaint' },
+          roleRef: {
+            apiGroup: 'rbac.authorization.k8s.io',
+            kind: 'ClusterRole',
+            name: 'kubemaint:person',
+          },
+          subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'alice' }],
+        },
+      })
+      .catch(() => undefined);
+    await applyKubemaint(admin, INFRA_K8S, probe);
+    say('infra/k8s applied');
+    const names = Array.from({ length: nodes + 1 }, (_, i) => `roll-${i}`);
+    await start(
+      [
+        'sim',
+        '--attach',
+        adminPath,
+        '--nodes',
+        String(nodes + 1),
+        '--name-prefix',
+        'roll-',
+        '--label',
+        'topology.kubernetes.io/zone=roll',
+        '--reboot-downtime',
+        '10',
+        '--image',
+        `ghcr.io/kubemaint/kubemaint:*=${argv.join(' ')}`,
+      ],
+      /kubemaint sim attached: nodes=\d+/,
+      'sim --attach',
+      // From the source: the fleet puts the checkout's bin/ (kubemaint-sim-host) on its pods' PATH,
+      // found beside the sim's own files, which a bundle in a temp folder has not.
+      [process.execPath, '--import', import.meta.resolve('tsx'), MAIN],
+    );
+    say(`${nodes + 1} simulated kubelets attached`);
+    writeFileSync(
+      join(dir, 'kubemaint.yaml'),
+      `cluster:
+  type: kubeconfig
+  kubeconfig: {path: ${identities.serviceAccountKubeconfig('kubemaint', 'kubemaint-serve')}}
+kubelet: {enabled: false}
+slot: {concurrency: ${concurrency}}
+# The posted Node objects have no kubelets: they are NotReady, and not what this roll is about.
+blockers: {maxUnhealthyNodes: "100%"}
+approval:
+  approvers: {kubernetes: {users: [alice]}}
+  autoApprove: {nodeSelector: topology.kubernetes.io/zone=roll}
+reboot: {command: ["kubemaint-sim-host", "reboot"]}
+executor: {hostPrefix: []}
+`,
+    );
+    await start(
+      ['serve', '--config', 'kubemaint.yaml', '--ops-port', '0', '--ops-host', '127.0.0.1'],
+      /serve ready: /,
+      'serve',
+    );
+    say('serve ready');
+    const deps = testControlDeps({ kubeconfigPath: adminPath, clock: { now: () => new Date() } });
+    const roll = async (group: readonly string[]): Promise<MaintenanceRequest[]> => {
+      const since = new Date(Date.now() - 60_000).toISOString();
+      for (const name of group)
+        await deps.cluster.patchNode(name, {
+          labels: { [LABEL_REBOOT_REQUIRED]: 'true' },
+          annotations: { [ANN_REBOOT_REQUIRED_SINCE]: since },
+        });
+      const wanted = new Set(group);
+      const deadline = Date.now() + group.length * 120_000;
+      for (;;) {
+        const mine = (await listRequests(deps)).filter((r) => wanted.has(r.node));
+        const failed = mine.find((r) => r.state === 'failed');
+        if (failed) throw new Error(`${failed.node} failed: ${failed.failure ?? ''}`);
+        if (mine.length === group.length && mine.every((r) => r.state === 'done')) return mine;
+        if (Date.now() > deadline)
+          throw new Error(
+            `the roll of ${group.length} did not finish: ${mine.map((r) => `${r.node} ${r.state} ${(r.blockedReasons ?? []).join('; ')}`).join(', ') || 'no requests'}\n` +
+              [...outputs].map(([name, text]) => `--- ${name}\n${text().slice(-3000)}`).join('\n'),
+          );
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    };
+    const at = (r: MaintenanceRequest, state: string) =>
+      Date.parse(r.history.find((h) => h.to === state)?.at ?? '');
+    const [alone] = await roll(names.slice(0, 1));
+    const oneNodeMs = at(alone!, 'done') - at(alone!, 'running');
+    say(`one node alone: ${oneNodeMs} ms`);
+    const all = await roll(names.slice(1));
+    const running = all.map((r) => at(r, 'running')).sort((a, b) => a - b);
+    const frees = all.map((r) => at(r, 'done')).sort((a, b) => a - b);
+    const handOffs = running.slice(concurrency).map((t, i) => Math.max(0, t - frees[i]!));
+    const rollMs = Math.max(...frees) - running[0]!;
+    const idealMs = Math.ceil(nodes / concurrency) * oneNodeMs;
+    const hostAt = (r: MaintenanceRequest) => Date.parse(r.hostCommandIssuedAt ?? '');
+    return {
+      nodes,
+      concurrency,
+      oneNodeS: Math.round(oneNodeMs / 100) / 10,
+      idealS: Math.round(idealMs / 100) / 10,
+      rollS: Math.round(rollMs / 100) / 10,
+      ofIdeal: Math.round((idealMs / rollMs) * 100) / 100,
+      handOffMs: { p50: pct(handOffs, 50), p95: pct(handOffs, 95), max: Math.max(0, ...handOffs) },
+      executorMs: pct(
+        all.map((r) => hostAt(r) - at(r, 'running')),
+        50,
+      ),
+      hostToDoneMs: pct(
+        all.map((r) => at(r, 'done') - hostAt(r)),
+        50,
+      ),
+    };
+  } finally {
+    for (const child of children.reverse()) {
+      child.kill('SIGTERM');
+      if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
