@@ -21,6 +21,11 @@ const Book = z.record(
   z.array(z.object({ ms: z.number().nonnegative(), at: z.string(), node: z.string() }).strip()),
 );
 
+/** The ConfigMap's data as a book; nonsense reads as an empty one. */
+export function decodeDurationBook(data: Record<string, string> | undefined): DurationBook {
+  return decode(data?.[KEY]);
+}
+
 function decode(text: string | undefined): DurationBook {
   if (text === undefined) return {};
   try {

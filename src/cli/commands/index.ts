@@ -8,6 +8,7 @@ import { registerDrainCommand } from './drain.js';
 import { registerExecutorCommand } from './executor.js';
 import { registerNotifyCommand } from './notify.js';
 import { registerSimCommand } from './sim.js';
+import { registerRehearseCommand } from './rehearse.js';
 import { registerClusterCommands } from './cluster-ops.js';
 import { registerRequestCommands } from './requests.js';
 import { registerTickCommands } from './tick.js';
@@ -27,6 +28,7 @@ export function registerCommands(program: Command): void {
   registerDrainCommand(program);
   registerNotifyCommand(program);
   registerSimCommand(program);
+  registerRehearseCommand(program);
   // Last: it reads the tree the others made.
   registerCompletionCommand(program);
 }
