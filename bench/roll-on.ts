@@ -70,8 +70,8 @@ export async function rollOn(backend: {
         out += c.toString();
         if (ready.test(out)) resolve(child);
       };
-      child.stdout!.on('data', look);
-      child.stderr!.on('data', look);
+      child.stdout.on('data', look);
+      child.stderr.on('data', look);
       child.on('exit', (code) =>
         reject(new Error(`${what} exited (${code}): ${out.slice(-3000)}`)),
       );
