@@ -12,6 +12,7 @@ import { evictionCases } from './eviction.js';
 import { jobCases } from './jobs.js';
 import { leaseCases } from './leases.js';
 import { listCases } from './lists.js';
+import { openApiCases } from './openapi.js';
 import { patchCases } from './patches.js';
 import { priorityCases } from './priority.js';
 import { subresourceCases } from './subresources.js';
@@ -26,6 +27,7 @@ export const GROUPS: readonly CaseGroup[] = [
   listCases,
   watchCases,
   wireFormatCases,
+  openApiCases,
   evictionCases,
   deletionCases,
   subresourceCases,

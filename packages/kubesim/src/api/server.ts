@@ -42,7 +42,7 @@ import { createAdmission } from '../admission/chain.js';
 import { ensureBootstrapPolicy, resourceAttributes } from '../authz/index.js';
 import { clientCertificate, type ClientCertificate } from '../client-certificates.js';
 import { createTokenIssuer } from './service-account-tokens.js';
-import { openApiV3Document, openApiV3Index } from './openapi.js';
+import { serveOpenApi } from './openapi/index.js';
 import { parseRoute } from './routes.js';
 import { serveWatch } from './watch.js';
 
@@ -164,12 +164,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
         ctx.res.writeHead(200, { 'Content-Type': 'text/plain' });
         return void ctx.res.end('ok');
       case 'openapi':
-        if (r.path === 'v3') return sendJson(ctx.res, 200, openApiV3Index(store.resources));
-        if (r.path.startsWith('v3/')) {
-          const doc = openApiV3Document(r.path.slice(3), version.gitVersion, store.resources);
-          return sendJson(ctx.res, 200, doc);
-        }
-        throw new StatusError(404, 'NotFound', 'the server could not find the requested resource');
+        return serveOpenApi(ctx.res, r.path, store);
       case 'api':
         return sendJson(ctx.res, 200, apiVersions(address));
       case 'apis':

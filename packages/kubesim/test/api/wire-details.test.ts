@@ -1,6 +1,6 @@
 /**
  * Wire-level details that typed clients hide: protobuf DELETE bodies, strategic-merge directives
- * kubectl apply emits, Table output, the OpenAPI v3 stub, health and authentication.
+ * kubectl apply emits, Table output, health and authentication (OpenAPI: openapi.test.ts).
  */
 import assert from 'node:assert/strict';
 import { request } from 'node:https';
@@ -156,18 +156,6 @@ describe('sim API wire details', () => {
     assert.equal(reply.json['kind'], 'Table');
     const rows = reply.json['rows'] as { cells: unknown[] }[];
     assert.deepEqual(rows[0]!.cells.slice(0, 2), ['tn', 'NotReady,SchedulingDisabled']);
-  });
-
-  it('serves an OpenAPI v3 index whose PATCH operations declare fieldValidation; v2 is 404', async () => {
-    const index = await call(sim, 'GET', '/openapi/v3');
-    const paths = index.json['paths'] as Record<string, { serverRelativeURL: string }>;
-    assert.ok(paths['apis/apps/v1'] && paths['api/v1']);
-    const apps = await call(sim, 'GET', paths['apis/apps/v1'].serverRelativeURL);
-    const ops = Object.values(
-      apps.json['paths'] as Record<string, { patch: { parameters: { name: string }[] } }>,
-    );
-    assert.ok(ops.every((op) => op.patch.parameters.some((p) => p.name === 'fieldValidation')));
-    assert.equal((await call(sim, 'GET', '/openapi/v2')).code, 404);
   });
 
   it('binds a pod once; a second binding is 409', async () => {
