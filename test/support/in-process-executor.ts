@@ -5,16 +5,15 @@
  * kube adapter) in process, with the sim's host standing for the machine. Real executor processes
  * cost seconds each on a busy machine; in process the 50-node roll takes seconds of wall time.
  */
-import { KubeConfig } from '@kubernetes/client-node';
-import { createKubeClient } from '../../src/adapters/kube/client.js';
-import { kubePorts } from '../../src/adapters/kube/executor-ports.js';
-import type { Clock as ExecutorClock, HostResult } from '../../src/app/ports.js';
-import { runExecutor, type ExecutorOutcome } from '../../src/app/executor/run-executor.js';
+import type { ExecutorOutcome } from '../../src/app/executor/run-executor.js';
+import {
+  inProcessJobFor,
+  podOfJob as podOfJobIn,
+  runJobsInProcess as runJobs,
+} from '../../src/compose/in-process-jobs.js';
 import type { ExecutorSettings } from '../../src/app/executor/settings.js';
 import { DEFAULT_EXECUTOR_SETTINGS as DEFAULT_SETTINGS } from '../../src/compose/executor-settings.js';
 import type { ControlSettings } from '../../src/app/control/settings.js';
-import { silentLogger } from '../../src/log.js';
-import { EXIT } from '../../src/core/exit-codes.js';
 import { requestsByNode } from '../../src/adapters/kube/control-cluster.js';
 import {
   decodeRequest,
@@ -23,18 +22,13 @@ import {
   REQUESTS,
   type StoredRequest,
 } from '../../src/adapters/kube/request-codec.js';
-import { ANN_NODE, LABEL_HOOK, LABEL_REQUEST } from '../../src/core/names.js';
 import type { MaintenanceRequest } from '../../src/core/request.js';
 import type { Sim } from '@kubemaint/kubesim';
 import { R, type AuditEntry, type KObject } from '@kubemaint/kubesim';
-import { markTerminated } from '@kubemaint/kubesim/testing';
-import { buildExecutorJob } from '../../templates/executor-job.js';
 
 export const NAMESPACE = 'kubemaint';
-/** Not in the sim's image map: the Job's pod runs on its node and stays active (see jobPodRunMs). */
-export const NOOP_IMAGE = 'example.invalid/kubemaint-noop:1';
+export { NOOP_IMAGE, simExecutorClock } from '../../src/compose/in-process-jobs.js';
 
-/** Executor settings for the sim: its host endpoint stands for the machine, so no nsenter prefix. */
 export function executorSettings(concurrency: number): ExecutorSettings {
   return {
     ...DEFAULT_SETTINGS,
@@ -53,33 +47,8 @@ export function executorSettings(concurrency: number): ExecutorSettings {
 }
 
 /** The real executor Job manifest (templates/executor-job.ts) with the no-op image. */
-export function realJobFor(settings: ExecutorSettings): ControlSettings['jobFor'] {
-  return (node, requestId) =>
-    buildExecutorJob({
-      node,
-      requestId,
-      namespace: NAMESPACE,
-      image: NOOP_IMAGE,
-      serviceAccountName: 'kubemaint-executor',
-      rebootMethod: 'command',
-      activeDeadlineSeconds: 3_600,
-      ttlSecondsAfterFinished: 86_400,
-      settingsJson: JSON.stringify(settings),
-    }) as unknown as Record<string, unknown>;
-}
-
-/** The executor's clock on the sim's scaled time. */
-export function simExecutorClock(sim: Sim): ExecutorClock {
-  return {
-    now: () => sim.clock.now(),
-    sleep: (ms, signal) =>
-      new Promise<void>((resolve) => {
-        if (signal?.aborted) return resolve();
-        const cancel = sim.clock.after(ms, resolve);
-        signal?.addEventListener('abort', () => (cancel(), resolve()), { once: true });
-      }),
-  };
-}
+export const realJobFor = (settings: ExecutorSettings): ControlSettings['jobFor'] =>
+  inProcessJobFor(settings, NAMESPACE);
 
 export interface HostCall {
   node: string;
@@ -94,12 +63,6 @@ export interface InProcessJobs {
   /** Run the executor for `job` once more, as a restarted container would. */
   rerun(job: string): Promise<ExecutorOutcome>;
   stop(): Promise<void>;
-}
-
-interface JobRun {
-  node: string;
-  requestId: string;
-  selfPod?: string;
 }
 
 /** The store key of kubemaint's MaintenanceRequest objects in the sim (ADR 0012). */
@@ -150,108 +113,21 @@ export function rewriteRequest(
   );
 }
 
-/** Watch the sim's Jobs (every 20 ms of wall time) and run each new one's executor in process. */
+/**
+ * Watch the sim's Jobs and run each new one's executor in process (src/compose/in-process-jobs.ts,
+ * which `kubemaint rehearse` runs too), recording each host command with the request it ran under.
+ */
 export function runJobsInProcess(sim: Sim, settings: ExecutorSettings): InProcessJobs {
-  const kc = new KubeConfig();
-  kc.loadFromFile(sim.kubeconfigPath);
-  const client = createKubeClient(kc);
-  const clock = simExecutorClock(sim);
-  const log = silentLogger();
-  const outcomes = new Map<string, ExecutorOutcome>();
   const hostCalls: HostCall[] = [];
-  const runs = new Map<string, JobRun>();
-  const pending = new Set<Promise<unknown>>();
-  const hostFor = (node: string) => ({
-    run: (argv: readonly string[]): Promise<HostResult> => {
-      hostCalls.push({ node, argv: [...argv], request: requestOn(sim, node) });
-      if (argv[0] === 'kubemaint-sim-host' && argv[1] === 'reboot') sim.admin.reboot(node);
-      else if (argv[0] === 'kubemaint-sim-host' && argv[1] === 'upgrade' && argv[2])
-        sim.admin.upgrade(node, argv[2]);
-      else return Promise.resolve({ exitCode: 127, stderr: `unknown host command ${argv[0]}` });
-      return Promise.resolve({ exitCode: 0, stderr: '' });
-    },
-    signal: () => undefined,
+  const jobs = runJobs(sim, settings, {
+    namespace: NAMESPACE,
+    onHostCall: (call) => hostCalls.push({ ...call, request: requestOn(sim, call.node) }),
   });
-  const execute = (name: string, run: JobRun): Promise<ExecutorOutcome> => {
-    const ports = {
-      ...kubePorts(client, log, clock, settings.namespace),
-      host: hostFor(run.node),
-      clock,
-      log,
-    };
-    const job = runExecutor(ports, {
-      node: run.node,
-      requestId: run.requestId,
-      settings,
-      job: name,
-      ...(run.selfPod ? { selfPod: run.selfPod } : {}),
-    })
-      // As `kubemaint executor` does: an error it did not expect ends the container with exit 1.
-      .catch((error: unknown): ExecutorOutcome => ({
-        exitCode: EXIT.unexpected,
-        message: error instanceof Error ? error.message : String(error),
-      }))
-      .then((outcome) => {
-        outcomes.set(name, outcome);
-        // The container exits with the executor's code; a non-zero one fails the Job (backoffLimit
-        // 0). Exit 0 leaves the pod running until the reboot stops it, as a real pod whose host
-        // goes down a moment after `systemctl reboot` returned.
-        if (outcome.exitCode !== 0 && run.selfPod) exitPod(sim, run.selfPod, outcome);
-        return outcome;
-      });
-    pending.add(job);
-    void job.finally(() => pending.delete(job));
-    return job;
-  };
-  const timer = setInterval(() => {
-    for (const job of sim.store.list(R.jobs, { namespace: NAMESPACE })) {
-      const name = job.metadata.name ?? '';
-      if (runs.has(name)) continue;
-      // Hook Jobs (ADR 0021) run their own image (the sim's image map), not the executor.
-      if (job.metadata.labels?.[LABEL_HOOK]) continue;
-      // The label may hold only a hash of a long name; the annotation holds the name.
-      const node = job.metadata.annotations?.[ANN_NODE];
-      const requestId = job.metadata.labels?.[LABEL_REQUEST];
-      if (!node || !requestId) continue;
-      // The container starts once its pod exists: the executor needs its own pod's name.
-      const pod = podOfJob(sim, name);
-      if (!pod) continue;
-      const run = { node, requestId, selfPod: `${NAMESPACE}/${pod.metadata.name ?? ''}` };
-      runs.set(name, run);
-      void execute(name, run);
-    }
-  }, 20);
-  return {
-    outcomes,
-    hostCalls,
-    rerun: (name) => {
-      const run = runs.get(name);
-      if (!run) throw new Error(`no executor ran for Job ${name}`);
-      return execute(name, run);
-    },
-    async stop() {
-      clearInterval(timer);
-      await Promise.allSettled([...pending]);
-    },
-  };
+  return { ...jobs, hostCalls };
 }
 
-function exitPod(sim: Sim, pod: string, outcome: ExecutorOutcome): void {
-  const [namespace, name] = pod.split('/');
-  sim.store.mutate(R.pods, namespace, name ?? '', (p) =>
-    markTerminated(p, {
-      exitCode: outcome.exitCode,
-      nowIso: sim.clock.now().toISOString(),
-      message: outcome.message,
-    }),
-  );
-}
-
-export function podOfJob(sim: Sim, job: string): KObject | undefined {
-  return sim.store
-    .list(R.pods, { namespace: NAMESPACE })
-    .find((p) => p.metadata.ownerReferences?.some((o) => o.kind === 'Job' && o.name === job));
-}
+export const podOfJob = (sim: Sim, job: string): KObject | undefined =>
+  podOfJobIn(sim, job, NAMESPACE);
 
 /**
  * Whether kubemaint disrupts the node now (DESIGN §5.1: cordoned, drained or rebooting by kubemaint):

@@ -240,6 +240,8 @@ describe('invariants 1, 4, 5, 7 and 8 with the real executor', () => {
       ...plain,
       cluster: {
         ...plain.cluster,
+        // The tick reads through this port, not a one-pass copy that would bypass getJob below.
+        onePass: undefined,
         getJob: async (name: string) => {
           const at = sim.clock.now().toISOString();
           sim.store.mutate(R.nodes, undefined, node, (n) => {
