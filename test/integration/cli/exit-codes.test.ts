@@ -137,6 +137,12 @@ describe('exit codes of every command, as the README says', { timeout: 600_000 }
     { args: ['scan'], code: EXIT.ok, says: /node-2/ },
     { args: ['windows'], code: EXIT.ok, says: /open/ },
     { args: ['windows', '--at', 'soon'], code: EXIT.config, says: /soon/ },
+    {
+      args: ['rehearse', '--at', 'tonight'],
+      code: EXIT.config,
+      says: /--at "tonight" is not a time/,
+    },
+    { args: ['rehearse', '--scale', '0'], code: EXIT.config, says: /--scale 0 is not a number/ },
     { args: ['config', 'check'], code: EXIT.ok, says: /ok: kubemaint\.yaml is valid/ },
     { args: ['config', 'check', 'missing.yaml'], code: EXIT.config, says: /missing\.yaml/ },
     { args: ['config', 'print-defaults'], code: EXIT.ok, says: /schedules:/ },
