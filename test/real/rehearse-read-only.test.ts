@@ -115,12 +115,18 @@ describe('kubemaint rehearse on the real control plane', { timeout: 600_000 }, (
     });
     assert.equal(result.code, 0, result.stderr);
     const report = JSON.parse(result.stdout) as RehearsalReport;
+    // Other suites share the cluster and may leave marked nodes of their own: ours are what count.
+    const rehearsed = report.nodes.map((n) => n.node);
     assert.deepEqual(
-      report.nodes.map((n) => n.node),
+      NODES.filter((n) => rehearsed.includes(n)),
       [MARKED],
-      'the marked node, and only it, is rehearsed',
+      'the marked node is rehearsed, its unmarked neighbours are not',
     );
-    assert.deepEqual(report.skipped, [], 'the read-only role lets it read everything it wants');
+    assert.deepEqual(
+      report.skipped.filter((s) => /may not/.test(s.why)),
+      [],
+      'the read-only role lets it read everything it wants',
+    );
 
     // The apiserver logs a request once its response is sent, so the CLI's last ones may land a
     // moment after it exits: a read of our own, made after it, marks where its requests end.
