@@ -192,6 +192,7 @@ export async function createSim(options: SimOptions = {}): Promise<Sim> {
       version: apiVersion,
       ...(options.faults ? { faults: options.faults } : {}),
       status: () => ({ scenario, scale: clock.scale, hostUrl, kubelets: kubelets.names().length }),
+      podOutput: (key, uid) => runner.output(key, uid),
     });
   } catch (error) {
     cleanup();

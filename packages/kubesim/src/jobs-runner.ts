@@ -82,6 +82,8 @@ export interface JobsRunner {
    * (a new pod under the same name starts a fresh log), for tests and `admin.logs`.
    */
   logs(podKey: string): string;
+  /** The same tail for the pod with this uid, or undefined when it ran no local process. */
+  output(podKey: string, uid: string): string | undefined;
   stopAll(): void;
 }
 
@@ -170,6 +172,7 @@ export function createJobsRunner(options: {
   return {
     mappingFor: (image) => mappingFor(options.images, image),
     logs: (key) => output.get(key)?.text ?? '',
+    output: (key, uid) => (output.get(key)?.uid === uid ? output.get(key)?.text : undefined),
     stopAll() {
       stopped = true;
       for (const child of running) child.kill('SIGKILL');

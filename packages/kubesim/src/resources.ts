@@ -141,6 +141,8 @@ function def(input: DefInput): ResourceDef {
 }
 
 const workload = { categories: ['all'], subresources: ['status'], validate: workloadValidate };
+/** Workloads with a replica count: `kubectl scale` and autoscalers use their `scale` subresource. */
+const scalable = { ...workload, subresources: ['status', 'scale'] };
 
 const DEFS: readonly ResourceDef[] = [
   def({
@@ -169,7 +171,7 @@ const DEFS: readonly ResourceDef[] = [
     kind: 'Pod',
     shortNames: ['po'],
     categories: ['all'],
-    subresources: ['status', 'eviction', 'binding'],
+    subresources: ['status', 'eviction', 'binding', 'log', 'exec', 'attach', 'portforward'],
     defaults: podDefaults,
     admitCreate: (pod, store) =>
       resolvePodPriority(
@@ -260,7 +262,7 @@ const DEFS: readonly ResourceDef[] = [
     plural: 'deployments',
     kind: 'Deployment',
     shortNames: ['deploy'],
-    ...workload,
+    ...scalable,
     defaults: deploymentDefaults,
   }),
   def({
@@ -268,7 +270,7 @@ const DEFS: readonly ResourceDef[] = [
     plural: 'replicasets',
     kind: 'ReplicaSet',
     shortNames: ['rs'],
-    ...workload,
+    ...scalable,
     defaults: replicasDefaults,
   }),
   def({
@@ -284,7 +286,7 @@ const DEFS: readonly ResourceDef[] = [
     plural: 'statefulsets',
     kind: 'StatefulSet',
     shortNames: ['sts'],
-    ...workload,
+    ...scalable,
     defaults: replicasDefaults,
   }),
   def({

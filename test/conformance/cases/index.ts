@@ -14,7 +14,9 @@ import { leaseCases } from './leases.js';
 import { listCases } from './lists.js';
 import { openApiCases } from './openapi.js';
 import { patchCases } from './patches.js';
+import { podLogCases } from './pod-logs.js';
 import { priorityCases } from './priority.js';
+import { scaleCases } from './scale.js';
 import { subresourceCases } from './subresources.js';
 import { taintCases } from './taints.js';
 import { watchCases } from './watch.js';
@@ -31,6 +33,8 @@ export const GROUPS: readonly CaseGroup[] = [
   evictionCases,
   deletionCases,
   subresourceCases,
+  scaleCases,
+  podLogCases,
   jobCases,
   taintCases,
   crdCases,

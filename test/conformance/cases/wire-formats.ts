@@ -1,8 +1,8 @@
 /**
  * What real clients put on the wire besides plain JSON: protobuf bodies (kubectl 1.32+ creates with
  * its typed clients in protobuf, and a client that prefers protobuf gets objects, Status errors and
- * watch events in protobuf), and query booleans spelled as the Python client spells them
- * (`watch=True`).
+ * watch events in protobuf), query booleans spelled as the Python client spells them
+ * (`watch=True`), and the Tables kubectl get prints (`-o wide` shows the priority-1 columns).
  */
 import assert from 'node:assert/strict';
 import {
@@ -29,7 +29,7 @@ async function createInProtobuf(b: Backend, path: string, object: Obj) {
 }
 
 export const wireFormatCases: CaseGroup = {
-  name: 'Wire formats (protobuf, query booleans)',
+  name: 'Wire formats (protobuf, query booleans, tables)',
   cases: [
     {
       id: 'a protobuf create is answered in protobuf with the stored object',
@@ -124,6 +124,57 @@ export const wireFormatCases: CaseGroup = {
           const list = await b.request('GET', `${cmPath(ns)}?watch=${spelling}`);
           assert.equal(list.json['kind'], 'ConfigMapList', `watch=${spelling}`);
         }
+      },
+    },
+    {
+      id: 'a Deployment Table has the -o wide columns (containers, images, selector) at priority 1',
+      async run(b) {
+        const ns = await b.namespace();
+        const created = await b.request('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, {
+          body: {
+            metadata: { name: 'web' },
+            spec: {
+              replicas: 0,
+              selector: {
+                matchLabels: { app: 'web' },
+                matchExpressions: [{ key: 'tier', operator: 'In', values: ['front', 'edge'] }],
+              },
+              template: {
+                metadata: { labels: { app: 'web', tier: 'front' } },
+                spec: {
+                  containers: [
+                    { name: 'web', image: 'nginx:1.27' },
+                    { name: 'log', image: 'busybox:1.36' },
+                  ],
+                },
+              },
+            },
+          },
+        });
+        assert.equal(created.code, 201, created.text);
+        const table = await b.request('GET', `/apis/apps/v1/namespaces/${ns}/deployments`, {
+          accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json',
+        });
+        assert.equal(table.json['kind'], 'Table');
+        const columns = (table.json['columnDefinitions'] as Obj[]).map(
+          (c) => `${String(c['name'])}:${String(c['priority'])}`,
+        );
+        assert.deepEqual(columns, [
+          'Name:0',
+          'Ready:0',
+          'Up-to-date:0',
+          'Available:0',
+          'Age:0',
+          'Containers:1',
+          'Images:1',
+          'Selector:1',
+        ]);
+        const [row] = table.json['rows'] as { cells: unknown[] }[];
+        assert.deepEqual(row?.cells.slice(5), [
+          'web,log',
+          'nginx:1.27,busybox:1.36',
+          'app=web,tier in (edge,front)',
+        ]);
       },
     },
   ],

@@ -8,6 +8,7 @@
 import type { ResourceRegistry } from '../resource-registry.js';
 import { apiVersionOf, type ResourceDef } from '../resources.js';
 import { StatusError } from '../types.js';
+import { POD_STREAMS } from './pod-streams.js';
 
 export interface ServerVersion {
   major: string;
@@ -92,7 +93,17 @@ export const POST_ONLY_SUBRESOURCES: Readonly<
   token: { kind: 'TokenRequest', group: 'authentication.k8s.io', version: 'v1' },
 };
 
+/** Subresources read and written as another kind than their parent's. */
+const OTHER_KIND_SUBRESOURCES: Readonly<
+  Record<string, { kind: string; group: string; version: string }>
+> = {
+  scale: { kind: 'Scale', group: 'autoscaling', version: 'v1' },
+};
+
 function subresourceEntry(def: ResourceDef, sub: string) {
+  const stream = POD_STREAMS[sub];
+  if (stream)
+    return { name: `${def.plural}/${sub}`, singularName: '', namespaced: true, ...stream };
   const postOnly = POST_ONLY_SUBRESOURCES[sub];
   if (postOnly) {
     return {
@@ -108,6 +119,7 @@ function subresourceEntry(def: ResourceDef, sub: string) {
     singularName: '',
     namespaced: def.namespaced,
     kind: def.kind,
+    ...OTHER_KIND_SUBRESOURCES[sub],
     verbs: ['get', 'patch', 'update'],
   };
 }

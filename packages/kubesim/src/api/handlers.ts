@@ -27,6 +27,7 @@ import { applyPatch, assertPatchType } from './patch.js';
 import type { ValidatingAdmission } from '../admission/validating-admission.js';
 import { admitOption } from './admission-hook.js';
 import { assertCustomPatchType, decodeCustomResource } from './crd-requests.js';
+import { handleScaleGet, handleScaleWrite } from './scale.js';
 import { toTable, wantsTable } from './table.js';
 
 export interface Target {
@@ -56,6 +57,7 @@ function objectName(t: Target): string {
 }
 
 export function handleGet(ctx: RequestContext, t: Target, deps: HandlerDeps): void {
+  if (t.subresource === 'scale') return handleScaleGet(ctx, t, deps);
   const object = deps.store.get(t.def.key, t.namespace, objectName(t));
   if (!object) throw notFound(t.def, t.name ?? '');
   sendObject(
@@ -170,6 +172,7 @@ export async function handleUpdate(
   t: Target,
   deps: HandlerDeps,
 ): Promise<void> {
+  if (t.subresource === 'scale') return handleScaleWrite(ctx, t, deps, 'update');
   const name = objectName(t);
   const body = placeBody(t, await readObject(ctx), true);
   const object = decodeCustomResource(ctx, t, body, 'UpdateOptions');
@@ -190,6 +193,7 @@ export async function handlePatch(
   t: Target,
   deps: HandlerDeps,
 ): Promise<void> {
+  if (t.subresource === 'scale') return handleScaleWrite(ctx, t, deps, 'patch');
   const name = objectName(t);
   const type = mediaType(ctx.req);
   assertCustomPatchType(t, type);

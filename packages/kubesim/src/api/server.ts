@@ -43,6 +43,7 @@ import { ensureBootstrapPolicy, resourceAttributes } from '../authz/index.js';
 import { clientCertificate, type ClientCertificate } from '../client-certificates.js';
 import { createTokenIssuer } from './service-account-tokens.js';
 import { serveOpenApi } from './openapi/index.js';
+import { POD_STREAMS, servePodStream, type PodOutput } from './pod-streams.js';
 import { parseRoute } from './routes.js';
 import { serveWatch } from './watch.js';
 
@@ -70,6 +71,8 @@ export interface ApiServerOptions {
   bookmarkIntervalMs?: number;
   /** Extra fields for `GET /_sim/status`. */
   status?: () => Record<string, unknown>;
+  /** What `pods/<name>/log` answers for a pod that ran as a local process. */
+  podOutput?: PodOutput;
 }
 
 export interface ApiServer {
@@ -203,6 +206,13 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     });
     if (fault.latencyMs > 0) await sleep(fault.latencyMs);
     if (fault.error) throw fault.error;
+    if (r.subresource && POD_STREAMS[r.subresource]) {
+      const pod = store.get(r.def.key, r.namespace, r.name ?? '');
+      return servePodStream(ctx, r, verb, {
+        pod,
+        ...(options.podOutput ? { output: options.podOutput } : {}),
+      });
+    }
     switch (verb) {
       case 'watch':
         return serveWatch(ctx, r, {

@@ -11,6 +11,7 @@ import type { KObject } from '../types.js';
 import { customResourceTable } from './crd-table.js';
 import { humanAge } from './human-age.js';
 import { EVENT_COLUMNS } from './event-table.js';
+import { selectorText } from './selector-text.js';
 
 export { humanAge } from './human-age.js';
 
@@ -73,6 +74,8 @@ function podReady(pod: KObject): string {
   return `${ready}/${total}`;
 }
 
+const containers = (x: KObject) => arr(o(o(o(x.spec)['template'])['spec'])['containers']);
+
 const restarts = (pod: KObject) =>
   arr(o(pod.status)['containerStatuses']).reduce((n, c) => n + (Number(c['restartCount']) || 0), 0);
 
@@ -110,6 +113,23 @@ const COLUMNS: Record<string, Column[]> = {
     { name: 'Up-to-date', cell: (x) => Number(o(x.status)['updatedReplicas'] ?? 0) },
     { name: 'Available', cell: (x) => Number(o(x.status)['availableReplicas'] ?? 0) },
     ageCol,
+    {
+      name: 'Containers',
+      priority: 1,
+      cell: (x) =>
+        containers(x)
+          .map((c) => c['name'])
+          .join(','),
+    },
+    {
+      name: 'Images',
+      priority: 1,
+      cell: (x) =>
+        containers(x)
+          .map((c) => c['image'])
+          .join(','),
+    },
+    { name: 'Selector', priority: 1, cell: (x) => selectorText(o(x.spec)['selector']) || '<none>' },
   ],
   'poddisruptionbudgets.policy': [
     nameCol,

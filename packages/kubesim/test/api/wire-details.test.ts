@@ -188,7 +188,7 @@ describe('sim API wire details', () => {
       [missing.code, missing.json['kind'], missing.json['reason']],
       [404, 'Status', 'NotFound'],
     );
-    assert.equal((await call(sim, 'GET', `${podPath('smp')}/exec`)).code, 404);
+    assert.equal((await call(sim, 'GET', `${podPath('smp')}/proxy`)).code, 404);
     const mismatch = await call(sim, 'PUT', podPath('smp'), {
       body: JSON.stringify({ metadata: { name: 'other', namespace: 'default' }, spec: {} }),
       headers: { 'content-type': 'application/json' },
