@@ -21,9 +21,15 @@ const DNF = [
 const OWN_WAY: [RegExp, string][] = [
   [/^talos\b/i, 'Talos upgrades Kubernetes with talosctl upgrade-k8s'],
   [/^bottlerocket\b/i, 'Bottlerocket nodes are replaced or updated with their own update operator'],
-  [/^amazon linux\b/i, 'EKS nodes get a new kubelet with a new AMI (managed node groups, Karpenter)'],
+  [
+    /^amazon linux\b/i,
+    'EKS nodes get a new kubelet with a new AMI (managed node groups, Karpenter)',
+  ],
   [/^container-optimized os\b/i, 'GKE upgrades its node pools itself'],
-  [/^flatcar\b/i, 'Flatcar updates with its update operator; the kubelet comes with the cluster tooling'],
+  [
+    /^flatcar\b/i,
+    'Flatcar updates with its update operator; the kubelet comes with the cluster tooling',
+  ],
 ];
 
 export type FamilyAnswer = { ok: true; family: PackageFamily } | { ok: false; why: string };

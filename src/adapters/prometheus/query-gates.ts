@@ -7,12 +7,7 @@
  */
 import type { QueryPort } from '../../app/control/ports.js';
 import type { QueryGate, QuerySample, QueryStep } from '../../core/query-gate.js';
-import {
-  instantQuery,
-  sampleValue,
-  type PrometheusHttpOptions,
-  type QueryData,
-} from './http.js';
+import { instantQuery, sampleValue, type PrometheusHttpOptions, type QueryData } from './http.js';
 
 /** Steps of at most 60 s and at least 1 s, about 30 across the span. */
 export function stepSeconds(forMs: number): number {
@@ -58,7 +53,12 @@ function samplesAt(data: QueryData): QuerySample[] {
  * The answer at each aligned step in (at − span, at], oldest first. Only steps inside the span are
  * judged: whichever way Prometheus rounds the span's start, these are steps it evaluated.
  */
-export function stepsOf(data: QueryData, at: Date, spanSeconds: number, stepSec: number): QueryStep[] {
+export function stepsOf(
+  data: QueryData,
+  at: Date,
+  spanSeconds: number,
+  stepSec: number,
+): QueryStep[] {
   if (data.resultType !== 'matrix') throw new Error(`the subquery answered a ${data.resultType}`);
   const stepMs = stepSec * 1000;
   const end = Math.floor(at.getTime() / stepMs) * stepMs;
@@ -67,7 +67,9 @@ export function stepsOf(data: QueryData, at: Date, spanSeconds: number, stepSec:
   for (let t = end; t > start; t -= stepMs) byTime.set(t, []);
   for (const series of data.result) {
     for (const [time, value] of series.values) {
-      byTime.get(Math.round(time * 1000))?.push({ labels: series.metric, value: sampleValue(value) });
+      byTime
+        .get(Math.round(time * 1000))
+        ?.push({ labels: series.metric, value: sampleValue(value) });
     }
   }
   return [...byTime]

@@ -24,9 +24,13 @@ export function registerUpgradeScriptCommand(program: Command): void {
     .action(() => {
       const script = kubeadmUpgradeScript();
       if (!script)
-        throw new KubemaintError('unexpected', 'this build of kubemaint carries no upgrade script', {
-          hint: 'it is infra/upgrade/kubeadm-upgrade.sh in the kubemaint repository',
-        });
+        throw new KubemaintError(
+          'unexpected',
+          'this build of kubemaint carries no upgrade script',
+          {
+            hint: 'it is infra/upgrade/kubeadm-upgrade.sh in the kubemaint repository',
+          },
+        );
       out(script);
     });
 }
