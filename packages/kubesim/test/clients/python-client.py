@@ -102,14 +102,28 @@ def _():
     return watch_config_maps(resource_version=rv)
 
 
-@step("watch (raw: watch=True query parameter)")
+@step("watch (the raw stream, _preload_content=False)")
 def _():
-    # The generated client sends the boolean as "True": the server must still serve a watch stream.
     response = core.list_namespaced_config_map(ns, watch=True, timeout_seconds=1, _preload_content=False)
     first = response.readline().decode()
     # The stream is still open: close the connection rather than hand it back to the pool mid-stream.
     response.close()
     assert json.loads(first).get("type") in ("ADDED", "MODIFIED", "BOOKMARK"), f"not a watch event: {first[:200]}"
+
+
+@step("watch (watch=True spelled as older clients spell it)")
+def _():
+    # Clients before 2x lower-cased no booleans: the query said watch=True. Send it that way.
+    method, url, headers, body, post = core.api_client.param_serialize(
+        "GET",
+        "/api/v1/namespaces/{namespace}/configmaps",
+        path_params={"namespace": ns},
+        query_params=[("watch", "True"), ("timeoutSeconds", "1")],
+        auth_settings=["BearerToken"],
+    )
+    response = core.api_client.call_api(method, url, headers)
+    first = response.read().decode().split("\n")[0]
+    assert json.loads(first).get("type") == "ADDED", f"not a watch event: {first[:200]}"
 
 
 @step("patch (strategic merge, the default for a dict)")
