@@ -16,10 +16,15 @@ import type { ClusterConfig, Config } from '../config/schema.js';
 import { KubemaintError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Sim } from '@kubemaint/kubesim';
-import { DEFAULT_KUBECONFIG } from '@kubemaint/kubesim';
 import { simExecutorImages } from './sim-host.js';
 import { bindDemoPeople, installKubemaintKinds } from './sim-kinds.js';
 import { kubemaintAccessObjects } from './sim-access.js';
+
+/**
+ * Where the demo's embedded cluster writes its kubeconfig, and where every command looks for it. Our
+ * own constant (kubesim's default is the same path), so connecting never loads the simulator.
+ */
+export const DEMO_KUBECONFIG = '.kubemaint/sim.kubeconfig';
 
 export interface Connection {
   kubeConfig: KubeConfig;
@@ -89,7 +94,7 @@ async function startSim(
     scenario: cluster.sim.scenario,
     nodes: cluster.sim.nodes,
     port: cluster.sim.port,
-    kubeconfigPath: DEFAULT_KUBECONFIG,
+    kubeconfigPath: DEMO_KUBECONFIG,
     images: simExecutorImages(config.executor.image),
     // Shorter than a real machine (60 s), so the demo's walkthrough stays short.
     delays: { rebootDowntimeMs: 20_000, upgradeDowntimeMs: 10_000 },
@@ -112,7 +117,7 @@ async function startSim(
  * that is not running is said at once rather than after the API client's retries.
  */
 async function findRunningDemo(): Promise<Connection> {
-  const path = resolve(DEFAULT_KUBECONFIG);
+  const path = resolve(DEMO_KUBECONFIG);
   const kubeConfig = existsSync(path) ? loadKubeConfig(path) : undefined;
   const server = kubeConfig?.getCurrentCluster()?.server;
   if (!kubeConfig || !server || !(await answers(new URL(server)))) {

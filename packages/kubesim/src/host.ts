@@ -8,6 +8,7 @@ import { SimError } from './errors.js';
 import type { SimDelays } from './controllers/context.js';
 import type { Kubelets } from './kubelets.js';
 import type { SimClock } from './types.js';
+import { KUBELET_VERSION } from './names.js';
 
 export interface HostAction {
   node: string;
@@ -37,7 +38,6 @@ export interface Host {
 }
 
 /** A kubelet version as kubemaint may ask for one: `v1.31.4`, optionally with a build suffix. */
-export const KUBELET_VERSION = /^v\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/;
 
 export function createHost(options: {
   clock: SimClock;
@@ -144,3 +144,5 @@ export const hostControls = (
   hostLog: () => host.log(),
   logs: (namespace, pod) => runner.logs(`${namespace}/${pod}`),
 });
+
+export { KUBELET_VERSION };

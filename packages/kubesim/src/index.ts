@@ -29,12 +29,13 @@ import { createJobsRunner, type ImageMap } from './jobs-runner.js';
 import { storeLaunch } from './jobs-runner-env.js';
 import { startKubelets, type Kubelets } from './kubelets.js';
 import { isScenarioName, SCENARIOS, type ScenarioName } from './scenarios/index.js';
-import { DEFAULT_KUBECONFIG } from './kubeconfig-path.js';
+import { DEFAULT_KUBECONFIG } from './names.js';
 import { createStore } from './store.js';
 import type { AuditEntry, KObject, Store } from './types.js';
 import { seedObjects } from './seed-objects.js';
 
 export { DEFAULT_KUBECONFIG };
+export { SCENARIO_DESCRIPTIONS } from './names.js';
 
 // The package's public face (README.md): the sim itself, its object model and store, clocks, the
 // scenarios and their builders, the simulated hosts, the jobs runner, and its error and logger types.

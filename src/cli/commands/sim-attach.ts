@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { KubemaintError } from '../../errors.js';
 import { createLogger } from '../../log.js';
-import { KUBELET_VERSION } from '@kubemaint/kubesim';
+import { KUBELET_VERSION } from '@kubemaint/kubesim/names';
 import type { SimOptions } from './sim.js';
 import { number, parseImages, parseLabels } from './sim-options.js';
 

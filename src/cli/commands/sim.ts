@@ -7,8 +7,8 @@
 import type { Command } from 'commander';
 import { KubemaintError } from '../../errors.js';
 import { createLogger } from '../../log.js';
-import { DEFAULT_KUBECONFIG } from '@kubemaint/kubesim';
-import { isScenarioName, SCENARIOS } from '@kubemaint/kubesim';
+import { DEMO_KUBECONFIG as DEFAULT_KUBECONFIG } from '../../compose/connect.js';
+import { isScenarioName, SCENARIO_DESCRIPTIONS } from '@kubemaint/kubesim/names';
 import { ATTACH_HELP, refuseAttachOptions, runAttach } from './sim-attach.js';
 import { number, parseImages } from './sim-options.js';
 import { kubemaintAccessObjects } from '../../compose/sim-access.js';
@@ -32,8 +32,8 @@ export interface SimOptions {
   cleanup?: boolean;
 }
 
-const scenarioHelp = Object.entries(SCENARIOS)
-  .map(([name, s]) => `  ${name.padEnd(7)} ${s.describe}`)
+const scenarioHelp = Object.entries(SCENARIO_DESCRIPTIONS)
+  .map(([name, describe]) => `  ${name.padEnd(7)} ${describe}`)
   .join('\n');
 
 export function registerSimCommand(program: Command): void {
@@ -46,7 +46,7 @@ export function registerSimCommand(program: Command): void {
     )
     .option(
       '--scenario <name>',
-      `what the cluster starts with (${Object.keys(SCENARIOS).join(', ')})`,
+      `what the cluster starts with (${Object.keys(SCENARIO_DESCRIPTIONS).join(', ')})`,
       'demo',
     )
     .option('--nodes <n>', 'fleet: number of nodes (default 50); attach: how many (default 3)')
@@ -91,7 +91,7 @@ export function registerSimCommand(program: Command): void {
       refuseAttachOptions(command);
       if (!isScenarioName(options.scenario)) {
         throw new KubemaintError('usage', `unknown scenario ${JSON.stringify(options.scenario)}`, {
-          hint: `choose one of: ${Object.keys(SCENARIOS).join(', ')}`,
+          hint: `choose one of: ${Object.keys(SCENARIO_DESCRIPTIONS).join(', ')}`,
         });
       }
       const whole = (n: number) => Number.isInteger(n) && n >= 1;

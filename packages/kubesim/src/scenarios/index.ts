@@ -8,22 +8,15 @@ import { SYSTEM_PRIORITY_CLASSES } from '../priority.js';
 import { seedDemo } from './demo.js';
 import { seedFleet } from './fleet.js';
 import type { ScenarioOptions } from './types.js';
+import { SCENARIO_DESCRIPTIONS } from '../names.js';
 
 export type { ScenarioOptions } from './types.js';
 
 export const SCENARIOS = {
-  demo: {
-    describe:
-      'six nodes: two need a reboot, one kubelet a minor behind; Deployments with PDBs, a DaemonSet, a pod with emptyDir data',
-    seed: seedDemo,
-  },
-  fleet: {
-    describe:
-      'N nodes (--nodes, default 50) in three pools with --pods-per-node pods each (default 20, max 110), already running',
-    seed: seedFleet,
-  },
+  demo: { describe: SCENARIO_DESCRIPTIONS.demo, seed: seedDemo },
+  fleet: { describe: SCENARIO_DESCRIPTIONS.fleet, seed: seedFleet },
   empty: {
-    describe: 'no nodes, only the system namespaces: build your own cluster through the API',
+    describe: SCENARIO_DESCRIPTIONS.empty,
     seed: (store: Store) => {
       for (const name of SYSTEM_NAMESPACES)
         store.create('namespaces', namespace(name), { actor: 'scenario/empty' });
@@ -37,7 +30,4 @@ export const SCENARIOS = {
   { describe: string; seed: (store: Store, options: ScenarioOptions) => void }
 >;
 
-export type ScenarioName = keyof typeof SCENARIOS;
-
-export const isScenarioName = (name: string): name is ScenarioName =>
-  Object.hasOwn(SCENARIOS, name);
+export { isScenarioName, type ScenarioName } from '../names.js';
