@@ -161,6 +161,7 @@ export function createStore(options: StoreOptions): Store {
     def.defaults?.(object);
     def.admitCreate?.(object, store);
     dropEmptyMaps(meta);
+    opts.track?.(object, undefined);
     validateObject(def, object);
     opts.admit?.(object, undefined);
     if (opts.dryRun) return clone(object);
@@ -183,6 +184,7 @@ export function createStore(options: StoreOptions): Store {
     }
     const next = prepareUpdate(def, current, object, opts.subresource);
     next.metadata.resourceVersion = current.metadata.resourceVersion;
+    opts.track?.(next, current);
     validateObject(def, next, current);
     opts.admit?.(next, current);
     if (deepEqual(current, next) || opts.dryRun) return clone(next);

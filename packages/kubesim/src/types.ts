@@ -105,6 +105,11 @@ export interface WriteOptions {
    * as kube-apiserver runs it. `object` is undefined on delete, `old` on create. Throws to refuse.
    */
   admit?: (object: KObject | undefined, old: KObject | undefined) => void;
+  /**
+   * The field manager (the API's writes): called with the object about to be stored, after
+   * defaulting and before validation, and `old` on updates; sets its `metadata.managedFields`.
+   */
+  track?: (object: KObject, old: KObject | undefined) => void;
 }
 
 export type PropagationPolicy = 'Foreground' | 'Background' | 'Orphan';

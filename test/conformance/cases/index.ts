@@ -3,6 +3,7 @@
  */
 import type { CaseGroup } from '../case.js';
 import { accessCases } from './access.js';
+import { applyCases } from './apply.js';
 import { admissionCases } from './admission.js';
 import { crdCases } from './crds.js';
 import { deletionCases } from './deletion.js';
@@ -26,6 +27,7 @@ export const GROUPS: readonly CaseGroup[] = [
   errorCases,
   leaseCases,
   patchCases,
+  applyCases,
   listCases,
   watchCases,
   wireFormatCases,

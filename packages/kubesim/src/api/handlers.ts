@@ -23,7 +23,9 @@ import {
   successStatus,
   type RequestContext,
 } from './http.js';
-import { applyPatch, assertPatchType } from './patch.js';
+import { applyPatch, assertPatchType, PATCH_TYPES } from './patch.js';
+import { handleApply } from './apply.js';
+import { trackOption } from './field-manager.js';
 import type { ValidatingAdmission } from '../admission/validating-admission.js';
 import { admitOption } from './admission-hook.js';
 import { assertCustomPatchType, decodeCustomResource } from './crd-requests.js';
@@ -154,6 +156,7 @@ export async function handleCreate(
     actor: ctx.actor,
     dryRun,
     ...admitOption(ctx, t, deps.admission, dryRun),
+    ...trackOption(ctx, t, deps.store, 'CreateOptions'),
   });
   sendObject(ctx.res, 201, created);
 }
@@ -183,6 +186,7 @@ export async function handleUpdate(
     dryRun,
     ...(t.subresource ? { subresource: t.subresource } : {}),
     ...admitOption(ctx, t, deps.admission, dryRun),
+    ...trackOption(ctx, t, deps.store, 'UpdateOptions'),
   };
   const written = deps.store.update(t.def.key, scopeWrite(t, current, object), options);
   sendObject(ctx.res, current ? 200 : 201, written);
@@ -196,6 +200,7 @@ export async function handlePatch(
   if (t.subresource === 'scale') return handleScaleWrite(ctx, t, deps, 'patch');
   const name = objectName(t);
   const type = mediaType(ctx.req);
+  if (type === PATCH_TYPES.apply) return handleApply(ctx, t, deps);
   assertCustomPatchType(t, type);
   assertPatchType(type);
   const body = parseJson(await readBody(ctx.req));
@@ -231,6 +236,7 @@ export async function handlePatch(
     dryRun,
     ...(t.subresource ? { subresource: t.subresource } : {}),
     ...admitOption(ctx, t, deps.admission, dryRun),
+    ...trackOption(ctx, t, deps.store, 'PatchOptions'),
   };
   sendObject(
     ctx.res,

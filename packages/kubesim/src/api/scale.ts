@@ -17,6 +17,7 @@ import {
   type RequestContext,
 } from './http.js';
 import { admitOption } from './admission-hook.js';
+import { trackOption } from './field-manager.js';
 import { applyPatch, assertPatchType } from './patch.js';
 import { selectorText } from './selector-text.js';
 
@@ -97,6 +98,7 @@ export async function handleScaleWrite(
     subresource: 'scale',
     ...(verb === 'patch' ? { verb: 'patch' as const } : {}),
     ...admitOption(ctx, t, deps.admission, dryRun),
+    ...trackOption(ctx, t, deps.store, verb === 'patch' ? 'PatchOptions' : 'UpdateOptions'),
   });
   sendObject(ctx.res, 200, scaleOf(written));
 }

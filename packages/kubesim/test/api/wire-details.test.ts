@@ -135,13 +135,18 @@ describe('sim API wire details', () => {
     );
   });
 
-  it('refuses server-side apply and unknown patch types with 415', async () => {
+  it('refuses unknown patch types with 415 (apply needs a fieldManager: 422)', async () => {
     const reply = await call(sim, 'PATCH', podPath('smp'), {
       body: 'x: 1',
-      headers: { 'content-type': 'application/apply-patch+yaml' },
+      headers: { 'content-type': 'application/x-yaml-patch' },
     });
     assert.equal(reply.code, 415);
     assert.equal(reply.json['reason'], 'UnsupportedMediaType');
+    const apply = await call(sim, 'PATCH', podPath('smp'), {
+      body: 'x: 1',
+      headers: { 'content-type': 'application/apply-patch+yaml' },
+    });
+    assert.equal(apply.code, 422);
   });
 
   it('answers a Table when kubectl asks for one', async () => {
