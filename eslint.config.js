@@ -98,6 +98,8 @@ export default defineConfig(
       'coverage/**',
       '.serverless/**',
       '.kubemaint/**',
+      // Helpers' scratch files (git ignores the folder too).
+      '.scratch/**',
       'node_modules/**',
       'eslint.config.js',
       'bin/**',
