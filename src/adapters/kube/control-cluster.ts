@@ -3,6 +3,7 @@
  * exit code, slots, pods, dry-run evictions, Events and the pause switch. Built on the same
  * helpers as the executor's ports (typed errors, retries, pagination, merge patches).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { V1Node } from '@kubernetes/client-node';
 import type {
   ClusterPort,
@@ -102,21 +103,28 @@ function missingNode(stored: StoredRequest): NodeView {
   );
 }
 
+/** One pass over the cluster (a tick): the requests as read once, until a write in the pass. */
+interface Pass {
+  requests?: ReturnType<RequestStore['list']>;
+}
+
 /** Above this many nodes with requests, one node list is cheaper than a read per node. */
 const READ_EACH_UP_TO = 10;
 
 export function controlCluster(
   client: KubeClient,
   options: { namespace: string; now: () => Date; slackTeam?: string },
-  /** Set for a view from `onePass()`: the requests as read once, until a write through it. */
-  pass?: { requests?: ReturnType<RequestStore['list']> },
 ): ClusterPort {
   const { namespace } = options;
   const store = requestStore(client, {
     namespace,
     ...(options.slackTeam ? { slackTeam: options.slackTeam } : {}),
   });
+  // The pass is the async context of `onePass(work)`: what `work` calls reuses its read, while
+  // everything else on this port (a Slack click during a tick) reads afresh, as without a pass.
+  const passes = new AsyncLocalStorage<Pass>();
   const storedRequests = (): ReturnType<RequestStore['list']> => {
+    const pass = passes.getStore();
     if (!pass) return store.list();
     pass.requests ??= store.list().catch((error: unknown) => {
       delete pass.requests; // a failed read is not remembered
@@ -125,7 +133,7 @@ export function controlCluster(
     return pass.requests;
   };
   /** What this pass read of the requests is out of date once it wrote one. */
-  const wrote = (): void => void delete pass?.requests;
+  const wrote = (): void => void delete passes.getStore()?.requests;
 
   async function joined(nodes: V1Node[]): Promise<NodeView[]> {
     // No node, nothing to join: an idle tick's empty label-selected list costs no request read.
@@ -170,7 +178,7 @@ export function controlCluster(
       if (!node) return undefined;
       // This node's requests only: a click or a proposal reads one node, not the fleet's requests
       // (unless this pass has read them all already). The filter keeps what the spec says.
-      const { requests } = await (pass?.requests ?? store.list({ node: name }));
+      const { requests } = await (passes.getStore()?.requests ?? store.list({ node: name }));
       const mine = requests.filter((stored) => stored.request.node === name);
       return withRequest(toNodeView(node), requestsByNode(mine).get(name));
     },
@@ -180,7 +188,7 @@ export function controlCluster(
       const node = await readNodeObject(client, stored.request.node);
       return node ? withRequest(toNodeView(node), stored) : missingNode(stored);
     },
-    onePass: () => controlCluster(client, options, {}),
+    onePass: (work) => passes.run({}, work),
     async writeRequest(request, requestVersion) {
       wrote();
       const resourceVersion =

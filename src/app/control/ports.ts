@@ -50,10 +50,11 @@ export interface ClusterPort {
   listRequests(): Promise<MaintenanceRequest[]>;
   getNode(name: string): Promise<NodeView | undefined>;
   /**
-   * The same cluster for one pass (a tick): the requests are read once and that read is used
-   * again, until a request is written through it. Without it, every call reads them afresh.
+   * Runs `work` as one pass over the cluster (a tick): within it, the requests are read once and
+   * that read is used again, until a request is written in it. Calls outside `work` (and without a
+   * pass at all) read them afresh. The port stays this one, so whatever wraps it still applies.
    */
-  onePass?(): ClusterPort;
+  onePass?<T>(work: () => Promise<T>): Promise<T>;
   /** The node of request `id` with that request (any state), or undefined when there is none. */
   findRequest(id: string): Promise<NodeView | undefined>;
   /**

@@ -43,12 +43,16 @@ export interface TickReport {
 }
 
 export async function runTick(
-  tickDeps: TickDeps,
+  deps: TickDeps,
   options: { skewScan?: boolean } = {},
 ): Promise<TickReport> {
   // One read of the requests serves the whole tick unless it writes one: an idle skew scan reads
   // them once, not once for the active requests and again to join the node list.
-  const deps = { ...tickDeps, cluster: tickDeps.cluster.onePass?.() ?? tickDeps.cluster };
+  const tick = () => tickOnce(deps, options);
+  return deps.cluster.onePass ? deps.cluster.onePass(tick) : tick();
+}
+
+async function tickOnce(deps: TickDeps, options: { skewScan?: boolean }): Promise<TickReport> {
   const report: TickReport = {
     at: deps.clock.now().toISOString(),
     reconciled: [],

@@ -112,4 +112,19 @@ describe('what a tick reads', () => {
       ['spec.node=node-3'],
     );
   });
+
+  it('a read outside the pass (a Slack click during a tick) reads afresh', async () => {
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    // Continued outside the pass's async context, as work a Slack request started would be.
+    const outside = gate.then(() => deps.cluster.listRequestNodes('all'));
+    seen.length = 0;
+    await deps.cluster.onePass!(async () => {
+      await deps.cluster.listRequestNodes('active');
+      release();
+      await outside;
+      await deps.cluster.listRequestNodes('active');
+    });
+    assert.equal(requestLists(seen).length, 2, seen.join('\n'));
+  });
 });
