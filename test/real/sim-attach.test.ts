@@ -10,9 +10,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
-import { attachSim, type AttachedSim } from '@kubemaint/kubesim/attach';
-import { kubeJson } from '@kubemaint/kubesim/attach';
-import { kubeConfigAs, nodeIdentity } from '@kubemaint/kubesim/attach';
+import {
+  attachSim,
+  isApiError,
+  kubeConfigAs,
+  kubeJson,
+  nodeIdentity,
+  type AttachedSim,
+} from '@kubemaint/kubesim/attach';
 import { realCluster, type RealCluster } from '../support/real-cluster.js';
 import { waitFor } from '../support/sim.js';
 
@@ -104,11 +109,10 @@ describe('simulated nodes attached to the real control plane', { timeout: 600_00
         body: { status: { conditions: [{ type: 'Ready', status: 'False' }] } },
         contentType: 'application/strategic-merge-patch+json',
       }),
-      (error: { code?: number; body?: string }) =>
-        error.code === 403 &&
-        /node "attach-0" is not allowed to modify node "attach-1"/.test(
-          (JSON.parse(error.body ?? '{}') as { message?: string }).message ?? '',
-        ),
+      (error: unknown) =>
+        isApiError(error, 'forbidden') &&
+        error.status === 403 &&
+        /node "attach-0" is not allowed to modify node "attach-1"/.test(error.message),
     );
   });
 
