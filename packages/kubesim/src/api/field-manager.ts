@@ -3,7 +3,12 @@
  * its User-Agent, as upstream), and the store option that records its fields in
  * `metadata.managedFields` (managed-fields/).
  */
-import { kindType, updateManagedFields, type FieldWrite } from '../managed-fields/index.js';
+import {
+  kindType,
+  updateManagedFields,
+  type FieldWrite,
+  type ManagedFieldsEntry,
+} from '../managed-fields/index.js';
 import { apiVersionOf } from '../resources.js';
 import { invalidOptions } from '../status-errors.js';
 import { formatTime } from '../store-meta.js';
@@ -56,7 +61,13 @@ export function trackOption(
     track: (object, old) => {
       // Through a subresource, the request's own managedFields are ignored (upstream's rule).
       const given = write.subresource ? undefined : object.metadata.managedFields;
-      const entries = updateManagedFields(old, object, given, write);
+      let entries: ManagedFieldsEntry[] = [];
+      try {
+        entries = updateManagedFields(old, object, given, write);
+      } catch {
+        // As upstream's UpdateNoErrors: a field manager failure resets the managed fields, never
+        // the write.
+      }
       if (entries.length > 0) object.metadata.managedFields = entries;
       else delete object.metadata.managedFields;
     },

@@ -131,10 +131,17 @@ export function sendJson(res: ServerResponse, code: number, body: unknown): void
 export function sendObject(res: ServerResponse, code: number, body: unknown): void {
   const object = body as Record<string, unknown> | null;
   if (object && prefersProtobuf(res.req.headers.accept) && hasMessage(object)) {
-    const bytes = encodeObject(object);
-    res.writeHead(code, { 'Content-Type': PROTOBUF, 'Content-Length': bytes.length });
-    res.end(bytes);
-    return;
+    let bytes: Uint8Array | undefined;
+    try {
+      bytes = encodeObject(object);
+    } catch {
+      // A value its message cannot carry (a string in an int field): JSON, which the client also reads.
+    }
+    if (bytes) {
+      res.writeHead(code, { 'Content-Type': PROTOBUF, 'Content-Length': bytes.length });
+      res.end(bytes);
+      return;
+    }
   }
   sendJson(res, code, body);
 }

@@ -82,8 +82,14 @@ export function serveWatch(ctx: RequestContext, w: WatchRequest, settings: Watch
   res.flushHeaders();
   const write = (type: string, object: unknown) => {
     if (res.writableEnded) return;
-    if (protobuf) res.write(encodeWatchEvent(type, object as Record<string, unknown>));
-    else res.write(`${JSON.stringify({ type, object })}\n`);
+    if (!protobuf) return void res.write(`${JSON.stringify({ type, object })}\n`);
+    try {
+      res.write(encodeWatchEvent(type, object as Record<string, unknown>));
+    } catch {
+      // An object its message cannot carry: end the stream (the client watches again) rather
+      // than throw into the store's event delivery.
+      res.destroy();
+    }
   };
   const render = (o: KObject) =>
     table ? toTable(def, [o], ctx.now(), { resourceVersion: o.metadata.resourceVersion }) : o;
