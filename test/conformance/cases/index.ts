@@ -7,6 +7,7 @@ import { applyCases } from './apply.js';
 import { admissionCases } from './admission.js';
 import { crdCases } from './crds.js';
 import { deletionCases } from './deletion.js';
+import { deploymentRevisionCases } from './deployment-revisions.js';
 import { errorCases } from './errors.js';
 import { eventCases } from './events.js';
 import { evictionCases } from './eviction.js';
@@ -36,6 +37,7 @@ export const GROUPS: readonly CaseGroup[] = [
   deletionCases,
   subresourceCases,
   scaleCases,
+  deploymentRevisionCases,
   podLogCases,
   jobCases,
   taintCases,

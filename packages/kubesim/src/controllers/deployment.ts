@@ -41,10 +41,14 @@ export function startDeploymentController(ctx: ControllerContext): Stop {
     const hash = templateHash(template);
     const name = `${deploy.metadata.name ?? ''}-${hash}`;
     const existing = owned.find((rs) => rs.metadata.name === name);
+    const revisionOf = (rs: KObject) => Number(rs.metadata.annotations?.[REVISION] ?? 0);
     if (existing) {
+      // An older ReplicaSet whose template is back (a rollback) becomes the newest revision.
+      const newest = 1 + Math.max(0, ...owned.filter((rs) => rs !== existing).map(revisionOf));
+      const stale = revisionOf(existing) < newest;
       const had = num(existing.spec?.['replicas']);
-      if (had === want) return existing;
-      scaled(deploy, name, had, want);
+      if (had === want && !stale) return existing;
+      if (had !== want) scaled(deploy, name, had, want);
       return (
         store.mutate(
           R.replicasets,
@@ -52,13 +56,14 @@ export function startDeploymentController(ctx: ControllerContext): Stop {
           name,
           (rs) => {
             (rs.spec ??= {})['replicas'] = want;
+            if (stale)
+              rs.metadata.annotations = { ...rs.metadata.annotations, [REVISION]: String(newest) };
           },
           { actor: ACTOR },
         ) ?? existing
       );
     }
-    const revision =
-      1 + Math.max(0, ...owned.map((rs) => Number(rs.metadata.annotations?.[REVISION] ?? 0)));
+    const revision = 1 + Math.max(0, ...owned.map(revisionOf));
     const selector = (deploy.spec?.['selector'] ?? {}) as LabelSelector;
     const labels = { ...template.metadata?.labels, [HASH_LABEL]: hash };
     scaled(deploy, name, 0, want);
@@ -100,6 +105,17 @@ export function startDeploymentController(ctx: ControllerContext): Stop {
       )
       .items.filter((rs) => controllerRef(rs)?.uid === deploy.metadata.uid);
     const current = ensureReplicaSet(deploy, owned, want);
+    // The Deployment carries its newest revision, as upstream's (kubectl rollout undo patches it).
+    const revision = current.metadata.annotations?.[REVISION];
+    if (revision && deploy.metadata.annotations?.[REVISION] !== revision) {
+      store.mutate(
+        R.deployments,
+        namespace,
+        name,
+        (d) => void (d.metadata.annotations = { ...d.metadata.annotations, [REVISION]: revision }),
+        { actor: ACTOR },
+      );
+    }
     const newReady = num(current.status?.['readyReplicas']);
     const old = owned.filter((rs) => rs.metadata.name !== current.metadata.name);
     if (newReady >= want) {

@@ -19,11 +19,6 @@ import { KUBECTL_STEPS, MANIFESTS, type KubectlStep, type StepContext } from './
 
 /** Steps that fail today, by step id, with the kubectl minors they fail on (all when absent) and why. */
 const KNOWN_FAILURES: Readonly<Record<string, { minors?: readonly number[]; reason: string }>> = {
-  'rollout undo': {
-    reason:
-      'ReplicaSets carry no deployment.kubernetes.io/revision yet, so there is no revision to go back to',
-  },
-  'rollout undo took effect': { reason: 'follows from rollout undo' },
   'auth whoami': {
     minors: [27],
     reason:
