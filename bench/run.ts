@@ -5,7 +5,7 @@
  * sections without touching BENCHMARKS.md: `npm run bench -- slack-clicks fleet-roll`.
  * The real-apiserver comparison needs Go and the cached Kubernetes build (`npm run real-cluster`).
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { resolve } from 'node:path';
@@ -96,15 +96,31 @@ const BENCHES: Record<string, Bench> = {
     run: () => runFleetRollBench(50, 5, 5),
     section: (r: RollFigures) => rollTable(r),
     goals: (r: RollFigures, load: Load) => {
+      // A quiet figure from a busy machine would be neither goal: say so rather than pass it.
       const quiet = load.median <= CORES;
       return [
         {
-          goal: `Fleet roll, ideal ÷ roll ≥ ${quiet ? '0.95 (quiet machine)' : '0.9 (loaded machine)'}`,
-          figure: `${r.ofIdeal} (hand-offs p50 ${r.handOffMs.p50} ms, p95 ${r.handOffMs.p95} ms; load ${load.median} on ${CORES} cores)`,
-          met: r.ofIdeal >= (quiet ? 0.95 : 0.9),
+          goal: 'Fleet roll on a quiet machine, ideal ÷ roll ≥ 0.95',
+          figure: `${r.ofIdeal} (hand-offs p50 ${r.handOffMs.p50} ms, p95 ${r.handOffMs.p95} ms; load ${load.median} on ${CORES} cores${quiet ? '' : ': not quiet, rerun'})`,
+          met: quiet && r.ofIdeal >= 0.95,
         },
       ];
     },
+  },
+  'fleet-roll-loaded': {
+    title:
+      'Fleet roll on `serve`, machine loaded on purpose (issue 20) — `bench/control-fleet-roll.ts`',
+    about:
+      'The same roll with one busy-looping process per core started by the bench for its whole length, so the loaded figure does not depend on what else happens to share the machine.',
+    run: () => withBusyCores(CORES, () => runFleetRollBench(50, 5, 5)),
+    section: (r: RollFigures) => rollTable(r),
+    goals: (r: RollFigures, load: Load) => [
+      {
+        goal: 'Fleet roll under load, ideal ÷ roll ≥ 0.9',
+        figure: `${r.ofIdeal} (hand-offs p50 ${r.handOffMs.p50} ms, p95 ${r.handOffMs.p95} ms; load ${load.median} on ${CORES} cores)`,
+        met: r.ofIdeal >= 0.9,
+      },
+    ],
   },
   'control-tick': {
     title: 'Control plane on 5,000 nodes (issues 5, 20) — `bench/control-tick.ts`',
@@ -183,6 +199,18 @@ const BENCHES: Record<string, Bench> = {
       ].join('\n'),
   },
 };
+
+/** Runs `work` while `count` child processes spin, one core each: a load that is the bench's own. */
+async function withBusyCores<T>(count: number, work: () => Promise<T>): Promise<T> {
+  const spinners = Array.from({ length: count }, () =>
+    spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }),
+  );
+  try {
+    return await work();
+  } finally {
+    for (const spinner of spinners) spinner.kill('SIGKILL');
+  }
+}
 
 /** The 1-minute load average, sampled every 5 s while a benchmark runs. */
 function sampleLoad(): { stop(): Load } {
