@@ -178,3 +178,16 @@ export interface Decision {
 
 export const isActive = (state: RequestState): state is ActiveState =>
   (ACTIVE_STATES as readonly string[]).includes(state);
+
+/** Who the executor is in a request's history: it ends a running request itself (failed, skipped). */
+export const EXECUTOR_ACTOR = 'executor';
+
+/**
+ * A request the executor ended that people have not been told about. The executor may not speak
+ * to Slack or relabel the node (it holds neither), so the control plane reports the end once, as it
+ * reports the ends it writes itself.
+ */
+export const endedUnreported = (request: MaintenanceRequest): boolean =>
+  !isActive(request.state) &&
+  request.history.at(-1)?.by === EXECUTOR_ACTOR &&
+  !(request.announced ?? []).includes('ended');

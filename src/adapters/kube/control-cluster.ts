@@ -13,7 +13,7 @@ import type {
   SlotView,
 } from '../../app/control/ports.js';
 import { LABEL_STATE, PAUSE_CONFIGMAP } from '../../core/names.js';
-import { isActive, type MaintenanceRequest } from '../../core/request.js';
+import { endedUnreported, isActive, type MaintenanceRequest } from '../../core/request.js';
 import type { KubeClient } from './client.js';
 import { isKubeError } from './errors.js';
 import { recordNodeEvent } from './events.js';
@@ -153,7 +153,9 @@ export function controlCluster(
     const wanted =
       scope === 'active'
         ? requests.filter((stored) => isActive(stored.request.state))
-        : [...requestsByNode(requests).values()];
+        : scope === 'unreported'
+          ? requests.filter((stored) => endedUnreported(stored.request))
+          : [...requestsByNode(requests).values()];
     if (wanted.length === 0) return [];
     const found = new Map<string, V1Node>();
     if (wanted.length > READ_EACH_UP_TO) {

@@ -12,8 +12,11 @@ import type { Matcher } from '../../core/silence.js';
 
 export type { NodeView } from '../../core/node.js';
 
-/** Which nodes with requests to read: those with an active request, or every one with any. */
-export type RequestScope = 'active' | 'all';
+/**
+ * Which requests to list with their nodes: the active ones, each node's latest, or those the
+ * executor ended and nobody reported yet (`endedUnreported`).
+ */
+export type RequestScope = 'active' | 'all' | 'unreported';
 
 export interface JobView {
   name: string;

@@ -166,6 +166,29 @@ async function reconcileRunning(
   return 'failed';
 }
 
+/**
+ * The executor ended `node.request` itself (a drain that could not finish: failed, skipped, or
+ * cancelled after an approver's skip). Its Event is on the node, but only the control plane can tell
+ * Slack and keep the node's state label; it does so once, marking the request `ended`.
+ */
+export async function reportExecutorEnd(deps: ReconcileDeps, node: NodeView): Promise<string> {
+  const request = node.request!;
+  const end = request.history.at(-1);
+  const why = request.failure ?? end?.note ?? `the executor ended it (${request.state})`;
+  const said = await announce(deps, node, request, 'ended', {
+    kind: 'failed',
+    reason:
+      request.state === 'skipped'
+        ? 'KubemaintSkipped'
+        : request.state === 'cancelled'
+          ? 'KubemaintCancelled'
+          : 'KubemaintFailed',
+    message: `${request.state} by the executor: ${why}`,
+    warning: request.state === 'failed',
+  });
+  return said ? `reported: ${request.state} by the executor` : 'report of its end lost a race';
+}
+
 /** How long a running request may be without its Job before it counts as vanished. */
 export const JOB_CREATE_GRACE_MS = 30_000;
 

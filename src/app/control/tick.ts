@@ -16,7 +16,7 @@ import { migrateAnnotations } from './migrate.js';
 import { persist } from './persist.js';
 import type { NodeView, RandomBytes } from './ports.js';
 import { recordNotReady } from './not-ready.js';
-import { reconcileRequest } from './reconcile.js';
+import { reconcileRequest, reportExecutorEnd } from './reconcile.js';
 import { keepSilences } from './silences.js';
 import { SYSTEM } from './restore.js';
 import { sweepWaitingTaints } from './waiting-taint.js';
@@ -67,6 +67,9 @@ async function tickOnce(deps: TickDeps, options: { skewScan?: boolean }): Promis
   }
   // Reconciling changed some requests; dispatch works on what the cluster says now.
   const current = active.length > 0 ? await deps.cluster.listRequestNodes('active') : [];
+  // What the executor ended since the last pass is said once (it cannot tell Slack itself).
+  for (const node of await deps.cluster.listRequestNodes('unreported'))
+    report.reconciled.push(`${node.name}: ${await reportExecutorEnd(deps, node)}`);
   // The silences in-flight requests hold are extended; any no request holds any more, expired.
   report.reconciled.push(...(await keepSilences(deps, current)));
   // Dispatch re-checks approvals against the decisions as they are now: reconciling may have

@@ -6,10 +6,13 @@
  * move only a running request, to verifying, failed or skipped, and never touch its approvals.
  */
 import { KubemaintError } from '../../errors.js';
-import { isActive, type MaintenanceRequest, type RequestState } from '../../core/request.js';
+import {
+  EXECUTOR_ACTOR,
+  isActive,
+  type MaintenanceRequest,
+  type RequestState,
+} from '../../core/request.js';
 import type { Clock, NodeInfo, NodesPort, RequestsPort, StoredRequest } from '../ports.js';
-
-export const EXECUTOR_ACTOR = 'executor';
 
 /** The request `requestId` as stored, if it is for `nodeName` and still active; else why not. */
 export function checkRequest(

@@ -69,9 +69,10 @@ function record(
 /** Why `lease` may be taken now, or undefined when it is someone's and still valid. */
 async function freeReason(
   deps: SlotDeps,
-  lease: LeaseInfo,
+  lease: LeaseInfo | undefined,
   now: Date,
 ): Promise<string | undefined> {
+  if (!lease) return 'not created yet';
   if (lease.holder === '') return 'free';
   if (isExpired(lease, now)) return `expired (held by ${lease.holder})`;
   if (!(await deps.isHolderLive(lease.holder))) return `stale (held by ${lease.holder})`;
@@ -98,8 +99,17 @@ export async function acquireSlot(
       if (renewed) return renewed;
     }
   }
-  for (const [name, lease] of seen) {
-    const now = deps.clock.now();
+  // Whether each held slot's holder is still live is a read of its request: ask about all of them
+  // at once, not one after another, since executors released together start together.
+  const now = deps.clock.now();
+  const reasons = await Promise.all(
+    [...seen.values()].map((lease) => freeReason(deps, lease, now)),
+  );
+  // Several executors read the same free slots at the same moment; each starts at a different one
+  // (by its holder), so they rarely race for one write and the losers rarely walk the whole list.
+  const free = [...seen].filter((_, i) => reasons[i] !== undefined);
+  const start = free.length > 0 ? spread(holder) % free.length : 0;
+  for (const [name, lease] of [...free.slice(start), ...free.slice(0, start)]) {
     try {
       if (!lease) {
         const created = await deps.leases.createLease(
@@ -109,7 +119,6 @@ export async function acquireSlot(
         );
         return { name, holder, lease: created };
       }
-      if ((await freeReason(deps, lease, now)) === undefined) continue;
       const taken = await deps.leases.replaceLease(
         config.namespace,
         name,
@@ -123,6 +132,15 @@ export async function acquireSlot(
     }
   }
   return undefined;
+}
+
+/** A small, stable number from a string (FNV-1a, then mixed so the low bits vary too). */
+function spread(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  hash = Math.imul(hash ^ (hash >>> 16), 0x85ebca6b);
+  hash = Math.imul(hash ^ (hash >>> 13), 0xc2b2ae35);
+  return (hash ^ (hash >>> 16)) >>> 0;
 }
 
 /** Extend the lease; undefined when it is no longer ours (someone reclaimed it). */

@@ -124,6 +124,19 @@ describe('drain.onTimeout on the sim', () => {
     assert.notEqual(after.spec?.['unschedulable'], true, 'schedulable again');
     assert.equal(jobs!.hostCalls.length, 0, 'nothing ran on the host');
     assert.ok(sim.store.get(R.pods, pod.metadata.namespace, pod.metadata.name ?? ''), 'pod kept');
+    // The executor cannot tell Slack or relabel the node: the control plane's next passes do, once.
+    await runTick(deps);
+    await runTick(deps);
+    const told = deps.events.filter(
+      (e) =>
+        e.node === node && /^skipped by the executor: .*pods that refused/.test(e.reason ?? ''),
+    );
+    assert.equal(told.length, 1, 'people are told once that the executor skipped the node');
+    assert.equal(
+      sim.store.get(R.nodes, undefined, node)?.metadata.labels?.['kubemaint.io/state'],
+      'skipped',
+      'the state label follows the request',
+    );
     unguard(pod);
   });
 

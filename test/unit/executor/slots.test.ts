@@ -18,11 +18,36 @@ const deps = (cluster: FakeCluster, live: (holder: string) => boolean = () => tr
 const holders = (cluster: FakeCluster) => [...cluster.leases.values()].map((l) => l.holder).sort();
 
 describe('slots', () => {
-  it('creates the first slot when none exist', async () => {
+  it('creates a slot when none exist', async () => {
     const cluster = new FakeCluster();
     const slot = await acquireSlot(deps(cluster), config, holderOf('n1', 'r-1'));
-    assert.equal(slot?.name, 'kubemaint-slot-0');
+    assert.match(slot?.name ?? '', /^kubemaint-slot-[01]$/);
     assert.deepEqual(holders(cluster), ['n1/r-1']);
+  });
+
+  it('asks whether the holders are live all at once, and executors start at different slots', async () => {
+    const cluster = new FakeCluster();
+    const wide = { ...config, concurrency: 8 };
+    for (let i = 0; i < 6; i++) await acquireSlot(deps(cluster), wide, `held${i}/r-${i}`);
+    let asking = 0;
+    let most = 0;
+    const counting: SlotDeps = {
+      ...deps(cluster),
+      isHolderLive: async () => {
+        most = Math.max(most, ++asking);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        asking--;
+        return true;
+      },
+    };
+    assert.ok(await acquireSlot(counting, wide, 'new/r-new'));
+    assert.equal(most, 6, 'the six holders were asked about together');
+    const firsts = new Set<string>();
+    for (let i = 0; i < 20; i++) {
+      const fresh = new FakeCluster();
+      firsts.add((await acquireSlot(deps(fresh), wide, `n${i}/r-${i}`))!.name);
+    }
+    assert.ok(firsts.size >= 4, `20 holders started at ${firsts.size} different slots`);
   });
 
   it('gives a re-run of the same request the slot it already holds', async () => {
@@ -91,8 +116,8 @@ describe('slots', () => {
   it('stops renewing a slot someone else took', async () => {
     const cluster = new FakeCluster();
     const slot = await acquireSlot(deps(cluster), config, 'a/r-a');
-    const lease = cluster.leases.get('kubemaint/kubemaint-slot-0')!;
-    cluster.leases.set('kubemaint/kubemaint-slot-0', {
+    const lease = cluster.leases.get(`kubemaint/${slot!.name}`)!;
+    cluster.leases.set(`kubemaint/${slot!.name}`, {
       ...lease,
       holder: 'b/r-b',
       resourceVersion: cluster.nextRv(),
