@@ -4,9 +4,9 @@
  * runs it, and every executor Job runs that same bundle as a process (the sim maps the executor
  * image to it). Nodes are marked, auto-approved, and rolled `concurrency` at a time, driven by
  * serve's watches alone (its tick schedule is left at the default, a minute, longer than the gaps
- * measured here). One node is first rolled alone on the same sim: the ideal is
- * nodes ÷ concurrency × that one node, so the ratio ideal ÷ roll says what running them side by
- * side costs, and where the gap goes is taken apart per node:
+ * measured here). One node is first rolled alone on the same sim, three times one after another
+ * (the median taken): the ideal is nodes ÷ concurrency × that one node, so the ratio ideal ÷ roll
+ * says what running them side by side costs, and where the gap goes is taken apart per node:
  *
  * - hand-off: a slot freed (the previous request done) → the next request running (its Job created)
  * - executor start: Job created → the executor at work in its slot (its first Event, cordoning or
@@ -79,6 +79,9 @@ const pct = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
 };
 
+/** How many times one node is rolled alone for the ideal (its median). */
+const ALONE_RUNS = 3;
+
 export async function runFleetRollBench(
   nodes = 50,
   concurrency = 5,
@@ -87,7 +90,7 @@ export async function runFleetRollBench(
   const argv = await cli();
   const sim = await startTestSim({
     scenario: 'fleet',
-    nodes: nodes + 1,
+    nodes: nodes + ALONE_RUNS,
     podsPerNode: 1,
     scale,
     images: { 'ghcr.io/kubemaint/kubemaint:*': { command: argv, cwd: ROOT } },
@@ -128,9 +131,18 @@ approval:
   try {
     await until('serve ready', () => out.includes('serve ready'), 120_000);
     const deps = testControlDeps({ kubeconfigPath: sim.kubeconfigPath, clock: sim.clock });
-    const [first, ...rest] = names;
-    const alone = await roll(sim, deps, [first!], backAt, concurrency);
-    const all = await roll(sim, deps, rest.slice(0, nodes), backAt, concurrency);
+    // One node alone, a few times over (one at a time): a single sample would make the whole
+    // ratio hostage to one slow or fast start.
+    const aloneTimes: NodeTimes[] = [];
+    for (const node of names.slice(0, ALONE_RUNS))
+      aloneTimes.push(...(await roll(sim, deps, [node], backAt, concurrency)).times);
+    const all = await roll(
+      sim,
+      deps,
+      names.slice(ALONE_RUNS, ALONE_RUNS + nodes),
+      backAt,
+      concurrency,
+    );
     const phases = (times: NodeTimes[], handOffs: number[]): Phases => ({
       handOffMs: median(handOffs),
       executorStartMs: median(times.map((t) => t.started - t.running)),
@@ -139,10 +151,10 @@ approval:
       verificationMs: median(times.map((t) => t.proven - t.back)),
       soakMs: median(times.map((t) => t.done - t.proven)),
     });
-    const oneNodeMs = alone.times[0]!.done - alone.times[0]!.running;
+    const oneNodeMs = median(aloneTimes.map((t) => t.done - t.running));
     const idealMs = Math.ceil(nodes / concurrency) * oneNodeMs;
     const rollMs = all.endedAt - all.startedAt;
-    const a = phases(alone.times, []);
+    const a = phases(aloneTimes, []);
     const r = phases(all.times, all.handOffs);
     const excess = (key: keyof Phases) =>
       Math.max(0, ((r[key] - a[key]) * nodes) / concurrency / 1000);
