@@ -32,7 +32,12 @@ export function lateSlackNotifier(): {
 export function slackNotifierFor(
   config: Config,
   deps: CommandDeps,
-  options: { log: Logger; slackApiUrl?: string | undefined },
+  options: {
+    log: Logger;
+    slackApiUrl?: string | undefined;
+    /** The config lists clusters: prompts and replies carry this cluster's name (ClusterSet.several). */
+    several?: boolean;
+  },
 ): SlackNotifier | undefined {
   const token = config.secrets.botToken?.reveal();
   const channel = config.slack.channel;
@@ -44,6 +49,7 @@ export function slackNotifierFor(
     clock: deps.clock,
     log: options.log.child({ component: 'slack' }),
     clusterName: deps.settings.cluster,
+    ...(options.several ? { several: true } : {}),
     timeZone: deps.settings.timeZone,
     preview: (node, request) => previewRequest(deps, node, request),
     nextWindow: () => nextWindowText(deps.settings, deps.clock.now()),

@@ -4,7 +4,7 @@
  * time (button value `<campaign>/<pool>`). Re-rendered as nodes join and as each one moves; once
  * every request has ended the message is plain.
  */
-import { SLACK_ACTION } from './ids.js';
+import { SLACK_ACTION, clusterValue } from './ids.js';
 import { isActive, type MaintenanceRequest, type RequestState } from '../../src/core/request.js';
 import { actions, button, capBlocks, context, header, section, type ButtonSpec } from './blocks.js';
 import { LIMITS, clip, code, esc, fitLines } from './mrkdwn.js';
@@ -53,7 +53,7 @@ export function campaignPrompt(requests: MaintenanceRequest[], ctx: PromptContex
   if (window) blocks.push(section(window, 'window'));
   blocks.push(context(`campaign ${code(campaign)} · cluster ${code(ctx.cluster)}`));
   if (proposed.length > 0)
-    blocks.push(...buttonBlocks(campaign, proposed, proposed.length === requests.length));
+    blocks.push(...buttonBlocks(campaign, proposed, proposed.length === requests.length, ctx));
   return {
     // The header is plain_text (shown as typed); the fallback is mrkdwn, so it is escaped.
     text: clip(`${esc(head)}: ${countStates(requests, false)}`, LIMITS.fallbackText),
@@ -90,12 +90,14 @@ function buttonBlocks(
   campaign: string,
   proposed: readonly MaintenanceRequest[],
   everyone: boolean,
+  ctx: PromptContext,
 ): KnownBlock[] {
   const n = proposed.length;
+  const valueOf = (value: string) => clusterValue(ctx.several ? ctx.cluster : undefined, value);
   const all: ButtonSpec = {
     actionId: SLACK_ACTION.campaignApprove,
     text: everyone ? `Approve all ${n}` : `Approve the ${n} waiting`,
-    value: campaign,
+    value: valueOf(campaign),
     style: 'primary',
     confirm: {
       title: 'Approve the campaign?',
@@ -107,7 +109,7 @@ function buttonBlocks(
   const reject: ButtonSpec = {
     actionId: SLACK_ACTION.reject,
     text: 'Reject all',
-    value: campaign,
+    value: valueOf(campaign),
     style: 'danger',
   };
   const blocks = [actions('campaign', [button(all), button(reject)])];
@@ -120,7 +122,7 @@ function buttonBlocks(
         button({
           actionId: SLACK_ACTION.campaignApprovePool,
           text: `Approve pool ${pool} (${count})`,
-          value: `${campaign}/${pool}`,
+          value: valueOf(`${campaign}/${pool}`),
         }),
       ]),
     );

@@ -3,7 +3,7 @@
  * (uncordon, release the slot, mark the request failed) or force the remaining pods out (deleted
  * without the PDB's consent). Force and skip have confirm dialogs: both give something up.
  */
-import { SLACK_ACTION } from './ids.js';
+import { SLACK_ACTION, clusterValue } from './ids.js';
 import type { MaintenanceRequest } from '../../src/core/request.js';
 import { actions, button, section } from './blocks.js';
 import { LIMITS, clip, code, esc, fitLines, when } from './mrkdwn.js';
@@ -16,6 +16,11 @@ export interface DrainQuestionOptions {
   /** For "stalled since"; defaults to the request's own instant in UTC. */
   now?: Date;
   timeZone?: string;
+  /**
+   * Set when the app serves several clusters: the question names the cluster and its buttons carry
+   * it (`prod-eu/r-7f3a9c`), so the answer reaches that cluster's request.
+   */
+  cluster?: string;
 }
 
 export function drainQuestion(
@@ -32,8 +37,10 @@ export function drainQuestion(
     1800,
     'more pods',
   );
+  const where = options.cluster === undefined ? '' : ` in ${code(options.cluster)}`;
+  const value = clusterValue(options.cluster, request.id);
   const body = [
-    `${mentions ? `${mentions} ` : ''}:warning: The drain of ${code(request.node)} is stalled${since}` +
+    `${mentions ? `${mentions} ` : ''}:warning: The drain of ${code(request.node)}${where} is stalled${since}` +
       (drain ? ` (${drain.evicted}/${drain.total} evicted).` : '.'),
     waiting ? `*Waiting on:*\n${waiting}` : '',
     '*Keep waiting*, *skip* the node (uncordon it, release the slot, mark the request failed) or ' +
@@ -49,11 +56,11 @@ export function drainQuestion(
     blocks: [
       section(body, 'drain-question'),
       actions(`drain:${request.id}`, [
-        button({ actionId: SLACK_ACTION.drainWait, text: 'Keep waiting', value: request.id }),
+        button({ actionId: SLACK_ACTION.drainWait, text: 'Keep waiting', value }),
         button({
           actionId: SLACK_ACTION.drainSkip,
           text: 'Skip node',
-          value: request.id,
+          value,
           confirm: {
             title: 'Skip this node?',
             text: `${code(request.node)} is uncordoned and its request marked failed; it is not rebooted now.`,
@@ -64,7 +71,7 @@ export function drainQuestion(
         button({
           actionId: SLACK_ACTION.drainForce,
           text: 'Force',
-          value: request.id,
+          value,
           style: 'danger',
           confirm: {
             title: 'Force the drain?',

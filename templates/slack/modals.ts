@@ -12,15 +12,24 @@ import { stateLine, who } from './state.js';
 import { title } from './request-prompt.js';
 import type { KnownBlock, Preview, View } from './types.js';
 
+export interface RejectModalTarget {
+  requestId?: string;
+  campaign?: string;
+  cluster?: string;
+}
+
 const plain = (text: string, max: number = LIMITS.modalTitle) => ({
   type: 'plain_text' as const,
   text: clip(text, max),
 });
 
-export function rejectModal(target: { requestId?: string; campaign?: string }): View {
-  const what = target.requestId
-    ? `request ${code(target.requestId)}`
-    : `every waiting request of campaign ${code(target.campaign ?? '')}`;
+/** `cluster`: set when the app serves several clusters; the submission goes to that one. */
+export function rejectModal(target: RejectModalTarget): View {
+  const what =
+    (target.requestId
+      ? `request ${code(target.requestId)}`
+      : `every waiting request of campaign ${code(target.campaign ?? '')}`) +
+    (target.cluster === undefined ? '' : ` in ${code(target.cluster)}`);
   return {
     type: 'modal',
     callback_id: SLACK_VIEW.reject,
@@ -119,9 +128,10 @@ export function detailsModal(request: MaintenanceRequest, preview?: Preview): Vi
  * Ids are short in practice; a hostile one is clipped until the JSON fits `private_metadata` (3000),
  * so the listener always gets valid JSON back.
  */
-function shortTarget(target: { requestId?: string; campaign?: string }): string {
+function shortTarget(target: RejectModalTarget): string {
   for (let max = 1000; ; max = Math.floor(max / 2)) {
     const json = JSON.stringify({
+      ...(target.cluster !== undefined ? { cluster: clip(target.cluster, max) } : {}),
       ...(target.requestId !== undefined ? { requestId: clip(target.requestId, max) } : {}),
       ...(target.campaign !== undefined ? { campaign: clip(target.campaign, max) } : {}),
     });

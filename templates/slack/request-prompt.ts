@@ -4,7 +4,7 @@
  * preview and buttons; a final state is plain (no buttons, no stale preview), so an old prompt cannot
  * be clicked into acting.
  */
-import { SLACK_ACTION } from './ids.js';
+import { SLACK_ACTION, clusterValue } from './ids.js';
 import { isActive, type MaintenanceRequest } from '../../src/core/request.js';
 import { actions, button, capBlocks, context, divider, header, section } from './blocks.js';
 import { LIMITS, clip, code, esc } from './mrkdwn.js';
@@ -55,7 +55,7 @@ export function requestPrompt(request: MaintenanceRequest, ctx: PromptContext): 
     ),
   );
   if (request.state === 'proposed') blocks.push(divider(), proposedButtons(request, ctx));
-  else if (active) blocks.push(detailsOnly(request));
+  else if (active) blocks.push(detailsOnly(request, ctx));
   return {
     // The fallback is mrkdwn too (notifications, screen readers): escaped like the blocks.
     text: clip(
@@ -67,11 +67,12 @@ export function requestPrompt(request: MaintenanceRequest, ctx: PromptContext): 
 }
 
 function proposedButtons(request: MaintenanceRequest, ctx: PromptContext): KnownBlock {
+  const value = valueOf(request, ctx);
   return actions(`request:${request.id}`, [
     button({
       actionId: SLACK_ACTION.approve,
       text: 'Approve',
-      value: request.id,
+      value,
       style: 'primary',
       confirm: {
         title: `${request.action === 'reboot' ? 'Reboot' : 'Upgrade'} this node?`,
@@ -80,13 +81,16 @@ function proposedButtons(request: MaintenanceRequest, ctx: PromptContext): Known
         deny: 'Not yet',
       },
     }),
-    button({ actionId: SLACK_ACTION.reject, text: 'Reject', value: request.id, style: 'danger' }),
-    button({ actionId: SLACK_ACTION.snooze, text: 'Snooze', value: request.id }),
-    button({ actionId: SLACK_ACTION.details, text: 'Details', value: request.id }),
+    button({ actionId: SLACK_ACTION.reject, text: 'Reject', value, style: 'danger' }),
+    button({ actionId: SLACK_ACTION.snooze, text: 'Snooze', value }),
+    button({ actionId: SLACK_ACTION.details, text: 'Details', value }),
   ]);
 }
 
-const detailsOnly = (request: MaintenanceRequest): KnownBlock =>
+const detailsOnly = (request: MaintenanceRequest, ctx: PromptContext): KnownBlock =>
   actions(`request:${request.id}`, [
-    button({ actionId: SLACK_ACTION.details, text: 'Details', value: request.id }),
+    button({ actionId: SLACK_ACTION.details, text: 'Details', value: valueOf(request, ctx) }),
   ]);
+
+const valueOf = (request: MaintenanceRequest, ctx: PromptContext): string =>
+  clusterValue(ctx.several ? ctx.cluster : undefined, request.id);

@@ -55,8 +55,16 @@ function line(event: MaintenanceEvent): string {
   }
 }
 
-export function threadReply(event: MaintenanceEvent): SlackMessage {
-  const head = `${ICON[event.kind]} ${line(event)}`;
+/**
+ * `several`: the app serves several clusters, so the reply names the event's cluster too (a thread
+ * read from a notification, or quoted elsewhere, still says where it happened).
+ */
+export function threadReply(
+  event: MaintenanceEvent,
+  options: { several?: boolean } = {},
+): SlackMessage {
+  const where = options.several ? `${code(event.cluster)} · ` : '';
+  const head = `${ICON[event.kind]} ${where}${line(event)}`;
   const detail = event.detail ? `\n${esc(event.detail)}` : '';
   const text = clip(`${head}${detail}`, LIMITS.section);
   return { text: clip(text, LIMITS.fallbackText), blocks: [section(text, 'event')] };

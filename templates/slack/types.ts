@@ -19,6 +19,11 @@ export interface SlackMessage {
 export interface PromptContext {
   /** The cluster's display name from the config. */
   cluster: string;
+  /**
+   * The app serves several clusters (`clusters:`): buttons carry the cluster (`prod-eu/r-7f3a9c`),
+   * so a click reaches the cluster it was posted for. Unset, values are the ids alone, as always.
+   */
+  several?: boolean;
   /** IANA zone the times in the message are shown in. */
   timeZone: string;
   /** Pods, PDB headroom, blockers and the window from `previewRequest`, when it could be read. */

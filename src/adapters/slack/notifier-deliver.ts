@@ -33,6 +33,8 @@ export interface DeliverDeps {
   /** Where new prompts go. */
   channel: string;
   clusterName: string;
+  /** The app serves several clusters: buttons carry the cluster, thread replies name it. */
+  several?: boolean;
   timeZone: string;
   /** The preview for a single request's prompt (previewRequest, bound); omitted → no pods shown. */
   preview?: (node: string, request?: MaintenanceRequest) => Promise<Preview>;
@@ -70,8 +72,9 @@ export async function deliver(
           mention: deps.approvers,
           now: deps.clock.now(),
           timeZone: deps.timeZone,
+          ...(deps.several ? { cluster: deps.clusterName } : {}),
         })
-      : threadReply(event);
+      : threadReply(event, { several: deps.several ?? false });
   await attempt(deps, 'chat.postMessage (thread)', () =>
     deps.chat.post(location.channel, reply, location.ts),
   );
@@ -119,6 +122,7 @@ async function prompt(
   const next = deps.nextWindow?.();
   const ctx: PromptContext = {
     cluster: deps.clusterName,
+    ...(deps.several ? { several: true } : {}),
     timeZone: deps.timeZone,
     now: deps.clock.now(),
     ...(next ? { nextWindow: next } : {}),

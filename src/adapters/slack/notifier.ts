@@ -24,6 +24,8 @@ export interface SlackNotifierOptions {
   log: Logger;
   /** The cluster's display name and the zone times are shown in (ControlSettings). */
   clusterName: string;
+  /** The app serves several clusters (`clusters:`): buttons carry the cluster, replies name it. */
+  several?: boolean;
   timeZone: string;
   preview?: (node: string, request?: MaintenanceRequest) => Promise<Preview>;
   nextWindow?: () => string | undefined;
@@ -48,6 +50,7 @@ export function createSlackNotifier(options: SlackNotifierOptions): SlackNotifie
     log: options.log,
     channel: options.channel,
     clusterName: options.clusterName,
+    ...(options.several ? { several: true } : {}),
     timeZone: options.timeZone,
     approvers: options.approvers ?? [],
     threads: new Map<string, SlackLocation>(),

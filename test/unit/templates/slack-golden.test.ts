@@ -46,7 +46,7 @@ const cases: { name: string; render: () => unknown }[] = [
       ),
   },
   { name: 'campaign-ended', render: () => campaignPrompt(campaign(['done', 'rejected']), ctx) },
-  { name: 'thread-replies', render: () => events.map(threadReply) },
+  { name: 'thread-replies', render: () => events.map((event) => threadReply(event)) },
   {
     name: 'drain-question',
     render: () =>
