@@ -5,6 +5,7 @@
  * (`watch=True`), and the Tables kubectl get prints (`-o wide` shows the priority-1 columns).
  */
 import assert from 'node:assert/strict';
+import { gunzipSync } from 'node:zlib';
 import {
   decodeProtobuf,
   decodeProtobufWatchEvents,
@@ -29,8 +30,37 @@ async function createInProtobuf(b: Backend, path: string, object: Obj) {
 }
 
 export const wireFormatCases: CaseGroup = {
-  name: 'Wire formats (protobuf, query booleans, tables)',
+  name: 'Wire formats (protobuf, query booleans, tables, compression)',
   cases: [
+    {
+      id: 'an answer above 128 KiB is gzipped for a client that accepts gzip, a small one is not',
+      async run(b) {
+        const ns = await b.namespace();
+        // Three ConfigMaps of 60 KiB: their list is above kube-apiserver's threshold, one is not.
+        for (const name of ['a', 'b', 'c'])
+          await b.request('POST', cmPath(ns), {
+            body: {
+              metadata: { name, labels: { big: 'yes' } },
+              data: { blob: 'x'.repeat(60 * 1024) },
+            },
+          });
+        const gzip = { headers: { 'Accept-Encoding': 'gzip' } };
+        // Labelled: a real namespace also holds the root-CA publisher's kube-root-ca.crt.
+        const big = `${cmPath(ns)}?labelSelector=big%3Dyes`;
+        const list = await b.request('GET', big, gzip);
+        assert.equal(list.code, 200);
+        assert.equal(list.headers['content-encoding'], 'gzip');
+        assert.match(String(list.headers['vary']), /Accept-Encoding/);
+        const items = JSON.parse(gunzipSync(list.raw).toString()) as { items: Obj[] };
+        assert.equal(items.items.length, 3);
+        const one = await b.request('GET', cmPath(ns, 'a'), gzip);
+        assert.equal(one.headers['content-encoding'], undefined, 'one ConfigMap is below 128 KiB');
+        assert.equal(field(one.json, 'metadata', 'name'), 'a');
+        const plain = await b.request('GET', big);
+        assert.equal(plain.headers['content-encoding'], undefined, 'no gzip unless asked for');
+        assert.equal((plain.json['items'] as Obj[]).length, 3);
+      },
+    },
     {
       id: 'a protobuf create is answered in protobuf with the stored object',
       async run(b) {

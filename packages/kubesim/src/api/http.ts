@@ -5,6 +5,7 @@
  * handler gets.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { StatusError } from '../types.js';
 import { invalidOptions, toStatus } from '../status-errors.js';
 import {
@@ -116,13 +117,32 @@ export async function readDeleteOptions(ctx: RequestContext): Promise<Record<str
 }
 
 export function sendJson(res: ServerResponse, code: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(code, {
-    'Content-Type': 'application/json',
-    'Content-Length': Buffer.byteLength(text),
-  });
-  res.end(text);
+  sendBytes(res, code, 'application/json', Buffer.from(JSON.stringify(body)));
 }
+
+/**
+ * kube-apiserver's threshold (responsewriters' defaultGzipThresholdBytes): a body above it goes out
+ * gzipped when the client accepts gzip, as every Go, Python and fetch-based client does by default.
+ */
+const GZIP_ABOVE_BYTES = 128 * 1024;
+
+/** A whole answer, gzipped as kube-apiserver's APIResponseCompression does (level 1, as it). */
+function sendBytes(res: ServerResponse, code: number, type: string, bytes: Uint8Array): void {
+  const headers: Record<string, string | number> = { 'Content-Type': type };
+  let body = bytes;
+  if (bytes.length > GZIP_ABOVE_BYTES && acceptsGzip(res.req.headers['accept-encoding'])) {
+    body = gzipSync(bytes, { level: 1 });
+    headers['Content-Encoding'] = 'gzip';
+    headers['Vary'] = 'Accept-Encoding';
+  }
+  headers['Content-Length'] = body.length;
+  res.writeHead(code, headers);
+  res.end(body);
+}
+
+/** Whether Accept-Encoding lists `gzip` as a token of its own, as negotiateContentEncoding reads it. */
+const acceptsGzip = (header: string | undefined): boolean =>
+  (header ?? '').split(',').some((coding) => coding.trim() === 'gzip');
 
 /**
  * An API object (or Status): protobuf when the request's Accept prefers it and the kind has a
@@ -137,11 +157,7 @@ export function sendObject(res: ServerResponse, code: number, body: unknown): vo
     } catch {
       // A value its message cannot carry (a string in an int field): JSON, which the client also reads.
     }
-    if (bytes) {
-      res.writeHead(code, { 'Content-Type': PROTOBUF, 'Content-Length': bytes.length });
-      res.end(bytes);
-      return;
-    }
+    if (bytes) return sendBytes(res, code, PROTOBUF, bytes);
   }
   sendJson(res, code, body);
 }
