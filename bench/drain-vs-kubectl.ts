@@ -109,7 +109,18 @@ export async function runDrainBench(scale = 20, kubemaintFirst = false): Promise
       );
     const drainKubemaint = () =>
       run(
-        [process.execPath, bundle, 'drain', twinA!, '--delete-emptydir-data', '--timeout', '15m'],
+        [
+          process.execPath,
+          bundle,
+          'drain',
+          twinA!,
+          // kubemaint's commands take their cluster from the config or --kubeconfig, not $KUBECONFIG.
+          '--kubeconfig',
+          sim.kubeconfigPath,
+          '--delete-emptydir-data',
+          '--timeout',
+          '15m',
+        ],
         env,
       );
     // The second drain finds the spares fuller: run both orders to see that it does not decide it.
@@ -118,6 +129,12 @@ export async function runDrainBench(scale = 20, kubemaintFirst = false): Promise
     const kubemaintRun = first ?? (await drainKubemaint());
     if (kubectl.code !== 0) process.stderr.write(kubectl.out.slice(-2_000));
     if (kubemaintRun.code !== 0) process.stderr.write(kubemaintRun.out.slice(-2_000));
+    // A drain that failed at once is no figure: say so instead of printing a ratio of 0.02.
+    for (const [who, result] of [
+      ['kubectl', kubectl],
+      ['kubemaint', kubemaintRun],
+    ] as const)
+      if (result.code !== 0) throw new Error(`${who} drain failed (exit ${result.code})`);
     return {
       podsPerNode: 110,
       scale,
