@@ -18,6 +18,11 @@ import {
   type ColdRow,
 } from './functions-cold.js';
 import { realVsSimTable, runRealVsSimBench, type RealVsSim } from './real-vs-sim.js';
+import {
+  accuracyTable,
+  runRehearseAccuracyBench,
+  type AccuracyFigures,
+} from './rehearse-accuracy.js';
 import { runHandoffBench } from './serve-handoff.js';
 import { runSimScaleBench, type SimScaleResult } from './sim-scale.js';
 import {
@@ -158,6 +163,20 @@ const BENCHES: Record<string, Bench> = {
         met: r.idle.sameRequests && r.skewScan.sameRequests,
       },
     ],
+  },
+  'rehearse-accuracy': {
+    title:
+      'Rehearsal against the campaign run for real (issue 21) — `bench/rehearse-accuracy.ts`',
+    about:
+      "A 30-node fleet sim with a pod behind a PDB that never allows an eviction, three slots, a 60-minute window, observed durations from three nodes rolled before. `kubemaint rehearse --json` runs as the CLI against it (the cluster's clock held still), then the same campaign runs for real on it: the tick every minute plus serve's watches on the cluster's clock, the real executor for every Job, and one machine's reboot taking twice as long (a fault the rehearsal cannot know of). Totals are first start to last end on both sides; per node, the start and end, inside the window or not, the stuck node and its PDB.",
+    run: () => runRehearseAccuracyBench(),
+    section: (cases: AccuracyFigures[]) => accuracyTable(cases),
+    goals: (cases: AccuracyFigures[]) =>
+      cases.map((f) => ({
+        goal: `Rehearsal, ${f.case}: predicted total within ±20 % of the real run, the stuck node and its PDB named`,
+        figure: `${f.predicted.totalMinutes} min predicted, ${f.real.totalMinutes} min real (${f.totalErrorPct > 0 ? '+' : ''}${f.totalErrorPct} %); inside the window ${f.predicted.finishedInWindow} predicted, ${f.real.finishedInWindow} real; stuck ${f.real.stuck.join(', ') || 'none'}${f.stuckNamed ? ', named' : ', not named'}`,
+        met: Math.abs(f.totalErrorPct) <= 20 && f.stuckNamed,
+      })),
   },
   'serve-handoff': {
     title: 'Slot hand-off in `serve` (issue 5) — `bench/serve-handoff.ts`',
