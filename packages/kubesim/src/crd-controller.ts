@@ -9,6 +9,8 @@ import { customResourceDefs } from './crd-defs.js';
 import { CRD_CLEANUP_FINALIZER, crdSpec } from './crd-validation.js';
 import type { ResourceRegistry } from './resource-registry.js';
 import { formatTime } from './store-meta.js';
+import type { ResourceDef } from './resources.js';
+import type { RestoredObjects } from './store.js';
 import type { KObject, Store } from './types.js';
 
 export const CRDS = 'customresourcedefinitions.apiextensions.k8s.io';
@@ -40,6 +42,34 @@ function conflictOf(store: Store, crd: KObject): string | undefined {
     if (o.kind === s.kind) return `"${s.kind}" is already in use`;
   }
   return undefined;
+}
+
+/**
+ * Puts saved objects back (a restart from saved state): the CRDs first, each served again if its
+ * names were accepted, then every object whose resource is served. Returns the resourceVersion to
+ * continue from. An object of a resource no longer served (its CRD went) is dropped, as its bucket
+ * would have been emptied.
+ */
+export function restoreObjects(
+  saved: RestoredObjects,
+  registry: ResourceRegistry,
+  put: (def: ResourceDef, object: KObject) => void,
+): number {
+  const crds = saved.objects.filter((o) => o.resource === CRDS);
+  for (const { object } of crds) {
+    put(registry.require(CRDS), object);
+    const accepted = (object.status?.['conditions'] as Condition[] | undefined)?.some(
+      (c) => c['type'] === 'NamesAccepted' && c['status'] === 'True',
+    );
+    if (accepted && !object.metadata.deletionTimestamp)
+      registry.serve(object.metadata.name ?? '', customResourceDefs(object));
+  }
+  for (const { resource, object } of saved.objects) {
+    if (resource === CRDS) continue;
+    const def = registry.get(resource);
+    if (def) put(def, object);
+  }
+  return saved.resourceVersion;
 }
 
 export function attachCustomResources(

@@ -29,13 +29,14 @@ import { createJobsRunner, type ImageMap } from './jobs-runner.js';
 import { storeLaunch } from './jobs-runner-env.js';
 import { startKubelets, type Kubelets } from './kubelets.js';
 import { isScenarioName, SCENARIOS, type ScenarioName } from './scenarios/index.js';
-import { DEFAULT_KUBECONFIG } from './names.js';
+import { DEFAULT_KUBECONFIG, nodesProblem, SCENARIO_NODES } from './names.js';
 import { createStore } from './store.js';
 import type { AuditEntry, KObject, Store } from './types.js';
 import { seedObjects } from './seed-objects.js';
+import { checkSeed, openSimState } from './state/sim-state.js';
 
 export { DEFAULT_KUBECONFIG };
-export { SCENARIO_DESCRIPTIONS } from './names.js';
+export { SCENARIO_DESCRIPTIONS, SCENARIO_NODES } from './names.js';
 
 // The package's public face (README.md): the sim itself, its object model and store, clocks, the
 // scenarios and their builders, the simulated hosts, the jobs runner, and its error and logger types.
@@ -79,7 +80,7 @@ export { silentLogger, type Logger } from './log.js';
 export interface SimOptions {
   /** @default 'demo' */
   scenario?: ScenarioName;
-  /** `fleet`: node count. @default 50 */
+  /** `demo` and `fleet`: node count (`empty` takes none). @default SCENARIO_NODES (6 and 50) */
   nodes?: number;
   /** `fleet`: pods per node (max 110). @default 20 */
   podsPerNode?: number;
@@ -102,6 +103,13 @@ export interface SimOptions {
    * and admission policies), as `kubectl create` would. @default []
    */
   objects?: readonly KObject[];
+  /**
+   * A directory that keeps the cluster across restarts (ADR 0030): its objects (uids and
+   * resourceVersions included), CA, serving certificate, admin token and service-account key. A new
+   * directory is seeded from `scenario`; a saved one is served as it was, and a `scenario` or
+   * `nodes` that differs from what it was seeded with is refused. @default none: a fresh cluster
+   */
+  state?: string;
   /** Bring your own clock (a manual one in unit tests). @default a scaled clock */
   clock?: OwnedClock;
   log?: Logger;
@@ -129,6 +137,9 @@ export interface Sim {
   stop(): Promise<void>;
 }
 
+/** What the serving certificate names: the sim listens on loopback. */
+const SERVED_HOSTS = ['127.0.0.1', 'localhost'];
+
 function serverVersion(version: string): { major: string; minor: string; gitVersion: string } {
   const match = /^v(\d+)\.(\d+)\.\d+/.exec(version);
   if (!match)
@@ -137,24 +148,58 @@ function serverVersion(version: string): { major: string; minor: string; gitVers
 }
 
 export async function createSim(options: SimOptions = {}): Promise<Sim> {
-  const scenario = options.scenario ?? 'demo';
-  if (!isScenarioName(scenario)) {
+  const asked = options.scenario ?? 'demo';
+  if (!isScenarioName(asked)) {
     throw new RangeError(
-      `unknown scenario ${JSON.stringify(scenario)}; choose one of ${Object.keys(SCENARIOS).join(', ')}`,
+      `unknown scenario ${JSON.stringify(asked)}; choose one of ${Object.keys(SCENARIOS).join(', ')}`,
     );
   }
+  const problem = options.nodes === undefined ? undefined : nodesProblem(asked, options.nodes);
+  if (problem) throw new SimError('usage', problem);
   const version = options.version ?? DEFAULT_VERSION.gitVersion;
   const apiVersion = serverVersion(version);
-  const clock = options.clock ?? createScaledClock({ scale: options.scale ?? 1 });
   const log = options.log ?? silentLogger();
   const delays: SimDelays = { ...DEFAULT_DELAYS, ...options.delays };
-  const store = createStore({ now: () => clock.now() });
-  SCENARIOS[scenario].seed(store, {
-    version,
-    now: clock.now(),
-    ...(options.nodes === undefined ? {} : { nodes: options.nodes }),
-    ...(options.podsPerNode === undefined ? {} : { podsPerNode: options.podsPerNode }),
+  // The state's journal stamps writes with sim time; the clock is made once the state says when.
+  let simNow = (): Date => new Date();
+  const state = options.state
+    ? openSimState(options.state, { hosts: SERVED_HOSTS, now: () => simNow() })
+    : undefined;
+  const saved = state?.loaded;
+  try {
+    if (state) checkSeed(state.dir, saved?.seed, options);
+  } catch (error) {
+    state?.close();
+    throw error;
+  }
+  if (saved?.droppedTornWrite)
+    log.warn({ state: state?.dir }, 'the last saved write was torn by a crash and is dropped');
+  const scenario = saved?.seed && isScenarioName(saved.seed.scenario) ? saved.seed.scenario : asked;
+  const seed = {
+    scenario,
+    nodes: saved?.seed?.nodes ?? options.nodes ?? SCENARIO_NODES[scenario],
+  };
+  // Time does not run backwards across a restart: sim time goes on from the last saved write.
+  const resumeAt =
+    saved?.simTime && saved.simTime.getTime() > Date.now() ? saved.simTime : undefined;
+  const clock =
+    options.clock ??
+    createScaledClock({ scale: options.scale ?? 1, ...(resumeAt ? { start: resumeAt } : {}) });
+  simNow = () => clock.now();
+  const store = createStore({
+    now: () => clock.now(),
+    ...(saved ? { restore: saved } : {}),
+    ...(state ? { onCommit: (record) => state.track(record) } : {}),
   });
+  if (!saved) {
+    SCENARIOS[scenario].seed(store, {
+      version,
+      now: clock.now(),
+      ...(scenario === 'empty' ? {} : { nodes: seed.nodes }),
+      ...(options.podsPerNode === undefined ? {} : { podsPerNode: options.podsPerNode }),
+    });
+  }
+  // Both skip what exists: a restarted sim keeps what it saved, even a class someone changed.
   seedObjects(store, SYSTEM_PRIORITY_CLASSES, 'sim/bootstrap');
   seedObjects(store, options.objects ?? [], 'sim/seed');
   const kubeconfigPath = resolve(options.kubeconfigPath ?? DEFAULT_KUBECONFIG);
@@ -186,17 +231,45 @@ export async function createSim(options: SimOptions = {}): Promise<Sim> {
   try {
     hostAdmin = await startHostAdmin(host);
     hostUrl = hostAdmin.url;
-    api = await startApiServer({
-      store,
-      now: () => clock.now(),
-      port: options.port ?? 0,
-      version: apiVersion,
-      ...(options.faults ? { faults: options.faults } : {}),
-      status: () => ({ scenario, scale: clock.scale, hostUrl, kubelets: kubelets.names().length }),
-      podOutput: (key, uid) => runner.output(key, uid),
-    });
+    const serve = (port: number) =>
+      startApiServer({
+        store,
+        now: () => clock.now(),
+        port,
+        version: apiVersion,
+        ...(options.faults ? { faults: options.faults } : {}),
+        status: () => ({
+          scenario,
+          scale: clock.scale,
+          hostUrl,
+          kubelets: kubelets.names().length,
+        }),
+        podOutput: (key, uid) => runner.output(key, uid),
+        ...(state
+          ? {
+              tls: state.credentials.tls,
+              token: state.credentials.adminToken,
+              serviceAccountKey: state.credentials.serviceAccountKey,
+            }
+          : {}),
+      });
+    // A restarted sim serves where it did, so clients holding its kubeconfig reconnect unchanged.
+    const port = options.port ?? 0;
+    api =
+      port === 0 && saved?.port
+        ? await serve(saved.port).catch((error: unknown) => {
+            if ((error as { code?: unknown }).code !== 'EADDRINUSE') throw error;
+            log.warn(
+              { port: saved.port },
+              'the port the sim served on before is taken; serving on another',
+            );
+            return serve(0);
+          })
+        : await serve(port);
+    state?.start({ seed, port: api.port });
   } catch (error) {
     cleanup();
+    state?.close();
     await hostAdmin?.close();
     const code = (error as { code?: unknown }).code;
     if (code === 'EADDRINUSE' || code === 'EACCES') {
@@ -249,6 +322,7 @@ export async function createSim(options: SimOptions = {}): Promise<Sim> {
       stopped = true;
       cleanup();
       await Promise.all([hostAdmin?.close(), api.close()]);
+      state?.close();
     },
   };
 }

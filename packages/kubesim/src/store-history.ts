@@ -28,6 +28,13 @@ export class EventHistory {
     return this.#compactedRv;
   }
 
+  /** An empty window after `rv` (a restart): older versions are compacted. */
+  startAfter(rv: number): void {
+    this.#start = 0;
+    this.#length = 0;
+    this.#compactedRv = rv;
+  }
+
   push(entry: HistoryEntry): void {
     if (this.#length === this.#capacity) {
       this.#compactedRv = this.#ring[this.#start]?.rv ?? this.#compactedRv;

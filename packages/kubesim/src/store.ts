@@ -18,7 +18,7 @@ import type {
   WatchEvent,
   WriteOptions,
 } from './types.js';
-import { attachCustomResources } from './crd-controller.js';
+import { attachCustomResources, restoreObjects } from './crd-controller.js';
 import { createResourceRegistry, type ResourceRegistry } from './resource-registry.js';
 import { apiVersionOf, fieldGetter, type ResourceDef } from './resources.js';
 import { admitNamespace, prepareUpdate, validateObject } from './store-admission.js';
@@ -43,6 +43,27 @@ export interface StoreOptions {
   onHandlerError?: (error: unknown, event: WatchEvent) => void;
   /** The resources it serves (built-in kinds plus its CRDs'). @default a registry of its own */
   resources?: ResourceRegistry;
+  /**
+   * Objects saved by an earlier run (state/sim-state.ts), served as they were: uids and
+   * resourceVersions kept, the next write numbered after `resourceVersion`, and a watch or continue
+   * token from before it answered 410 Expired, as a restarted kube-apiserver's empty watch cache does.
+   */
+  restore?: RestoredObjects;
+  /** Told of every committed write, in resourceVersion order (the saved state's journal). */
+  onCommit?: (record: CommitRecord) => void;
+}
+
+export interface RestoredObjects {
+  resourceVersion: number;
+  objects: readonly { resource: ResourceKey; object: KObject }[];
+}
+
+export interface CommitRecord {
+  rv: number;
+  resource: ResourceKey;
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  /** The stored object: read it (serialize it) before returning, never change it. */
+  object: KObject;
 }
 
 const NAMESPACES = 'namespaces';
@@ -113,6 +134,7 @@ export function createStore(options: StoreOptions): Store {
         : {};
     const event: WatchEvent = { type, object, ...policy, ...(previous ? { previous } : {}) };
     history.push({ rv, resource: def.key, event });
+    options.onCommit?.({ rv, resource: def.key, type, object });
     auditLog.push({
       rv,
       at: now().toISOString(),
@@ -297,6 +319,12 @@ export function createStore(options: StoreOptions): Store {
     watchFrom,
     resources: registry,
   };
+  if (options.restore) {
+    rv = restoreObjects(options.restore, registry, (def, object) =>
+      bucket(def).set(objectKey(object.metadata.namespace, object.metadata.name ?? ''), object),
+    );
+    history.startAfter(rv);
+  }
   const store = withViews(raw, defOf);
   attachCustomResources(store, registry, now);
   return store;

@@ -5,7 +5,8 @@
  *
  * node:crypto can generate keys and parse certificates but cannot sign X.509 certificates, so the
  * `openssl` binary does the signing. Keys are EC P-256 (fast to make). The result is cached per
- * process and per host list: every sim started by one test run shares one CA.
+ * process and per host list: every sim started by one test run shares one CA (a sim with saved
+ * state keeps a CA of its own, newServerTls).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -43,6 +44,13 @@ export function serverTls(hosts: readonly string[] = ['127.0.0.1', 'localhost'])
   const cacheKey = hosts.join(',');
   const cached = cache.get(cacheKey);
   if (cached) return cached;
+  const material = newServerTls(hosts);
+  cache.set(cacheKey, material);
+  return material;
+}
+
+/** A CA and server certificate of their own, not shared with other sims (a sim with saved state). */
+export function newServerTls(hosts: readonly string[]): TlsMaterial {
   const dir = mkdtempSync(join(tmpdir(), 'kubemaint-sim-tls-'));
   const at = (name: string) => join(dir, name);
   const openssl = (...args: string[]) => runOpenssl(args);
@@ -97,14 +105,12 @@ export function serverTls(hosts: readonly string[] = ['127.0.0.1', 'localhost'])
       '-extfile',
       at('ext.cnf'),
     );
-    const material = {
+    return {
       caPem: readFileSync(at('ca.crt'), 'utf8'),
       caKeyPem: readFileSync(at('ca.key'), 'utf8'),
       certPem: readFileSync(at('server.crt'), 'utf8'),
       keyPem: readFileSync(at('server.key'), 'utf8'),
     };
-    cache.set(cacheKey, material);
-    return material;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -16,6 +16,7 @@ import {
   type AuthzAttributes,
 } from '../authz/index.js';
 import { certificateUser } from '../client-certificates.js';
+import { parseFieldSelector, type FieldRequirement } from '../selectors.js';
 import { StatusError, type Store } from '../types.js';
 import { impersonate, SIM_ADMIN, type UserInfo } from './identity.js';
 import type { TokenIssuer } from './service-account-tokens.js';
@@ -66,3 +67,23 @@ export const pathAttributes = (user: UserInfo, method: string, path: string): Au
   resourceRequest: false,
   path,
 });
+
+/**
+ * The object a list or watch names by `fieldSelector=metadata.name=X` (kube-apiserver's
+ * RequestInfoFactory): authorized as a request for X, so a Role with `resourceNames: [X]` allows it,
+ * as upstream. Only an exact match counts (`=` or `==`, alone or ANDed with other fields); a
+ * selector that does not parse, or a name that could not be a path segment, names nothing.
+ */
+export function selectedName(fieldSelector: string | null): string | undefined {
+  if (!fieldSelector) return undefined;
+  let requirements: FieldRequirement[];
+  try {
+    requirements = parseFieldSelector(fieldSelector, () => true);
+  } catch {
+    return undefined;
+  }
+  const name = requirements.find((r) => r.field === 'metadata.name' && !r.negate)?.value;
+  // path.IsValidPathSegmentName
+  if (name === undefined || name === '.' || name === '..' || /[/%]/.test(name)) return undefined;
+  return name;
+}

@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { serverTls } from '../tls.js';
+import { serverTls, type TlsMaterial } from '../tls.js';
 import { StatusError, type Store } from '../types.js';
 import { handleAdmin } from './admin.js';
 import {
@@ -36,7 +36,7 @@ import {
 } from './handlers.js';
 import { queryFlag, sendError, sendJson, type RequestContext } from './http.js';
 import { actorOf, SIM_ADMIN } from './identity.js';
-import { createAccessControl, pathAttributes } from './access-control.js';
+import { createAccessControl, pathAttributes, selectedName } from './access-control.js';
 import { handleReview, REVIEW_PATHS } from './access-reviews.js';
 import { createAdmission } from '../admission/chain.js';
 import { ensureBootstrapPolicy, resourceAttributes } from '../authz/index.js';
@@ -73,6 +73,10 @@ export interface ApiServerOptions {
   status?: () => Record<string, unknown>;
   /** What `pods/<name>/log` answers for a pod that ran as a local process. */
   podOutput?: PodOutput;
+  /** The CA and serving certificate (a sim's saved state). @default one CA per process (tls.ts) */
+  tls?: TlsMaterial;
+  /** The service-account token signing key (a sim's saved state). @default a random one */
+  serviceAccountKey?: Buffer;
 }
 
 export interface ApiServer {
@@ -122,12 +126,12 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   const faults = new FaultInjector(options.faults ?? [], options.faultSeed ?? 1);
   const version = options.version ?? DEFAULT_VERSION;
   const openWatches = new Set<() => void>();
-  const tls = serverTls(
-    [host, 'localhost', '127.0.0.1'].filter((h, i, all) => all.indexOf(h) === i),
-  );
+  const tls =
+    options.tls ??
+    serverTls([host, 'localhost', '127.0.0.1'].filter((h, i, all) => all.indexOf(h) === i));
   let address = `${host}:0`;
 
-  const tokens = createTokenIssuer(store, now);
+  const tokens = createTokenIssuer(store, now, options.serviceAccountKey);
 
   // Authentication, impersonation and Node+RBAC authorization (access-control.ts); admission policies.
   const access = createAccessControl(store, token, tokens);
@@ -181,13 +185,18 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     }
     const watch = queryFlag(ctx.query, 'watch');
     const verb = verbOf(method, r, watch);
+    const name =
+      r.name ??
+      (verb === 'list' || verb === 'watch'
+        ? selectedName(ctx.query.get('fieldSelector'))
+        : undefined);
     access.authorize(
       resourceAttributes(ctx.user, verb, {
         apiGroup: r.def.group,
         resource: r.def.plural,
         ...(r.subresource ? { subresource: r.subresource } : {}),
         ...(r.namespace ? { namespace: r.namespace } : {}),
-        ...(r.name ? { name: r.name } : {}),
+        ...(name ? { name } : {}),
       }),
     );
     if (r.subresource && POST_ONLY_SUBRESOURCES[r.subresource] && verb !== 'create') {

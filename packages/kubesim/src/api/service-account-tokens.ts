@@ -6,7 +6,7 @@
  * may only ask for tokens bound to pods on itself, the rule the Node authorizer and NodeRestriction
  * enforce: this is how an attached kubelet gives its pods credentials without handing out its own.
  *
- * Signed with HS256 under a key the server makes at start (kube-apiserver signs with its
+ * Signed with HS256 under a key the server makes at start (or the one a sim's saved state keeps) (kube-apiserver signs with its
  * service-account key, RS256/ES256): clients treat tokens as opaque, only this server checks them.
  * The sim keeps its messages and codes the same as kube-apiserver 1.34's, checked against it.
  */
@@ -59,8 +59,12 @@ interface BoundRef {
   uid?: string;
 }
 
-export function createTokenIssuer(store: Store, now: () => Date): TokenIssuer {
-  const key = randomBytes(32);
+/** @param key the signing key (kept by a sim with saved state). @default a random one */
+export function createTokenIssuer(
+  store: Store,
+  now: () => Date,
+  key: Buffer = randomBytes(32),
+): TokenIssuer {
   const header = b64url(JSON.stringify({ alg: 'HS256', kid: 'kubemaint-sim' }));
   const sign = (payload: string): string =>
     createHmac('sha256', key).update(`${header}.${payload}`).digest('base64url');

@@ -19,6 +19,7 @@ import {
   SYSTEM_NAMESPACES,
 } from './builders.js';
 import type { ScenarioOptions } from './types.js';
+import { SCENARIO_NODES } from '../names.js';
 
 const ACTOR = { actor: 'scenario/fleet' };
 const POOLS = ['general', 'compute', 'batch'] as const;
@@ -37,7 +38,7 @@ const owner = (o: KObject) => ({
 });
 
 export function seedFleet(store: Store, options: ScenarioOptions): void {
-  const nodes = options.nodes ?? 50;
+  const nodes = options.nodes ?? SCENARIO_NODES.fleet;
   const perNode = options.podsPerNode ?? 20;
   if (!Number.isInteger(nodes) || nodes < 1) {
     throw new RangeError(`fleet needs a whole number of nodes >= 1, got ${nodes}`);

@@ -4,7 +4,7 @@ export interface ScenarioOptions {
   version: string;
   /** Sim time at seeding (reboot-required-since marks are relative to it). */
   now: Date;
-  /** `fleet`: how many nodes. @default 50 */
+  /** How many nodes (`demo` and `fleet`; SCENARIO_NODES has the defaults). */
   nodes?: number;
   /** `fleet`: pods per node, the node agent included, at most 110. @default 20 */
   podsPerNode?: number;

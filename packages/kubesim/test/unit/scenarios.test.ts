@@ -4,6 +4,7 @@ import { REBOOT_MARKS } from '../../src/scenarios/marks.js';
 import { isPodReady, podSpec } from '../../src/controllers/shapes.js';
 import { POOL_LABEL } from '../../src/scenarios/builders.js';
 import { SCENARIOS, isScenarioName } from '../../src/scenarios/index.js';
+import { nodesProblem } from '../../src/names.js';
 import { createStore } from '../../src/store.js';
 import { R, type Store } from '../../src/types.js';
 
@@ -55,6 +56,37 @@ describe('demo scenario', () => {
     const volumes = (cache.spec?.['template'] as { spec: { volumes: { emptyDir?: object }[] } })
       .spec.volumes;
     assert.ok(volumes.some((v) => v.emptyDir));
+  });
+
+  it('seeds --nodes nodes, two thirds general, keeping its marks where the nodes exist', () => {
+    const nine = seeded('demo', { nodes: 9 }).list(R.nodes);
+    assert.equal(nine.length, 9);
+    assert.deepEqual(
+      nine.map((n) => n.metadata.labels?.[POOL_LABEL]),
+      [...Array<string>(6).fill('general'), 'batch', 'batch', 'batch'],
+    );
+    const marked = (list: typeof nine) =>
+      list
+        .filter((n) => n.metadata.labels?.[REBOOT_MARKS.label] === 'true')
+        .map((n) => n.metadata.name);
+    assert.deepEqual(marked(nine), ['node-2', 'node-5']);
+    const three = seeded('demo', { nodes: 3 }).list(R.nodes);
+    assert.deepEqual(
+      three.map((n) => n.metadata.name),
+      ['node-1', 'node-2', 'node-3'],
+    );
+    assert.deepEqual(marked(three), ['node-2']);
+  });
+});
+
+describe('node counts (nodesProblem)', () => {
+  it('takes 1 to 5000 nodes for demo and fleet and none for empty, saying why not', () => {
+    assert.equal(nodesProblem('demo', 1), undefined);
+    assert.equal(nodesProblem('fleet', 5000), undefined);
+    assert.match(nodesProblem('demo', 0)!, /--nodes 0 is not a whole number from 1 to 5000/);
+    assert.match(nodesProblem('fleet', 2.5)!, /not a whole number/);
+    assert.match(nodesProblem('fleet', 5001)!, /from 1 to 5000/);
+    assert.match(nodesProblem('empty', 3)!, /empty scenario seeds no nodes/);
   });
 });
 
