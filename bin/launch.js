@@ -4,6 +4,7 @@
 // naming the Node it needs instead. Then the CLI itself: from source through tsx in a checkout, the
 // esbuild bundle (dist/cli.mjs) in the installed package, which ships no source.
 import { existsSync, readFileSync } from 'node:fs';
+import module from 'node:module';
 
 const here = (path) => new URL(path, import.meta.url);
 
@@ -37,6 +38,9 @@ export async function launch(name) {
     register();
     await import('../src/cli/main.ts');
   } else if (existsSync(here('../dist/cli.mjs'))) {
+    // V8's compiled code kept on disk between runs (NODE_COMPILE_CACHE, or the temp folder): the
+    // bundle is large, and compiling it is most of a command's start.
+    module.enableCompileCache?.();
     await import('../dist/cli.mjs');
   } else {
     process.stderr.write(
