@@ -1,7 +1,8 @@
 /**
  * Pod status as a kubelet writes it, pure and in place: container started (Running, IPs, startTime),
  * ready, restarted (restartCount+1, the old run in lastState), terminated (exit code → Succeeded or
- * Failed), and the graceful-node-shutdown failure of a pod that may not restart.
+ * Failed), the graceful-node-shutdown failure of a pod that may not restart, a pod preempted for a
+ * critical one, and a pod that admission turned away.
  */
 import type { KObject } from './types.js';
 import {
@@ -102,20 +103,58 @@ export function markTerminated(
   }
 }
 
-/** Graceful node shutdown (`pkg/kubelet/nodeshutdown`): the pod failed and will not be restarted. */
-export function markShutdown(pod: KObject, nowIso: string): void {
+/**
+ * The kubelet stopped the pod for good and says why: its containers killed, the pod Failed with
+ * `reason` and `message`, and a DisruptionTarget condition (TerminationByKubelet) saying so.
+ */
+function markEnded(
+  pod: KObject,
+  nowIso: string,
+  why: { reason: string; message: string; disruption: string },
+): void {
   markTerminated(pod, { exitCode: 137, nowIso, reason: 'Error' });
   const status = statusOf(pod);
-  status.reason = 'Terminated';
-  status.message = 'Pod was terminated in response to imminent node shutdown.';
+  status.reason = why.reason;
+  status.message = why.message;
   setCondition(
     status,
     {
       type: 'DisruptionTarget',
       status: 'True',
       reason: 'TerminationByKubelet',
-      message: status.message,
+      message: why.disruption,
     },
     nowIso,
   );
+}
+
+/** Graceful node shutdown (`pkg/kubelet/nodeshutdown`): the pod failed and will not be restarted. */
+export function markShutdown(pod: KObject, nowIso: string): void {
+  const message = 'Pod was terminated in response to imminent node shutdown.';
+  markEnded(pod, nowIso, { reason: 'Terminated', message, disruption: message });
+}
+
+/** Evicted to admit a critical pod (`pkg/kubelet/preemption`). */
+export function markPreempted(pod: KObject, nowIso: string): void {
+  markEnded(pod, nowIso, {
+    reason: 'Preempting',
+    message: 'Preempted in order to admit critical pod',
+    disruption: 'Pod was preempted by Kubelet to accommodate a critical pod.',
+  });
+}
+
+/**
+ * Turned away by admission (`Kubelet.rejectPod`): Failed with the admission's reason, never
+ * started, so no container statuses; the start time is when the kubelet decided.
+ */
+export function markRejected(
+  pod: KObject,
+  why: { reason: string; message: string },
+  nowIso: string,
+): void {
+  const status = statusOf(pod);
+  status.phase = 'Failed';
+  status.reason = why.reason;
+  status.message = `Pod was rejected: ${why.message}`;
+  status.startTime ??= nowIso;
 }

@@ -1,15 +1,25 @@
 /**
- * One node's containers: pods bound to the node start (Pending → Running after `podStartMs`, Ready
- * after `podReadyMs`), mapped images run as child processes through the jobs runner, unmapped Job pods
- * "run" for `jobPodRunMs`, deleted pods stop within their grace period and are then removed, and
- * restarts (reboot, kubelet upgrade) bump restartCount. Reads and writes go through the kubelet's API.
+ * One node's containers: pods bound to the node pass admission (kubelet-admission.ts: a pod that
+ * does not fit ends Failed with the kubelet's reason; a critical one preempts others) and start
+ * (Pending → Running after `podStartMs`, Ready after `podReadyMs`), mapped images run as child
+ * processes through the jobs runner, unmapped Job pods "run" for `jobPodRunMs`, deleted pods stop
+ * within their grace period and are then removed, and restarts (reboot, kubelet upgrade) bump
+ * restartCount. Reads and writes go through the kubelet's API.
  */
 import type { KObject } from './types.js';
 import type { KubeletApi, KubeletContext } from './kubelet-api.js';
 import { isPodTerminal, podSpec, type Container } from './controllers/shapes.js';
 import type { ContainerExit, ContainerProcess, JobsRunner } from './jobs-runner.js';
 import { legacyEvent } from './events.js';
-import { markReady, markRestarting, markStarted, markTerminated } from './kubelet-pod-status.js';
+import {
+  markPreempted,
+  markReady,
+  markRejected,
+  markRestarting,
+  markStarted,
+  markTerminated,
+} from './kubelet-pod-status.js';
+import { admitPod, type Admission } from './kubelet-admission.js';
 
 /** Annotation for unmapped pods: the exit code their container "returns" (Job pods). */
 export const EXIT_CODE_ANNOTATION = 'sim.kubemaint.io/exit-code';
@@ -63,6 +73,13 @@ export function createNodePods(
   };
   const later = (run: PodRun, ms: number, fn: () => void): void =>
     void run.timers.push(clock.after(ms, fn));
+  const record = (pod: KObject, reason: string, message: string): void =>
+    api.recordEvent(
+      legacyEvent(
+        { regarding: pod, reason, message, type: 'Warning', component: 'kubelet', host: node.name },
+        clock.now(),
+      ),
+    );
   /** What the real kubelet records about a pod's containers (pkg/kubelet/events). */
   const recordContainers = (pod: KObject, events: (c: Container) => [string, string][]): void => {
     for (const c of podSpec(pod).containers ?? []) {
@@ -136,6 +153,45 @@ export function createNodePods(
     api.deletePod(pod);
   };
 
+  /** `GetActivePods`: what this kubelet admitted and still runs, but `uid`. */
+  const activePods = (uid: string): KObject[] =>
+    api.pods().filter((p) => {
+      const other = p.metadata.uid ?? '';
+      return other !== uid && runs.has(other) && !isPodTerminal(p);
+    });
+
+  /** Stopped for good to make room for a critical pod: Failed, `Preempting`. */
+  const preempt = (victim: KObject): void => {
+    const uid = victim.metadata.uid ?? '';
+    record(victim, 'Preempting', 'Preempted in order to admit critical pod');
+    if (victim.status?.['phase'] === 'Running') {
+      recordContainers(victim, (c) => [['Killing', `Stopping container ${c.name}`]]);
+    }
+    const run = runs.get(uid);
+    if (run) {
+      cancel(run);
+      run.process?.kill((podSpec(victim).terminationGracePeriodSeconds ?? 30) * 1_000);
+      runs.delete(uid);
+    }
+    // A victim already being deleted comes back through `sync` and is removed as any other.
+    write(victim, (p) => markPreempted(p, nowIso()));
+  };
+
+  /** The kubelet's admission of a pod new to it; false when it turned the pod away. */
+  const admit = (pod: KObject): boolean => {
+    const current = api.node();
+    const verdict: Admission = current
+      ? admitPod(pod, current, activePods(pod.metadata.uid ?? ''))
+      : { admit: false, reason: 'InvalidNodeInfo', message: 'Kubelet cannot get node info.' };
+    if (!verdict.admit) {
+      record(pod, verdict.reason, verdict.message);
+      write(pod, (p) => markRejected(p, verdict, nowIso()));
+      return false;
+    }
+    for (const victim of verdict.preempt) preempt(victim);
+    return true;
+  };
+
   const terminate = (pod: KObject, run: PodRun): void => {
     run.terminating = true;
     cancel(run);
@@ -167,11 +223,13 @@ export function createNodePods(
         return;
       }
       if (run) return;
+      const adopted = pod.status?.['phase'] === 'Running';
+      if (!adopted && !admit(pod)) return;
       const fresh = runOf(uid);
-      if (pod.status?.['phase'] === 'Running') {
+      if (adopted) {
         // Adopted (seeded by a scenario, or the kubelet restarted): already running, maybe not ready.
         const ready = (
-          pod.status['conditions'] as { type: string; status: string }[] | undefined
+          pod.status?.['conditions'] as { type: string; status: string }[] | undefined
         )?.some((c) => c.type === 'Ready' && c.status === 'True');
         if (!ready)
           later(fresh, delays.podReadyMs, () => write(pod, (p) => markReady(p, nowIso())));

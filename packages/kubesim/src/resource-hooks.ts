@@ -6,6 +6,7 @@
 import type { KObject } from './types.js';
 import { StatusError } from './types.js';
 import type { StatusCause } from './status-errors.js';
+import { qosClassOf } from './controllers/scheduler-requests.js';
 
 type Obj = Record<string, unknown>;
 
@@ -54,7 +55,24 @@ export function podDefaults(pod: KObject): void {
     }
   }
   spec['tolerations'] = tolerations;
-  setDefault(ensureObj(pod, 'status'), 'phase', 'Pending');
+  for (const field of ['initContainers', 'containers']) {
+    for (const c of Array.isArray(spec[field]) ? (spec[field] as unknown[]) : []) {
+      requestsFromLimits(asObj(c));
+    }
+  }
+  const status = ensureObj(pod, 'status');
+  setDefault(status, 'phase', 'Pending');
+  // The pod strategy's PrepareForCreate: kubectl describe and the kubelet's preemption read it.
+  setDefault(status, 'qosClass', qosClassOf(pod));
+}
+
+/** `SetDefaults_Pod`: a container that limits a resource and does not request it requests its limit. */
+function requestsFromLimits(container: Obj): void {
+  const resources = asObj(container['resources']);
+  const limits = asObj(resources['limits']);
+  if (Object.keys(limits).length === 0) return;
+  const requests = ensureObj(ensureObj(container, 'resources'), 'requests');
+  for (const [name, value] of Object.entries(limits)) setDefault(requests, name, value);
 }
 
 export function podValidate(pod: KObject): StatusCause[] {

@@ -6,6 +6,8 @@
 import { R, type KObject } from '../types.js';
 import type { ControllerContext, Stop } from './context.js';
 import { placePod } from './scheduling.js';
+import { addPod, NO_USAGE, type NodeUsage } from './scheduler-fit.js';
+import { podRequests, type Requests } from './scheduler-requests.js';
 import { isPodTerminal, keyOf, podSpec, setCondition, splitKey, type PodStatus } from './shapes.js';
 import { createWorkQueue } from './work-queue.js';
 import { createEventSink, schedulerEvent } from '../events.js';
@@ -15,9 +17,10 @@ const ALL = '*';
 
 export function startScheduler(ctx: ControllerContext): Stop {
   const { store, clock } = ctx;
-  /** podKey → node, for active pods already bound: the per-node counts come from this. */
-  const boundTo = new Map<string, string>();
-  const pending = new Set<string>();
+  /** podKey → node and requests, for active pods already bound: each node's usage comes from this. */
+  const boundTo = new Map<string, { node: string; requests: Requests }>();
+  /** podKey → the pod's priority, for pods waiting for a node. */
+  const pending = new Map<string, number>();
   const sink = createEventSink(store, ACTOR);
   const record = (pod: KObject, input: Parameters<typeof schedulerEvent>[1]) =>
     sink(schedulerEvent(pod, input, clock.now()));
@@ -28,21 +31,23 @@ export function startScheduler(ctx: ControllerContext): Stop {
     boundTo.delete(key);
     pending.delete(key);
     if (deleted || isPodTerminal(pod)) return;
-    if (node) boundTo.set(key, node);
-    else if (pod.metadata.deletionTimestamp === undefined) pending.add(key);
+    if (node) boundTo.set(key, { node, requests: podRequests(pod) });
+    else if (pod.metadata.deletionTimestamp === undefined)
+      pending.set(key, Number(pod.spec?.['priority'] ?? 0));
   };
 
-  const counts = (): Map<string, number> => {
-    const out = new Map<string, number>();
-    for (const node of boundTo.values()) out.set(node, (out.get(node) ?? 0) + 1);
+  const usage = (): Map<string, NodeUsage> => {
+    const out = new Map<string, NodeUsage>();
+    for (const { node, requests } of boundTo.values())
+      out.set(node, addPod(out.get(node) ?? NO_USAGE, requests));
     return out;
   };
 
-  const bind = (key: string, nodes: KObject[], podCounts: Map<string, number>): void => {
+  const bind = (key: string, nodes: KObject[], used: Map<string, NodeUsage>): void => {
     const [namespace, name] = splitKey(key);
     const pod = store.get(R.pods, namespace, name);
     if (!pod || podSpec(pod).nodeName || pod.metadata.deletionTimestamp) return;
-    const placement = placePod(pod, nodes, podCounts);
+    const placement = placePod(pod, nodes, used);
     const now = clock.now().toISOString();
     if (placement.node === undefined) {
       const known = (
@@ -95,7 +100,7 @@ export function startScheduler(ctx: ControllerContext): Stop {
       },
       { actor: ACTOR, subresource: 'status' },
     );
-    podCounts.set(node, (podCounts.get(node) ?? 0) + 1);
+    used.set(node, addPod(used.get(node) ?? NO_USAGE, podRequests(pod)));
     record(pod, {
       reason: 'Scheduled',
       action: 'Binding',
@@ -110,8 +115,11 @@ export function startScheduler(ctx: ControllerContext): Stop {
     reconcile: () => {
       if (pending.size === 0) return;
       const nodes = store.list(R.nodes);
-      const podCounts = counts();
-      for (const key of [...pending].sort()) bind(key, nodes, podCounts);
+      const used = usage();
+      // PrioritySort, as kube-scheduler's queue: higher priority first, then by name (the sim's
+      // stand-in for arrival order), so a critical pod takes the last free slot.
+      const order = [...pending].sort(([a, pa], [b, pb]) => pb - pa || (a < b ? -1 : 1));
+      for (const [key] of order) bind(key, nodes, used);
     },
   });
 

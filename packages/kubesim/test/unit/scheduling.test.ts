@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { placePod } from '../../src/controllers/scheduling.js';
+import type { NodeUsage } from '../../src/controllers/scheduler-fit.js';
 import type { KObject } from '../../src/types.js';
 
 const node = (
@@ -9,16 +10,29 @@ const node = (
 ): KObject => ({
   metadata: { name, labels: extra.labels ?? {} },
   spec: extra.spec ?? {},
-  status: { allocatable: { pods: String(extra.pods ?? 110) } },
+  status: { allocatable: { pods: String(extra.pods ?? 110), cpu: '4', memory: '8Gi' } },
 });
 const pod = (spec: Record<string, unknown> = {}): KObject => ({ metadata: { name: 'p' }, spec });
+const requesting = (requests: Record<string, string>): KObject =>
+  pod({ containers: [{ name: 'c', image: 'x', resources: { requests } }] });
+/** What the node's bound pods use: a pod count, or pods and their CPU and memory requests. */
+type Used = number | { pods: number; milliCPU?: number; memory?: number };
+const usage = (used: Record<string, Used>): Map<string, NodeUsage> =>
+  new Map(
+    Object.entries(used).map(([name, u]) => [
+      name,
+      typeof u === 'number'
+        ? { pods: u, milliCPU: 0, memory: 0 }
+        : { milliCPU: 0, memory: 0, ...u },
+    ]),
+  );
 
 describe('placePod', () => {
   const cases: {
     why: string;
     pod: KObject;
     nodes: KObject[];
-    counts?: Record<string, number>;
+    counts?: Record<string, Used>;
     want: string | RegExp;
   }[] = [
     {
@@ -93,6 +107,23 @@ describe('placePod', () => {
       want: /0\/1 nodes are available: 1 Too many pods\./,
     },
     {
+      why: "counts CPU requests against the node's allocatable",
+      pod: requesting({ cpu: '1500m' }),
+      nodes: [node('a'), node('b')],
+      counts: { a: { pods: 1, milliCPU: 3000 }, b: { pods: 5, milliCPU: 2000 } },
+      want: 'b',
+    },
+    {
+      why: 'names every resource a node lacks, as NodeResourcesFit does',
+      pod: requesting({ cpu: '2', memory: '1Gi' }),
+      nodes: [node('a'), node('b')],
+      counts: {
+        a: { pods: 1, milliCPU: 3000, memory: 8 * 2 ** 30 },
+        b: { pods: 1, milliCPU: 3000 },
+      },
+      want: '0/2 nodes are available: 1 Insufficient memory, 2 Insufficient cpu.',
+    },
+    {
       why: 'explains every reason when nothing fits',
       pod: pod({ nodeSelector: { pool: 'x' } }),
       nodes: [node('a'), node('b', { labels: { pool: 'x' }, spec: { unschedulable: true } })],
@@ -101,7 +132,7 @@ describe('placePod', () => {
   ];
   for (const c of cases) {
     it(c.why, () => {
-      const placement = placePod(c.pod, c.nodes, new Map(Object.entries(c.counts ?? {})));
+      const placement = placePod(c.pod, c.nodes, usage(c.counts ?? {}));
       if (typeof c.want === 'string' && placement.node !== undefined)
         assert.equal(placement.node, c.want);
       else if (placement.node === undefined) {
