@@ -172,10 +172,28 @@ export function deploymentDefaults(obj: KObject): void {
 export function daemonSetDefaults(obj: KObject): void {
   const spec = ensureObj(obj, 'spec');
   setDefault(spec, 'revisionHistoryLimit', 10);
-  setDefault(spec, 'updateStrategy', {
-    type: 'RollingUpdate',
-    rollingUpdate: { maxUnavailable: 1, maxSurge: 0 },
+  const strategy = ensureObj(spec, 'updateStrategy');
+  setDefault(strategy, 'type', 'RollingUpdate');
+  if (strategy['type'] === 'RollingUpdate') {
+    const rolling = ensureObj(strategy, 'rollingUpdate');
+    setDefault(rolling, 'maxUnavailable', 1);
+    setDefault(rolling, 'maxSurge', 0);
+  }
+}
+
+export function statefulSetDefaults(obj: KObject): void {
+  const spec = ensureObj(obj, 'spec');
+  setDefault(spec, 'replicas', 1);
+  setDefault(spec, 'revisionHistoryLimit', 10);
+  setDefault(spec, 'podManagementPolicy', 'OrderedReady');
+  setDefault(spec, 'persistentVolumeClaimRetentionPolicy', {
+    whenDeleted: 'Retain',
+    whenScaled: 'Retain',
   });
+  const strategy = ensureObj(spec, 'updateStrategy');
+  setDefault(strategy, 'type', 'RollingUpdate');
+  if (strategy['type'] === 'RollingUpdate')
+    setDefault(ensureObj(strategy, 'rollingUpdate'), 'partition', 0);
 }
 
 export function namespaceDefaults(ns: KObject): void {

@@ -64,7 +64,13 @@ export const R = {
   replicasets: 'replicasets.apps',
   daemonsets: 'daemonsets.apps',
   statefulsets: 'statefulsets.apps',
+  controllerrevisions: 'controllerrevisions.apps',
   eventsV1: 'events.events.k8s.io',
+  services: 'services',
+  endpoints: 'endpoints',
+  endpointslices: 'endpointslices.discovery.k8s.io',
+  pvcs: 'persistentvolumeclaims',
+  cronjobs: 'cronjobs.batch',
 } as const satisfies Record<string, ResourceKey>;
 
 export interface ListOptions {

@@ -12,6 +12,7 @@ import { customResourceTable } from './crd-table.js';
 import { humanAge } from './human-age.js';
 import { EVENT_COLUMNS } from './event-table.js';
 import { selectorText } from './selector-text.js';
+import { KIND_COLUMNS } from './kind-tables.js';
 
 export { humanAge } from './human-age.js';
 
@@ -27,6 +28,7 @@ export const wantsTable = (req: IncomingMessage): boolean =>
 
 interface Column {
   name: string;
+  type?: 'integer' | 'string' | 'boolean';
   priority?: number;
   cell: (obj: KObject, now: Date) => string | number;
 }
@@ -162,15 +164,17 @@ const COLUMNS: Record<string, Column[]> = {
 
 export function toTable(def: ResourceDef, objects: readonly KObject[], now: Date, meta: Obj = {}) {
   if (def.custom) return customResourceTable(def.custom, objects, now, meta);
-  const columns = COLUMNS[def.key] ?? [nameCol, ageCol];
+  const columns: readonly Column[] = COLUMNS[def.key] ?? KIND_COLUMNS[def.key] ?? [nameCol, ageCol];
   return {
     kind: 'Table',
     apiVersion: 'meta.k8s.io/v1',
     metadata: meta,
     columnDefinitions: columns.map((c) => ({
       name: c.name,
-      type: c.name === 'Restarts' || c.name === 'Allowed Disruptions' ? 'integer' : 'string',
-      format: c === nameCol ? 'name' : '',
+      type:
+        c.type ??
+        (c.name === 'Restarts' || c.name === 'Allowed Disruptions' ? 'integer' : 'string'),
+      format: c.name === 'Name' && c.priority === undefined ? 'name' : '',
       description: c.name,
       priority: c.priority ?? 0,
     })),

@@ -15,8 +15,16 @@ const OWNERS: readonly ResourceKey[] = [
   R.daemonsets,
   R.statefulsets,
   R.jobs,
+  R.cronjobs,
+  R.services,
 ];
-const DEPENDENTS: readonly ResourceKey[] = [R.replicasets, R.pods, R.jobs];
+const DEPENDENTS: readonly ResourceKey[] = [
+  R.replicasets,
+  R.pods,
+  R.jobs,
+  R.controllerrevisions,
+  R.endpointslices,
+];
 
 export function startGarbageCollector(ctx: ControllerContext): Stop {
   const { store, clock } = ctx;
@@ -88,7 +96,15 @@ export function startGarbageCollector(ctx: ControllerContext): Stop {
       for (const owner of store.listPage(resource, {}, { shared: true }).items)
         live.add(owner.metadata.uid ?? '');
     }
-    const ownerKinds = new Set(['Deployment', 'ReplicaSet', 'DaemonSet', 'StatefulSet', 'Job']);
+    const ownerKinds = new Set([
+      'Deployment',
+      'ReplicaSet',
+      'DaemonSet',
+      'StatefulSet',
+      'Job',
+      'CronJob',
+      'Service',
+    ]);
     const kindOf = new Map<string, string>();
     for (const resource of DEPENDENTS) {
       for (const dependent of store.listPage(resource, {}, { shared: true }).items) {

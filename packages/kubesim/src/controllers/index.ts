@@ -13,6 +13,10 @@ import { createPodIndex } from './pod-index.js';
 import { startReplicaSetController } from './replicaset.js';
 import { startScheduler } from './scheduler.js';
 import { startStatefulSetController } from './statefulset.js';
+import { startCronJobController } from './cronjob.js';
+import { startEndpointsController } from './endpoints.js';
+import { startKubernetesService } from './kubernetes-service.js';
+import { startVolumeClaimController } from './volume-claims.js';
 
 export const CONTROLLERS = {
   scheduler: startScheduler,
@@ -23,6 +27,10 @@ export const CONTROLLERS = {
   daemonset: startDaemonSetController,
   statefulset: startStatefulSetController,
   job: startJobController,
+  cronjob: startCronJobController,
+  endpoints: startEndpointsController,
+  'persistentvolume-binder': startVolumeClaimController,
+  'kubernetes-service': startKubernetesService,
   'garbage-collector': startGarbageCollector,
   'event-ttl': (ctx) => startEventTtl(ctx),
 } as const satisfies Record<string, (ctx: ControllerContext) => Stop>;
