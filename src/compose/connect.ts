@@ -26,6 +26,12 @@ import { kubemaintAccessObjects } from './sim-access.js';
  */
 export const DEMO_KUBECONFIG = '.kubemaint/sim.kubeconfig';
 
+/**
+ * Where the demo's embedded cluster keeps its objects and CA across restarts (ADR 0030), for
+ * `kubemaint sim` and for the sim `serve` starts: both are the demo of this folder.
+ */
+export const DEMO_SIM_STATE = '.kubemaint/sim-state';
+
 export interface Connection {
   kubeConfig: KubeConfig;
   /** Where a kubeconfig for this cluster is on disk, when there is one (the sim writes its own). */
@@ -95,6 +101,7 @@ async function startSim(
     nodes: cluster.sim.nodes,
     port: cluster.sim.port,
     kubeconfigPath: DEMO_KUBECONFIG,
+    state: DEMO_SIM_STATE,
     images: simExecutorImages(config.executor.image),
     // Shorter than a real machine (60 s), so the demo's walkthrough stays short.
     delays: { rebootDowntimeMs: 20_000, upgradeDowntimeMs: 10_000 },

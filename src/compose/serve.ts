@@ -11,6 +11,7 @@ import { findNeeds, runTick } from '../app/control/tick.js';
 import { consoleNotifier } from '../adapters/console/notifier.js';
 import { startOpsServer } from '../adapters/http/ops-server.js';
 import { tickReadiness } from '../adapters/http/readiness.js';
+import { apiRefusal } from '../adapters/kube/refusal.js';
 import { metricsNotifier } from '../adapters/metrics/notifier.js';
 import { observeFleet, timeTick } from '../adapters/metrics/observe.js';
 import { createMetrics } from '../adapters/metrics/registry.js';
@@ -44,7 +45,7 @@ export async function runServe(options: {
   const log = createLogger({ service: 'serve', level });
   for (const warning of configWarnings(config)) log.warn(warning);
   const metrics = createMetrics({ processMetrics: true });
-  const readiness = tickReadiness({ clock: { now: () => new Date() } });
+  const readiness = tickReadiness({ clock: { now: () => new Date() }, refusal: apiRefusal });
   const pageOn = statusPageEnabled(config, options.statusPage);
   // Set once the control plane is open; the page says it is reading the cluster until then.
   const opened: {
@@ -138,6 +139,7 @@ export async function runServe(options: {
     namespace: deps.settings.namespace,
     rebootLabel: deps.settings.detection.rebootLabel,
     log: log.child({ component: 'watch' }),
+    onContact: (outcome) => readiness.contact(outcome),
     onChange: (changes) => {
       loop.kick();
       if (changes.some((c) => c.startsWith(`${PAUSE_STREAM}:`))) void pause.check();

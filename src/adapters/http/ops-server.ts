@@ -1,5 +1,5 @@
 /**
- * The ops endpoint of `kubemaint serve` (port 9090 in the Deployment): `/healthz` says the process
+ * The ops endpoint of `kubemaint serve` (port 9090 in the Deployment): `/healthz` (or `/livez`) says the process
  * is alive (liveness: it never calls the cluster, so a slow API server cannot get the pod killed),
  * `/readyz` says whether the control plane is doing its job (the last tick succeeded recently and
  * the cluster answered), `/metrics` is the Prometheus exposition, and `/status` the status page
@@ -116,14 +116,15 @@ interface Answer {
 
 async function route(req: IncomingMessage, options: OpsServerOptions): Promise<Answer> {
   const path = new URL(req.url ?? '/', 'http://ops').pathname;
-  const known = path === '/healthz' || path === '/readyz' || path === '/metrics';
+  const known =
+    path === '/healthz' || path === '/livez' || path === '/readyz' || path === '/metrics';
   if (path === '/status' || path.startsWith('/status/'))
     return {
       status: 404,
       body: 'the status page is off: turn it on with serve.statusPage: true or --status-page\n',
     };
   if (!known)
-    return { status: 404, body: `not found: ${path} (try /healthz, /readyz, /metrics)\n` };
+    return { status: 404, body: `not found: ${path} (try /healthz, /livez, /readyz, /metrics)\n` };
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     return {
       status: 405,
@@ -131,7 +132,8 @@ async function route(req: IncomingMessage, options: OpsServerOptions): Promise<A
       headers: { allow: 'GET, HEAD' },
     };
   }
-  if (path === '/healthz') return { status: 200, body: 'ok\n' };
+  // /livez is /healthz by the name Kubernetes' own components use.
+  if (path === '/healthz' || path === '/livez') return { status: 200, body: 'ok\n' };
   if (path === '/readyz') {
     const readiness = await options.ready();
     const why = readiness.why ? `: ${readiness.why}` : '';

@@ -30,6 +30,8 @@ export interface WatchStreamOptions {
   backoff?: { initialMs: number; maxMs: number };
   /** Server-side stream lifetime, renewed from the last version. @default 300 */
   timeoutSeconds?: number;
+  /** Told whether the apiserver answered each list and watch request (serve's readiness). */
+  onContact?: (outcome: { ok: true } | { ok: false; error: unknown }) => void;
 }
 
 export interface WatchStream {
@@ -56,7 +58,9 @@ export function startWatchStream(options: WatchStreamOptions): WatchStream {
     if (stopped) return;
     timer = setTimeout(() => void cycle(), ms);
   };
+  const contact = options.onContact ?? (() => undefined);
   const retryAfterError = (error: unknown, what: string) => {
+    contact({ ok: false, error });
     options.log.warn(
       {
         stream: options.name,
@@ -71,6 +75,7 @@ export function startWatchStream(options: WatchStreamOptions): WatchStream {
 
   const relist = async (): Promise<void> => {
     const listed = await options.list();
+    contact({ ok: true });
     const before = new Map(known);
     known.clear();
     let changed = false;
@@ -152,6 +157,7 @@ export function startWatchStream(options: WatchStreamOptions): WatchStream {
           if (lived < 1_000) delayMs = Math.min(delayMs * 2, backoff.maxMs);
         },
       );
+      contact({ ok: true });
       // stop() ran while the request was being answered: it could not abort this one yet.
       if (stopped) controller.abort();
     } catch (error) {

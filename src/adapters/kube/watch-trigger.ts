@@ -38,7 +38,12 @@ import {
   slotFingerprint,
 } from './watch-fingerprints.js';
 import { DECISIONS, GROUP, REQUESTS, VERSION } from './request-codec.js';
-import { startWatchStream, type KubeObject, type WatchStream } from './watch-stream.js';
+import {
+  startWatchStream,
+  type KubeObject,
+  type WatchStream,
+  type WatchStreamOptions,
+} from './watch-stream.js';
 
 export interface WatchTriggerOptions {
   /** kubemaint's namespace, where its Jobs run. */
@@ -54,6 +59,8 @@ export interface WatchTriggerOptions {
   maxWaitMs?: number;
   /** @default { initialMs: 500, maxMs: 30_000 } */
   backoff?: { initialMs: number; maxMs: number };
+  /** Told whether the apiserver answered each list and watch request (serve's readiness). */
+  onContact?: WatchStreamOptions['onContact'];
 }
 
 /** The stream of the pause switch: a change whose text starts with it was a `pause` or `resume`. */
@@ -81,6 +88,7 @@ export function watchForChanges(
     onChange: (change: string) => debounce.add(change),
     log: options.log,
     ...(options.backoff ? { backoff: options.backoff } : {}),
+    ...(options.onContact ? { onContact: options.onContact } : {}),
   };
   const nodeStream = (selector: string): WatchStream =>
     startWatchStream({

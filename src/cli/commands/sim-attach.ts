@@ -28,7 +28,7 @@ export const ATTACH_HELP =
   "    --image 'ghcr.io/kubemaint/kubemaint:*=npx tsx src/cli/main.ts'";
 
 /** Options that only mean something for the embedded sim, and the ones only for attach mode. */
-const EMBEDDED_ONLY = ['scenario', 'podsPerNode', 'port', 'kubeconfig', 'apiVersion'];
+const EMBEDDED_ONLY = ['scenario', 'podsPerNode', 'port', 'kubeconfig', 'apiVersion', 'state'];
 const ATTACH_ONLY = [
   'namePrefix',
   'label',

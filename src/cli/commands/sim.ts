@@ -7,8 +7,13 @@
 import type { Command } from 'commander';
 import { KubemaintError } from '../../errors.js';
 import { createLogger } from '../../log.js';
-import { DEMO_KUBECONFIG as DEFAULT_KUBECONFIG } from '../../compose/connect.js';
-import { isScenarioName, SCENARIO_DESCRIPTIONS } from '@kubemaint/kubesim/names';
+import { DEMO_KUBECONFIG as DEFAULT_KUBECONFIG, DEMO_SIM_STATE } from '../../compose/connect.js';
+import {
+  isScenarioName,
+  nodesProblem,
+  SCENARIO_DESCRIPTIONS,
+  type ScenarioName,
+} from '@kubemaint/kubesim/names';
 import { ATTACH_HELP, refuseAttachOptions, runAttach } from './sim-attach.js';
 import { number, parseImages } from './sim-options.js';
 import { kubemaintAccessObjects } from '../../compose/sim-access.js';
@@ -19,6 +24,8 @@ export interface SimOptions {
   podsPerNode?: string;
   port: string;
   kubeconfig: string;
+  /** A directory, or false with --no-state. */
+  state: string | false;
   scale: string;
   apiVersion?: string;
   image: string[];
@@ -51,7 +58,17 @@ export function registerSimCommand(program: Command): void {
     )
     .option('--nodes <n>', 'fleet: number of nodes (default 50); attach: how many (default 3)')
     .option('--pods-per-node <n>', 'fleet: pods per node, at most 110 (default 20)')
-    .option('--port <port>', 'API server port (0 picks a free one)', '0')
+    .option(
+      '--port <port>',
+      'API server port (0: the one it served on before, if its state has one and it is free; else any)',
+      '0',
+    )
+    .option(
+      '--state <dir>',
+      'keep the cluster (objects, CA, credentials) here across restarts; a new directory is seeded from --scenario',
+      DEMO_SIM_STATE,
+    )
+    .option('--no-state', 'a fresh cluster that is forgotten when it stops')
     .option('--kubeconfig <path>', 'where to write the kubeconfig for the sim', DEFAULT_KUBECONFIG)
     .option('--scale <x>', 'sim time runs this many times faster than wall time', '1')
     .option('--api-version <v>', 'the version /version reports (kubectl picks its binary by it)')
@@ -95,13 +112,16 @@ export function registerSimCommand(program: Command): void {
         });
       }
       const whole = (n: number) => Number.isInteger(n) && n >= 1;
+      const nodes =
+        options.nodes === undefined ? undefined : nodeCount(options.scenario, options.nodes);
+      // A saved cluster keeps its seed: only a scenario asked for by name is checked against it.
+      const scenarioGiven = command.getOptionValueSource('scenario') !== 'default';
       const { createSim } = await import('@kubemaint/kubesim');
       const sim = await createSim({
         objects: kubemaintAccessObjects(),
-        scenario: options.scenario,
-        ...(options.nodes
-          ? { nodes: number('--nodes', options.nodes, whole, 'a whole number ≥ 1') }
-          : {}),
+        ...(scenarioGiven || options.state === false ? { scenario: options.scenario } : {}),
+        ...(nodes === undefined ? {} : { nodes }),
+        ...(options.state === false ? {} : { state: options.state }),
         ...(options.podsPerNode
           ? {
               podsPerNode: number(
@@ -139,4 +159,14 @@ export function registerSimCommand(program: Command): void {
       });
       await sim.stop();
     });
+}
+
+/** `--nodes` as a count the scenario takes, or a usage error saying why not. */
+function nodeCount(scenario: ScenarioName, text: string): number {
+  const n = text.trim() === '' ? Number.NaN : Number(text);
+  const problem = Number.isNaN(n)
+    ? `--nodes ${JSON.stringify(text)} is not a whole number`
+    : nodesProblem(scenario, n);
+  if (problem !== undefined) throw new KubemaintError('usage', problem);
+  return n;
 }

@@ -8,6 +8,8 @@ import {
   type Readiness,
 } from '../../../src/adapters/http/ops-server.js';
 import { tickReadiness } from '../../../src/adapters/http/readiness.js';
+import { KubeError } from '../../../src/adapters/kube/errors.js';
+import { apiRefusal } from '../../../src/adapters/kube/refusal.js';
 import { observeFleet } from '../../../src/adapters/metrics/observe.js';
 import { createMetrics } from '../../../src/adapters/metrics/registry.js';
 import { fleetNode, fleetView } from '../../fakes/fleet.js';
@@ -38,12 +40,14 @@ describe('ops server over HTTP', () => {
     };
   };
 
-  it('GET /healthz answers 200 ok', async () => {
-    assert.deepEqual(await get('/healthz'), {
-      status: 200,
-      type: 'text/plain; charset=utf-8',
-      body: 'ok\n',
-    });
+  it('GET /healthz (and /livez, its Kubernetes name) answers 200 ok', async () => {
+    for (const path of ['/healthz', '/livez']) {
+      assert.deepEqual(await get(path), {
+        status: 200,
+        type: 'text/plain; charset=utf-8',
+        body: 'ok\n',
+      });
+    }
   });
 
   it('GET /readyz follows the readiness answer, with the reason', async () => {
@@ -222,5 +226,60 @@ describe('tickReadiness', () => {
     });
     readiness.record({ ok: true });
     assert.equal(readiness.ready().ok, true);
+  });
+
+  it('is not ready at once when the apiserver refuses serve (a tick or a watch), until a call succeeds', () => {
+    const now = Date.parse('2026-11-01T00:00:00Z');
+    const readiness = tickReadiness({ clock: { now: () => new Date(now) }, refusal: apiRefusal });
+    readiness.record({ ok: true });
+    // Away is not refused: one failed call does not flip readiness.
+    readiness.contact({
+      ok: false,
+      error: Object.assign(new Error('connect'), { code: 'ECONNREFUSED' }),
+    });
+    assert.equal(readiness.ready().ok, true);
+    const tls = Object.assign(new Error('unable to verify the first certificate'), {
+      code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+    });
+    readiness.contact({ ok: false, error: new TypeError('fetch failed', { cause: tls }) });
+    const refused = readiness.ready();
+    assert.equal(refused.ok, false);
+    assert.equal(
+      refused.why,
+      "the apiserver refuses serve: the TLS handshake fails: the apiserver's certificate is not trusted " +
+        '(UNABLE_TO_VERIFY_LEAF_SIGNATURE: unable to verify the first certificate); was the cluster ' +
+        're-created with a new CA? restart serve with its current kubeconfig',
+    );
+    // Still refused while the apiserver is away, ready again once a call gets through.
+    readiness.record({ ok: false, error: new Error('connect ECONNREFUSED') });
+    assert.equal(readiness.ready().ok, false);
+    readiness.contact({ ok: true });
+    assert.equal(readiness.ready().ok, true);
+    readiness.record({
+      ok: false,
+      error: new KubeError('forbidden', 'list nodes: Unauthorized', { status: 401 }),
+    });
+    assert.match(
+      readiness.ready().why ?? '',
+      /does not accept serve's credentials \(401 Unauthorized\)/,
+    );
+    readiness.record({ ok: true });
+    assert.equal(readiness.ready().ok, true);
+  });
+});
+
+describe('apiRefusal', () => {
+  it('names refused handshakes and credentials, not an apiserver that is away or says 403', () => {
+    const withCode = (code: string) => Object.assign(new Error(code), { code });
+    assert.match(apiRefusal(withCode('SELF_SIGNED_CERT_IN_CHAIN'))!, /certificate is not trusted/);
+    assert.match(apiRefusal(withCode('ERR_TLS_CERT_ALTNAME_INVALID'))!, /not trusted/);
+    assert.match(
+      apiRefusal(withCode('ERR_SSL_TLSV1_ALERT_UNKNOWN_CA'))!,
+      /refuses serve's client certificate/,
+    );
+    assert.match(apiRefusal({ statusCode: 401 })!, /401 Unauthorized/);
+    for (const away of [withCode('ECONNREFUSED'), withCode('ECONNRESET'), { statusCode: 503 }])
+      assert.equal(apiRefusal(away), undefined);
+    assert.equal(apiRefusal(new KubeError('forbidden', 'x', { status: 403 })), undefined);
   });
 });
