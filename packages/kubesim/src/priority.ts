@@ -3,8 +3,8 @@
  *
  * - Pods: a pod's `priorityClassName` resolves to `spec.priority` and `spec.preemptionPolicy` when it
  *   is created; a missing class is 403 Forbidden; a pod without one gets the global default class
- *   (its name, value and policy) or priority 0; a stated priority or policy that differs from the
- *   class's is 403.
+ *   (its name, value and policy) or priority 0 and PreemptLowerPriority; a stated priority or policy
+ *   that differs from the computed one is 403.
  * - PriorityClasses (registry validation, `pkg/apis/scheduling/validation`): names starting with
  *   `system-` are reserved for the two system classes (422), user values stop at one billion (422),
  *   `value` and `preemptionPolicy` never change (422). The plugin lets only one class be the
@@ -183,9 +183,9 @@ export function resolvePodPriority(pod: KObject, classes: Lookup, all: () => KOb
     );
   }
   spec['priority'] = value;
-  if (!pc) return;
-  if (!name) spec['priorityClassName'] = pc.metadata.name;
-  const policy = (pc['preemptionPolicy'] as string | undefined) ?? 'PreemptLowerPriority';
+  if (pc && !name) spec['priorityClassName'] = pc.metadata.name;
+  // Without a class the plugin computes PreemptLowerPriority all the same, and holds a pod to it.
+  const policy = (pc?.['preemptionPolicy'] as string | undefined) ?? 'PreemptLowerPriority';
   if (spec['preemptionPolicy'] !== undefined && spec['preemptionPolicy'] !== policy) {
     throw podForbidden(
       pod,

@@ -26,21 +26,12 @@ import {
   podValidate,
   replicasDefaults,
   secretDefaults,
-  statefulSetDefaults,
   workloadValidate,
 } from './resource-hooks.js';
 import { ACCESS_RESOURCES } from './resources-access.js';
 import { eventNamespaceCauses } from './events.js';
-import { priorityClassDefaults, resolvePodPriority } from './priority.js';
+import { priorityClassDefaults, priorityClassValidate, resolvePodPriority } from './priority.js';
 import { CRD_CLEANUP_FINALIZER, crdDefaults, crdValidate } from './crd-validation.js';
-import {
-  admitService,
-  endpointSliceValidate,
-  serviceDefaults,
-  serviceValidate,
-} from './service-hooks.js';
-import { claimDefaults, claimValidate } from './claim-hooks.js';
-import { cronJobDefaults, cronJobValidate } from './cronjob-hooks.js';
 
 export type FieldGetter = (object: KObject) => string | undefined;
 
@@ -224,42 +215,10 @@ const DEFS: readonly ResourceDef[] = [
     namespaced: false,
     shortNames: ['pc'],
     defaults: priorityClassDefaults,
+    validate: priorityClassValidate,
   }),
   def({ group: '', plural: 'configmaps', kind: 'ConfigMap', shortNames: ['cm'] }),
   def({
-  def({
-    group: '',
-    plural: 'services',
-    kind: 'Service',
-    shortNames: ['svc'],
-    categories: ['all'],
-    subresources: ['status'],
-    defaults: serviceDefaults,
-    admitCreate: admitService,
-    validate: serviceValidate,
-  }),
-  def({
-    group: '',
-    plural: 'endpoints',
-    singular: 'endpoints',
-    kind: 'Endpoints',
-    shortNames: ['ep'],
-  }),
-  def({
-    group: 'discovery.k8s.io',
-    plural: 'endpointslices',
-    kind: 'EndpointSlice',
-    validate: endpointSliceValidate,
-  }),
-  def({
-    group: '',
-    plural: 'persistentvolumeclaims',
-    kind: 'PersistentVolumeClaim',
-    shortNames: ['pvc'],
-    subresources: ['status'],
-    defaults: claimDefaults,
-    validate: claimValidate,
-  }),
     group: '',
     plural: 'secrets',
     kind: 'Secret',
@@ -300,16 +259,6 @@ const DEFS: readonly ResourceDef[] = [
     defaultPropagation: 'Orphan',
   }),
   def({
-  def({
-    group: 'batch',
-    plural: 'cronjobs',
-    kind: 'CronJob',
-    shortNames: ['cj'],
-    categories: ['all'],
-    subresources: ['status'],
-    defaults: cronJobDefaults,
-    validate: cronJobValidate,
-  }),
     group: 'apps',
     plural: 'deployments',
     kind: 'Deployment',
@@ -339,10 +288,9 @@ const DEFS: readonly ResourceDef[] = [
     kind: 'StatefulSet',
     shortNames: ['sts'],
     ...scalable,
-    defaults: statefulSetDefaults,
+    defaults: replicasDefaults,
   }),
   def({
-  def({ group: 'apps', plural: 'controllerrevisions', kind: 'ControllerRevision' }),
     group: 'apiextensions.k8s.io',
     plural: 'customresourcedefinitions',
     kind: 'CustomResourceDefinition',
