@@ -26,12 +26,21 @@ import {
   podValidate,
   replicasDefaults,
   secretDefaults,
+  statefulSetDefaults,
   workloadValidate,
 } from './resource-hooks.js';
 import { ACCESS_RESOURCES } from './resources-access.js';
 import { eventNamespaceCauses } from './events.js';
 import { priorityClassDefaults, priorityClassValidate, resolvePodPriority } from './priority.js';
 import { CRD_CLEANUP_FINALIZER, crdDefaults, crdValidate } from './crd-validation.js';
+import {
+  admitService,
+  endpointSliceValidate,
+  serviceDefaults,
+  serviceValidate,
+} from './service-hooks.js';
+import { claimDefaults, claimValidate } from './claim-hooks.js';
+import { cronJobDefaults, cronJobValidate } from './cronjob-hooks.js';
 
 export type FieldGetter = (object: KObject) => string | undefined;
 
@@ -220,6 +229,39 @@ const DEFS: readonly ResourceDef[] = [
   def({ group: '', plural: 'configmaps', kind: 'ConfigMap', shortNames: ['cm'] }),
   def({
     group: '',
+    plural: 'services',
+    kind: 'Service',
+    shortNames: ['svc'],
+    categories: ['all'],
+    subresources: ['status'],
+    defaults: serviceDefaults,
+    admitCreate: admitService,
+    validate: serviceValidate,
+  }),
+  def({
+    group: '',
+    plural: 'endpoints',
+    singular: 'endpoints',
+    kind: 'Endpoints',
+    shortNames: ['ep'],
+  }),
+  def({
+    group: 'discovery.k8s.io',
+    plural: 'endpointslices',
+    kind: 'EndpointSlice',
+    validate: endpointSliceValidate,
+  }),
+  def({
+    group: '',
+    plural: 'persistentvolumeclaims',
+    kind: 'PersistentVolumeClaim',
+    shortNames: ['pvc'],
+    subresources: ['status'],
+    defaults: claimDefaults,
+    validate: claimValidate,
+  }),
+  def({
+    group: '',
     plural: 'secrets',
     kind: 'Secret',
     defaults: secretDefaults,
@@ -259,6 +301,16 @@ const DEFS: readonly ResourceDef[] = [
     defaultPropagation: 'Orphan',
   }),
   def({
+    group: 'batch',
+    plural: 'cronjobs',
+    kind: 'CronJob',
+    shortNames: ['cj'],
+    categories: ['all'],
+    subresources: ['status'],
+    defaults: cronJobDefaults,
+    validate: cronJobValidate,
+  }),
+  def({
     group: 'apps',
     plural: 'deployments',
     kind: 'Deployment',
@@ -288,8 +340,9 @@ const DEFS: readonly ResourceDef[] = [
     kind: 'StatefulSet',
     shortNames: ['sts'],
     ...scalable,
-    defaults: replicasDefaults,
+    defaults: statefulSetDefaults,
   }),
+  def({ group: 'apps', plural: 'controllerrevisions', kind: 'ControllerRevision' }),
   def({
     group: 'apiextensions.k8s.io',
     plural: 'customresourcedefinitions',
