@@ -7,6 +7,7 @@ import { createLogger } from '../src/log.js';
 import { loadLambdaConfig } from '../src/compose/lambda/lambda-config.js';
 import { openLambdaControl } from '../src/compose/lambda/lambda-control.js';
 import { createTickHandler } from '../src/compose/lambda/tick-handler.js';
+import { openLambdaClusters } from '../src/compose/lambda/lambda-clusters.js';
 
 const log = createLogger({
   service: 'kubemaint-tick',
@@ -18,6 +19,8 @@ export const handler = createTickHandler({
   open: async () => {
     const { config, env } = await loadLambdaConfig(process.env);
     for (const line of config.deprecated ?? []) log.warn(line);
+    // Several clusters: each ticked on its own connection, together (issue 22).
+    if (config.clusters) return openLambdaClusters(config, env, log);
     return openLambdaControl(config, env, log);
   },
 });

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { CommandDeps } from './app/control/commands.js';
 import type { Clock, Notifier } from './app/control/ports.js';
 import type { TickDeps } from './app/control/tick.js';
+import type { ClusterPeersPort } from './app/control/cluster-gate.js';
 import { createKubeClient, type KubeClient } from './adapters/kube/client.js';
 import { controlCluster } from './adapters/kube/control-cluster.js';
 import { configMapAgentSettings } from './adapters/kube/agent-settings.js';
@@ -32,6 +33,8 @@ export interface OpenOptions extends ConnectOptions {
   notifiers?: Notifier[];
   /** Where secrets named in the config are read (`alertmanager.auth`). @default process.env */
   env?: Record<string, string | undefined>;
+  /** The other clusters, for the cross-cluster gate (compose/clusters.ts; ADR 0027). */
+  peers?: ClusterPeersPort;
 }
 
 export interface ControlRuntime {
@@ -82,6 +85,7 @@ export async function openControl(config: Config, options: OpenOptions): Promise
       ? { durations: configMapDurations(client, effective.namespace) }
       : {}),
     agentSettings: configMapAgentSettings(client, effective.namespace),
+    ...(options.peers ? { peers: options.peers } : {}),
   };
   return {
     deps,

@@ -18,40 +18,45 @@ export type StatusView = Pick<FleetView, 'requests' | 'pause' | 'slots'> &
   };
 
 export function statusJson(view: StatusView): string {
-  return `${JSON.stringify(
-    {
-      paused: view.pause.paused,
-      ...(view.pause.paused ? { pause: view.pause } : {}),
-      ...(view.window ? { window: view.window } : {}),
-      slots: view.slots.map((s) => ({ name: s.name, holder: s.holder || null })),
-      counts: stateCounts(view),
-      ...(view.nodes
-        ? { rebootRequired: view.nodes.filter((n) => n.marked).map((n) => n.name) }
-        : {}),
-      requests: view.requests.map((r) => ({
-        id: r.id,
-        node: r.node,
-        action: r.action,
-        ...(r.targetVersion ? { targetVersion: r.targetVersion } : {}),
-        state: r.state,
-        reason: r.reason,
-        reasons: r.blockedReasons ?? [],
-        requestedBy: r.requestedBy,
-        approvals: r.approvals,
-        ...(r.campaign ? { campaign: r.campaign } : {}),
-        ...(r.drain ? { drain: r.drain.message } : {}),
-        ...(r.failure ? { failure: r.failure } : {}),
-        ...(view.fits?.[r.id] ? { fit: view.fits[r.id] } : {}),
-        createdAt: r.createdAt,
-        updatedAt: r.updatedAt,
-      })),
-    },
-    null,
-    2,
-  )}\n`;
+  return `${JSON.stringify(statusObject(view), null, 2)}\n`;
 }
 
-export function statusTable(view: StatusView, now: Date): string {
+/** The document `--json` prints for one cluster. */
+export function statusObject(view: StatusView): Record<string, unknown> {
+  return {
+    paused: view.pause.paused,
+    ...(view.pause.paused ? { pause: view.pause } : {}),
+    ...(view.window ? { window: view.window } : {}),
+    slots: view.slots.map((s) => ({ name: s.name, holder: s.holder || null })),
+    counts: stateCounts(view),
+    ...(view.nodes
+      ? { rebootRequired: view.nodes.filter((n) => n.marked).map((n) => n.name) }
+      : {}),
+    requests: view.requests.map((r) => ({
+      id: r.id,
+      node: r.node,
+      action: r.action,
+      ...(r.targetVersion ? { targetVersion: r.targetVersion } : {}),
+      state: r.state,
+      reason: r.reason,
+      reasons: r.blockedReasons ?? [],
+      requestedBy: r.requestedBy,
+      approvals: r.approvals,
+      ...(r.campaign ? { campaign: r.campaign } : {}),
+      ...(r.drain ? { drain: r.drain.message } : {}),
+      ...(r.failure ? { failure: r.failure } : {}),
+      ...(view.fits?.[r.id] ? { fit: view.fits[r.id] } : {}),
+      createdAt: r.createdAt,
+      updatedAt: r.updatedAt,
+    })),
+  };
+}
+
+/**
+ * `cluster`: the cluster the view is of, when the config lists several, so the commands it
+ * suggests name it (`kubemaint approve --cluster staging r-…`).
+ */
+export function statusTable(view: StatusView, now: Date, cluster?: string): string {
   const lines: string[] = [];
   if (view.pause.paused) {
     lines.push(
@@ -71,7 +76,7 @@ export function statusTable(view: StatusView, now: Date): string {
         r.action === 'upgrade' ? `upgrade ${r.targetVersion ?? ''}`.trim() : 'reboot',
         r.state,
         formatDuration(Math.max(0, now.getTime() - Date.parse(r.updatedAt))),
-        withFit(detail(r), view.fits?.[r.id]),
+        withFit(detail(r, cluster), view.fits?.[r.id]),
       ].map((cell) => printable(cell)),
     );
     lines.push(...table([['REQUEST', 'NODE', 'ACTION', 'STATE', 'SINCE', 'DETAIL'], ...rows]));
@@ -91,10 +96,11 @@ export function statusTable(view: StatusView, now: Date): string {
 
 const withFit = (text: string, fit: string | undefined): string => (fit ? `${text}; ${fit}` : text);
 
-function detail(r: MaintenanceRequest): string {
+function detail(r: MaintenanceRequest, cluster: string | undefined): string {
   if (r.state === 'failed' || r.state === 'skipped') return r.failure ?? r.state;
   if (r.state === 'running' && r.drain) return r.drain.message;
-  if (r.state === 'proposed') return `${r.reason} — approve: kubemaint approve ${r.id}`;
+  if (r.state === 'proposed')
+    return `${r.reason} — approve: kubemaint approve ${cluster ? `--cluster ${cluster} ` : ''}${r.id}`;
   if (r.state === 'approved') {
     const by = r.approvals.map((a) => a.by).join(', ');
     return r.blockedReasons?.length ? `approved by ${by}; waiting` : `approved by ${by}`;

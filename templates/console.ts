@@ -23,7 +23,15 @@ const MARK: Record<MaintenanceEvent['kind'], string> = {
   hook: '~',
 };
 
-export function consoleLines(event: MaintenanceEvent, command = 'npx kubemaint'): string[] {
+/**
+ * `several`: the config lists several clusters, so the line names the event's cluster
+ * (`staging/node-2`) and the commands it suggests say which (`approve --cluster staging …`).
+ */
+export function consoleLines(
+  event: MaintenanceEvent,
+  command = 'npx kubemaint',
+  options: { several?: boolean } = {},
+): string[] {
   const what =
     event.action === 'upgrade' ? `upgrade to ${printable(event.targetVersion ?? '?')}` : 'reboot';
   const time = printable((event.at ?? new Date().toISOString()).slice(11, 19));
@@ -32,14 +40,19 @@ export function consoleLines(event: MaintenanceEvent, command = 'npx kubemaint')
   // Long reasons are cut: the console line is a summary, the request keeps the whole text.
   const why = event.reason ? `: ${printable(event.reason.slice(0, 300))}` : '';
   const id = printable(event.requestId);
+  const node = options.several ? `${event.cluster}/${event.node}` : event.node;
+  const target = options.several ? `--cluster ${printable(event.cluster)} ${id}` : id;
   const head =
-    `${time} ${MARK[event.kind]} ${event.kind.padEnd(9)} ${printable(event.node)} ${what} ` +
+    `${time} ${MARK[event.kind]} ${event.kind.padEnd(9)} ${printable(node)} ${what} ` +
     `[${id}]${who}${took}${why}`;
   if (event.kind === 'proposed') {
-    return [head, `         approve: ${command} approve ${id}    reject: ${command} reject ${id}`];
+    return [
+      head,
+      `         approve: ${command} approve ${target}    reject: ${command} reject ${target}`,
+    ];
   }
   if (event.ask === 'drain-decision') {
-    return [head, `         decide:  ${command} decide ${id} wait|skip|force`];
+    return [head, `         decide:  ${command} decide ${target} wait|skip|force`];
   }
   return [head];
 }

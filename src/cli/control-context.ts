@@ -16,6 +16,7 @@ import { KubemaintError } from '../errors.js';
 import { logFormatOf } from '../config/log-format.js';
 import { createLogger, useLogFormat, type LogFormat, type Logger } from '../log.js';
 import { err } from './output.js';
+import { chooseCluster } from './cluster-choice.js';
 
 /** The file kubemaint reads when neither --config nor $KUBEMAINT_CONFIG names one. */
 export const CONVENTIONAL_CONFIG = 'kubemaint.yaml';
@@ -23,6 +24,8 @@ export const CONVENTIONAL_CONFIG = 'kubemaint.yaml';
 export interface GlobalOptions {
   config?: string;
   kubeconfig?: string;
+  /** `--cluster NAME`: a cluster of `clusters:`, else a kubectl context (cluster-choice.ts). */
+  cluster?: string;
   as?: string;
   /** The program's `--log-format`. */
   logFormat?: LogFormat;
@@ -63,26 +66,34 @@ export function controlCommand(program: Command, name: string): Command {
     )
     .option('--kubeconfig <path>', "use this kubeconfig instead of the config's cluster")
     .option(
+      '--cluster <name>',
+      'the cluster of clusters: to act on (without that list: a kubectl context); status without it shows every cluster',
+    )
+    .option(
       '--as <user>',
       'act as this Kubernetes user (kubectl --as: impersonation your RBAC must allow); default: whoever your kubeconfig is',
       impersonationTarget,
     );
 }
 
-/** Open the control plane for one command, run `work`, and always close what was opened. */
+/**
+ * Open the control plane for one command, run `work`, and always close what was opened. `config`:
+ * the file as the command already loaded it (loaded here otherwise).
+ */
 export async function withControl<T>(
   command: Command,
   work: (runtime: ControlRuntime, log: Logger) => Promise<T>,
+  config?: Config,
 ): Promise<T> {
   const options = globals(command);
-  const config = loadCliConfig(options);
+  const chosen = chooseCluster(config ?? loadCliConfig(options), options);
   const log = createLogger({ service: 'cli', level: process.env['KUBEMAINT_LOG_LEVEL'] ?? 'warn' });
   // Loaded when a command runs, not when the CLI starts: `--help` and bad flags stay fast.
   const { openControl } = await import('../compose.js');
-  const runtime = await openControl(config, {
+  const runtime = await openControl(chosen.config, {
     log,
     sim: 'attach',
-    ...(options.kubeconfig ? { kubeconfigPath: options.kubeconfig } : {}),
+    ...(chosen.kubeconfigPath ? { kubeconfigPath: chosen.kubeconfigPath } : {}),
     ...(options.as ? { impersonate: options.as } : {}),
   });
   try {

@@ -72,7 +72,9 @@ async function connect(config: Config, options: ConnectOptions): Promise<Connect
   const cluster = config.cluster;
   switch (cluster.type) {
     case 'sim':
-      return options.sim === 'start' ? startSim(config, cluster, options.log) : findRunningDemo();
+      return options.sim === 'start'
+        ? startSim(config, cluster, options.log)
+        : findRunningDemo(cluster.kubeconfigPath ?? DEMO_KUBECONFIG);
     case 'kubeconfig': {
       const kubeConfig = loadKubeConfig(cluster.kubeconfig.path);
       if (cluster.kubeconfig.context) useContext(kubeConfig, cluster.kubeconfig.context);
@@ -100,8 +102,9 @@ async function startSim(
     scenario: cluster.sim.scenario,
     nodes: cluster.sim.nodes,
     port: cluster.sim.port,
-    kubeconfigPath: DEMO_KUBECONFIG,
-    state: DEMO_SIM_STATE,
+    // One of several sims (`clusters:`) keeps a kubeconfig and a state of its own.
+    kubeconfigPath: cluster.kubeconfigPath ?? DEMO_KUBECONFIG,
+    state: cluster.kubeconfigPath ? `${DEMO_SIM_STATE}-${cluster.name}` : DEMO_SIM_STATE,
     images: simExecutorImages(config.executor.image),
     // Shorter than a real machine (60 s), so the demo's walkthrough stays short.
     delays: { rebootDowntimeMs: 20_000, upgradeDowntimeMs: 10_000 },
@@ -123,8 +126,8 @@ async function startSim(
  * it wrote. A kubeconfig left behind by a stopped demo is checked with one TCP connect, so a demo
  * that is not running is said at once rather than after the API client's retries.
  */
-async function findRunningDemo(): Promise<Connection> {
-  const path = resolve(DEMO_KUBECONFIG);
+async function findRunningDemo(kubeconfig: string): Promise<Connection> {
+  const path = resolve(kubeconfig);
   const kubeConfig = existsSync(path) ? loadKubeConfig(path) : undefined;
   const server = kubeConfig?.getCurrentCluster()?.server;
   if (!kubeConfig || !server || !(await answers(new URL(server)))) {

@@ -13,33 +13,73 @@ import { PAGE_ICON, PAGE_SCRIPT, PAGE_STYLE } from '../../templates/status-page/
 import { statusFragment } from '../../templates/status-page/fragment.js';
 import { timelineModel } from '../../templates/status-page/model.js';
 import { statusPageHtml } from '../../templates/status-page/page.js';
+import { clustersFragment, type ClusterPart } from '../../templates/status-page/clusters.js';
 
 /** The flag wins, then the config; unset, it is on for the embedded sim only. */
 export const statusPageEnabled = (config: Config, flag: boolean | undefined): boolean =>
   flag ?? config.serve.statusPage ?? config.cluster.type === 'sim';
 
+type Drawn = { view: FleetView; settings: Pick<ControlSettings, 'schedule' | 'timeZone'> };
+
+/** One cluster's view drawn with its own windows and zone. */
+const drawn = ({ view, settings }: Drawn, range: TimelineRange, now: Date): string =>
+  statusFragment(
+    timelineModel(view, { schedule: settings.schedule, zone: settings.timeZone, range, now }),
+  );
+
 export function composeStatusPage(options: {
   /** The last view read and the settings to draw it with; undefined until the first read. */
-  current: () =>
-    { view: FleetView; settings: Pick<ControlSettings, 'schedule' | 'timeZone'> } | undefined;
+  current: () => Drawn | undefined;
   now: () => Date;
 }): StatusPage {
   const fragment = (range: TimelineRange): string => {
     const current = options.current();
     if (!current) return '<p class="note">Reading the cluster…</p>';
-    const { view, settings } = current;
-    const model = timelineModel(view, {
-      schedule: settings.schedule,
-      zone: settings.timeZone,
-      range,
-      now: options.now(),
-    });
-    return statusFragment(model);
+    return drawn(current, range, options.now());
   };
   return statusPage({
     page: (range) =>
       statusPageHtml({
         cluster: options.current()?.view.cluster ?? '',
+        range,
+        fragment: fragment(range),
+      }),
+    fragment,
+    script: PAGE_SCRIPT,
+    style: PAGE_STYLE,
+    icon: PAGE_ICON,
+  });
+}
+
+/**
+ * The page of a serve with several clusters (`clusters:`): a section per cluster, each drawn as
+ * the one-cluster page draws it, and `unreachable: <why>` for a cluster whose last read failed.
+ */
+export function composeClustersStatusPage(options: {
+  /** Each cluster in the config's order: its last view, why it is unreachable, or neither yet. */
+  current: () => readonly ({ cluster: string } & (Partial<Drawn> & { unreachable?: string }))[];
+  now: () => Date;
+}): StatusPage {
+  const fragment = (range: TimelineRange): string => {
+    const parts = options.current().map((one): ClusterPart => {
+      if (one.unreachable !== undefined)
+        return { cluster: one.cluster, unreachable: one.unreachable };
+      if (!one.view || !one.settings)
+        return { cluster: one.cluster, fragment: '<p class="note">Reading the cluster…</p>' };
+      return {
+        cluster: one.cluster,
+        fragment: drawn({ view: one.view, settings: one.settings }, range, options.now()),
+      };
+    });
+    return clustersFragment(parts);
+  };
+  return statusPage({
+    page: (range) =>
+      statusPageHtml({
+        cluster: options
+          .current()
+          .map((one) => one.cluster)
+          .join(', '),
         range,
         fragment: fragment(range),
       }),

@@ -70,15 +70,20 @@ function readText(path: string, readFile = (p: string) => readFileSync(p, 'utf8'
 
 /** `~/.kube/prod` → `$HOME/.kube/prod`, as a shell would have done for the same path on a flag. */
 function expandHome(config: Config, env: Env): Config {
-  const { cluster } = config;
   const home = env.HOME;
-  if (
-    cluster.type !== 'kubeconfig' ||
-    home === undefined ||
-    !cluster.kubeconfig.path?.startsWith('~/')
-  ) {
-    return config;
-  }
-  const path = `${home.replace(/\/$/, '')}/${cluster.kubeconfig.path.slice(2)}`;
-  return { ...config, cluster: { ...cluster, kubeconfig: { ...cluster.kubeconfig, path } } };
+  if (home === undefined) return config;
+  const expand = <C extends Config['cluster']>(cluster: C): C =>
+    cluster.type !== 'kubeconfig' || !cluster.kubeconfig.path?.startsWith('~/')
+      ? cluster
+      : {
+          ...cluster,
+          kubeconfig: {
+            ...cluster.kubeconfig,
+            path: `${home.replace(/\/$/, '')}/${cluster.kubeconfig.path.slice(2)}`,
+          },
+        };
+  const cluster = expand(config.cluster);
+  const clusters = config.clusters?.map((entry) => ({ ...entry, cluster: expand(entry.cluster) }));
+  if (cluster === config.cluster && clusters === undefined) return config;
+  return { ...config, cluster, ...(clusters ? { clusters } : {}) };
 }

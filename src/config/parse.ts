@@ -9,6 +9,11 @@ import { formatPath, uniqueProblems, type Problem } from './problems.js';
 import { ConfigSchema, type Config } from './schema.js';
 import { slackProblems } from './schema-people.js';
 import { inFileTerms, renameKeys, renamedWarning } from './renamed-keys.js';
+import {
+  clusterKeyProblems,
+  inheritClusterSections,
+  withoutInherited,
+} from './cluster-sections.js';
 import { findSecretsInFile, maskSecrets } from './secrets.js';
 import { issuesToProblems } from './zod-problems.js';
 
@@ -105,21 +110,38 @@ export function validate(document: unknown, env: Env = {}): ParseResult {
   // A value that looks like a secret is reported once, as a secret, and never quoted again.
   const secretPaths = secretProblems.map((p) => p.path);
   const renaming = renameKeys(document as Record<string, unknown>);
-  const parsed = ConfigSchema.safeParse(renaming.document, { reportInput: true });
+  // An entry of clusters: inherits the top-level sections it does not set (cluster-sections.ts).
+  const inherited = inheritClusterSections(renaming.document);
+  const parsed = ConfigSchema.safeParse(inherited.document, { reportInput: true });
   const schemaProblems = parsed.success
     ? []
-    : inFileTerms(issuesToProblems(parsed.error.issues, ConfigSchema), renaming.applied).filter(
+    : withoutInherited(
+        inFileTerms(issuesToProblems(parsed.error.issues, ConfigSchema), renaming.applied),
+        inherited.inheritedPaths,
+      ).filter(
         (p) =>
           !secretPaths.some(
             (s) => p.path === s || p.path.startsWith(`${s}.`) || p.path.startsWith(`${s}[`),
           ),
       );
   const { secrets, problems: envProblems } = readSlackSecrets(env);
+  const slackOn = secrets.botToken !== undefined;
   const crossProblems = parsed.success
-    ? slackProblems(parsed.data.slack, secrets.botToken !== undefined)
+    ? [
+        ...slackProblems(parsed.data.slack, slackOn),
+        // A cluster's own slack: (its channel) is held to the same rules, at its own path.
+        ...(parsed.data.clusters ?? []).flatMap((entry, i) =>
+          entry.overrides.slack
+            ? slackProblems({ ...parsed.data.slack, ...entry.overrides.slack }, slackOn).map(
+                (p) => ({ ...p, path: `clusters[${i}].${p.path}` }),
+              )
+            : [],
+        ),
+      ]
     : [];
   const problems = uniqueProblems([
     ...renaming.problems,
+    ...clusterKeyProblems(renaming.document),
     ...secretProblems,
     ...schemaProblems,
     ...envProblems,

@@ -13,13 +13,13 @@ export type ClusterType = (typeof CLUSTER_TYPES)[number];
 /** Nodes in each sim scenario unless `sim.nodes` says otherwise. */
 const SIM_NODES = { demo: 6, fleet: 50 } as const;
 
-const SimSchema = z.strictObject({
+export const SimSchema = z.strictObject({
   scenario: z.enum(['demo', 'fleet']).default('demo'),
   nodes: int(1, 5000).optional(),
   port: int(0, 65535).default(0),
 });
 
-const KubeconfigSchema = z.strictObject({
+export const KubeconfigSchema = z.strictObject({
   path: z.string().min(1).optional(),
   context: z.string().min(1).optional(),
 });
@@ -29,7 +29,7 @@ const pattern = (re: RegExp, what: string, hint: string) =>
     re.test(text) ? undefined : { message: `${describeValue(text)} is not ${what}`, hint },
   );
 
-const EksSchema = z.strictObject({
+export const EksSchema = z.strictObject({
   name: pattern(/^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/, 'an EKS cluster name', 'e.g. prod-eu'),
   region: pattern(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'an AWS region', 'e.g. eu-central-1'),
   endpoint: checkedText((text) =>
@@ -68,6 +68,8 @@ export type ClusterConfig =
       type: 'sim';
       name: string;
       sim: { scenario: 'demo' | 'fleet'; nodes: number; port: number };
+      /** Where its kubeconfig is written; unset: the demo's own (`.kubemaint/sim.kubeconfig`). */
+      kubeconfigPath?: string;
     }
   | {
       type: 'kubeconfig';
@@ -79,7 +81,16 @@ export type ClusterConfig =
   | { type: 'in-cluster'; name: string }
   | { type: 'eks'; name: string; eks: EksConfig };
 
-const BLOCKS = ['sim', 'kubeconfig', 'eks'] as const;
+/** How a cluster is reached, as written (`cluster:`, or an entry of `clusters:`). */
+export interface ReachInput {
+  type: ClusterType;
+  name?: string | undefined;
+  sim?: z.output<typeof SimSchema> | undefined;
+  kubeconfig?: z.output<typeof KubeconfigSchema> | undefined;
+  eks?: EksConfig | undefined;
+}
+
+export const BLOCKS = ['sim', 'kubeconfig', 'eks'] as const;
 
 export const ClusterSchema = z
   .strictObject({
@@ -89,47 +100,53 @@ export const ClusterSchema = z
     kubeconfig: KubeconfigSchema.optional(),
     eks: EksSchema.optional(),
   })
-  .superRefine((cluster, ctx) => {
-    for (const block of BLOCKS) {
-      if (cluster[block] !== undefined && cluster.type !== block) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [block],
-          message: `is only used when cluster.type is ${block}, but the type is ${cluster.type}`,
-          params: { hint: `set \`type: ${block}\`, or remove the ${block} block` },
-        });
-      }
-    }
-    if (cluster.type === 'eks' && cluster.eks === undefined) {
+  .superRefine((cluster, ctx) => reachIssues(cluster, ctx, 'cluster.type'))
+  .transform(reachOf);
+
+/** A block for another type, or an eks type without its block: said, never silently ignored. */
+export function reachIssues(cluster: ReachInput, ctx: z.core.$RefinementCtx, typeKey: string) {
+  for (const block of BLOCKS) {
+    if (cluster[block] !== undefined && cluster.type !== block) {
       ctx.addIssue({
         code: 'custom',
-        path: ['eks'],
-        message: 'is required when cluster.type is eks',
-        params: { hint: 'give name, region, endpoint and caData' },
+        path: [block],
+        message: `is only used when ${typeKey} is ${block}, but the type is ${cluster.type}`,
+        params: { hint: `set \`type: ${block}\`, or remove the ${block} block` },
       });
     }
-  })
-  .transform((cluster): ClusterConfig => {
-    switch (cluster.type) {
-      case 'sim': {
-        const scenario = cluster.sim?.scenario ?? 'demo';
-        const sim = {
-          scenario,
-          nodes: cluster.sim?.nodes ?? SIM_NODES[scenario],
-          port: cluster.sim?.port ?? 0,
-        };
-        return { type: 'sim', name: cluster.name ?? 'sim', sim };
-      }
-      case 'kubeconfig': {
-        const { path, context } = cluster.kubeconfig ?? {};
-        return { type: 'kubeconfig', name: cluster.name ?? context, kubeconfig: { path, context } };
-      }
-      case 'in-cluster':
-        return { type: 'in-cluster', name: cluster.name ?? 'in-cluster' };
-      case 'eks': {
-        // The superRefine above guarantees the block; the transform only runs without issues.
-        const eks = cluster.eks as EksConfig;
-        return { type: 'eks', name: cluster.name ?? eks.name, eks };
-      }
+  }
+  if (cluster.type === 'eks' && cluster.eks === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['eks'],
+      message: `is required when ${typeKey} is eks`,
+      params: { hint: 'give name, region, endpoint and caData' },
+    });
+  }
+}
+
+/** The parsed way to reach a cluster; only called once `reachIssues` found nothing. */
+export function reachOf(cluster: ReachInput): ClusterConfig {
+  switch (cluster.type) {
+    case 'sim': {
+      const scenario = cluster.sim?.scenario ?? 'demo';
+      const sim = {
+        scenario,
+        nodes: cluster.sim?.nodes ?? SIM_NODES[scenario],
+        port: cluster.sim?.port ?? 0,
+      };
+      return { type: 'sim', name: cluster.name ?? 'sim', sim };
     }
-  });
+    case 'kubeconfig': {
+      const { path, context } = cluster.kubeconfig ?? {};
+      return { type: 'kubeconfig', name: cluster.name ?? context, kubeconfig: { path, context } };
+    }
+    case 'in-cluster':
+      return { type: 'in-cluster', name: cluster.name ?? 'in-cluster' };
+    case 'eks': {
+      // reachIssues guarantees the block; the transform only runs without issues.
+      const eks = cluster.eks as EksConfig;
+      return { type: 'eks', name: cluster.name ?? eks.name, eks };
+    }
+  }
+}

@@ -19,6 +19,7 @@ import {
   labelSelector,
   regexpSource,
 } from './fields.js';
+import { ClusterGateSchema } from './schema-clusters.js';
 
 const CONDITION_TYPE = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 
@@ -125,6 +126,8 @@ export const BlockersSchema = z.strictObject({
     .optional(),
   /** After a node came back, the fleet settles this long before the next node starts. */
   soak: duration().default(0),
+  /** Across the clusters of `clusters:`: how many at once, in which order (ADR 0027). */
+  clusters: ClusterGateSchema.optional(),
 });
 
 export const SchedulesSchema = z.strictObject({

@@ -12,6 +12,7 @@ import { HooksSchema } from './schema-hooks.js';
 import { ExecutorSchema } from './schema-executor.js';
 import { AlertmanagerSchema } from './schema-alertmanager.js';
 import { ClusterSchema } from './schema-cluster.js';
+import { ClustersSchema, clusterGateProblems } from './schema-clusters.js';
 import {
   BlockersSchema,
   DetectionSchema,
@@ -36,6 +37,8 @@ import { AgentSchema } from './schema-agent.js';
 export const ConfigSchema = z
   .strictObject({
     cluster: ClusterSchema.prefault({}),
+    /** Several clusters from one control plane (ADR 0026); absent: the one of `cluster:`. */
+    clusters: ClustersSchema.optional(),
     namespace: dnsLabel('kubemaint').default('kubemaint'),
     detection: DetectionSchema.prefault({}),
     kubelet: KubeletSchema.prefault({}),
@@ -122,6 +125,34 @@ export const ConfigSchema = z
       }
     },
     { when: (payload) => noIssuesUnder(payload.issues, ['people', 'approval']) },
+  )
+  .superRefine(
+    (config, ctx) => {
+      // An entry's own approval: names persons of the shared people:, so it is checked the same way.
+      (config.clusters ?? []).forEach((entry, i) => {
+        const approval = entry.overrides.approval;
+        if (!approval) return;
+        // people:'s own problems are reported once, at people:; here only the lists' names.
+        const problems = peopleProblems(config.people, approval);
+        for (const issue of problems.filter((p) => p.path[0] === 'approval')) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['clusters', i, ...issue.path],
+            message: issue.message,
+            params: { hint: issue.hint },
+          });
+        }
+      });
+      for (const issue of clusterGateProblems(config.blockers.clusters, config.clusters)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: issue.path,
+          message: issue.message,
+          params: { hint: issue.hint },
+        });
+      }
+    },
+    { when: (payload) => noIssuesUnder(payload.issues, ['people', 'clusters', 'blockers']) },
   );
 
 /** `drain.onTimeout: force` deletes the remaining pods this long after the timeout. @default 5m */
@@ -154,6 +185,7 @@ export type FileConfig = z.output<typeof ConfigSchema>;
 export type Config = FileConfig & { secrets: SlackSecrets; deprecated?: readonly string[] };
 
 export type { ClusterConfig, EksConfig } from './schema-cluster.js';
+export type { ClusterEntry, ClusterGateConfig } from './schema-clusters.js';
 export type { WindowSpec, FreezeSpec } from './schema-schedule.js';
 export type { UnhealthyLimit } from './schema-detection.js';
 export type SlotConfig = Config['slot'];

@@ -11,9 +11,11 @@ const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' 
 export function summarizeConfig(config: Config): string {
   const { cluster, slot, slack, notify } = config;
   const parts = [
-    cluster.type === 'sim'
-      ? `cluster sim (${cluster.sim.scenario}, ${cluster.sim.nodes} nodes)`
-      : `cluster ${cluster.type}${cluster.name === undefined ? '' : ` "${cluster.name}"`}`,
+    config.clusters
+      ? `${plural(config.clusters.length, 'cluster')} (${config.clusters.map((e) => `${e.name}: ${e.cluster.type}`).join(', ')})`
+      : cluster.type === 'sim'
+        ? `cluster sim (${cluster.sim.scenario}, ${cluster.sim.nodes} nodes)`
+        : `cluster ${cluster.type}${cluster.name === undefined ? '' : ` "${cluster.name}"`}`,
     config.windows.length === 0
       ? 'always open (no windows)'
       : plural(config.windows.length, 'window'),

@@ -9,10 +9,12 @@ export function consoleNotifier(
   write: (text: string) => void = (t) => void process.stdout.write(t),
   /** How the commands a prompt suggests are typed: `npx kubemaint` in a checkout, else `kubemaint`. */
   command?: string,
+  /** The config lists several clusters: each line names the event's cluster. */
+  options: { several?: boolean } = {},
 ): Notifier {
   return {
     notify(event) {
-      write(`${consoleLines(event, command).join('\n')}\n`);
+      write(`${consoleLines(event, command, options).join('\n')}\n`);
       return Promise.resolve();
     },
   };

@@ -6,13 +6,17 @@
 import type { Notifier } from '../../app/control/ports.js';
 import type { Metrics } from './registry.js';
 import { eventSamples, onceEach } from './samples.js';
+import { withCluster } from './cluster-label.js';
 
-export function metricsNotifier(metrics: Metrics): Notifier {
+/** `cluster`: label every sample with the event's cluster (the config lists several). */
+export function metricsNotifier(metrics: Metrics, options: { cluster?: boolean } = {}): Notifier {
   const firstTime = onceEach();
   return {
     notify(event, request) {
       try {
-        if (firstTime(event)) metrics.record(eventSamples(event, request));
+        if (!firstTime(event)) return Promise.resolve();
+        const samples = eventSamples(event, request);
+        metrics.record(options.cluster ? withCluster(samples, event.cluster) : samples);
       } catch {
         // A Notifier never throws (ports.ts): a metric is not worth failing a report for.
       }

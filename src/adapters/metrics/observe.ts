@@ -7,6 +7,7 @@ import type { FleetView } from '../../app/control/fleet-view.js';
 import { FLEET_GAUGES } from './catalog.js';
 import type { Metrics } from './registry.js';
 import { fleetSamples, tickSamples } from './samples.js';
+import { withCluster } from './cluster-label.js';
 
 /** Replaces the fleet's gauges: a node the read no longer includes loses its series. */
 export function observeFleet(metrics: Metrics, view: FleetView): void {
@@ -14,11 +15,24 @@ export function observeFleet(metrics: Metrics, view: FleetView): void {
   metrics.record(fleetSamples(view));
 }
 
-/** Times one tick: duration always, the error counter on a throw, the timestamp on success. */
+/**
+ * Several clusters (`clusters:`): every cluster's gauges from its last view, each series labelled
+ * with its cluster, replaced together so one cluster's read never drops another's series.
+ */
+export function observeFleets(metrics: Metrics, views: readonly FleetView[]): void {
+  metrics.reset(FLEET_GAUGES);
+  for (const view of views) metrics.record(withCluster(fleetSamples(view), view.cluster));
+}
+
+/**
+ * Times one tick: duration always, the error counter on a throw, the timestamp on success.
+ * `cluster`: the tick's cluster, when the config lists several.
+ */
 export async function timeTick<T>(
   metrics: Metrics,
   clock: { now(): Date },
   tick: () => Promise<T>,
+  cluster?: string,
 ): Promise<T> {
   const started = clock.now().getTime();
   let ok = false;
@@ -28,6 +42,7 @@ export async function timeTick<T>(
     return result;
   } finally {
     const endedAt = clock.now();
-    metrics.record(tickSamples({ seconds: (endedAt.getTime() - started) / 1000, ok, endedAt }));
+    const samples = tickSamples({ seconds: (endedAt.getTime() - started) / 1000, ok, endedAt });
+    metrics.record(cluster === undefined ? samples : withCluster(samples, cluster));
   }
 }

@@ -6,6 +6,7 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { CATALOG, METRIC_NAMES, type MetricName, type Sample } from './catalog.js';
+import { CLUSTER_LABEL } from './cluster-label.js';
 
 export interface Metrics {
   readonly registry: Registry;
@@ -44,7 +45,9 @@ function metricFor(name: MetricName, registry: Registry): Metric {
   const common = {
     name,
     help: definition.help,
-    labelNames: [...definition.labels],
+    // `cluster` on every metric, set only when the config lists several clusters (observe.ts):
+    // one cluster's series stay as they were, so its dashboards and alerts keep working.
+    labelNames: [...definition.labels, CLUSTER_LABEL],
     registers: [registry],
   };
   switch (definition.kind) {

@@ -34,11 +34,15 @@ import { startBeforeDrain } from './hook-steps.js';
 import { planHook } from './hooks.js';
 import { expectedFor, readBook } from './durations.js';
 import type { DurationBook } from '../../core/durations.js';
+import type { PeerState } from '../../core/cluster-policy.js';
+import { clusterGateReasons, readPeers, type ClusterPeersPort } from './cluster-gate.js';
 
 export interface DispatchDeps extends ReconcileDeps {
   alerts?: AlertsPort;
   /** Prometheus query gates, when `blockers.prometheus.queries` lists any. */
   queries?: QueryPort;
+  /** The other clusters of this control plane, when `blockers.clusters` is set (ADR 0027). */
+  peers?: ClusterPeersPort;
 }
 
 const IN_FLIGHT = new Set(['running', 'verifying']);
@@ -69,7 +73,20 @@ export async function dispatchApproved(
     .map((n) => n.request!);
   // What each request is expected to take: observed durations once there are any (ADR 0017).
   const book = await readBook(deps);
-  const shared = { now, pause, window, unhealthy, alerts, health, inFlight, decisions, book };
+  // The other clusters, read once for every candidate of this pass (cluster-gate.ts).
+  const peers = await readPeers(deps);
+  const shared = {
+    now,
+    pause,
+    window,
+    unhealthy,
+    alerts,
+    health,
+    inFlight,
+    decisions,
+    book,
+    peers,
+  };
   const log: string[] = [];
   for (const node of approved) {
     try {
@@ -92,6 +109,7 @@ type Shared = Pick<PolicyFacts, 'pause' | 'window' | 'unhealthy' | 'alerts'> & {
   book: DurationBook;
   inFlight: MaintenanceRequest[];
   decisions: readonly Decision[];
+  peers: PeerState[] | undefined;
 };
 
 /** Judge one approved request and start it when every gate passes; returns its line of the report. */
@@ -116,16 +134,22 @@ async function dispatchOne(
   };
   // The API-heavy gates run only for a request the cheap gates let through.
   let verdict = evaluatePolicy(base, now);
-  if (verdict.verdict === 'proceed') {
+  let across = clusterGateReasons(deps, shared.peers, inFlight, now);
+  if (verdict.verdict === 'proceed' && across.length === 0) {
     const blockingPods = await blockingPodFacts(cluster, node.name, settings.blockers.podSelectors);
     const pdbs = await pdbFacts(cluster, node.name, now, settings.drain);
     verdict = evaluatePolicy({ ...base, ...(blockingPods ? { blockingPods } : {}), pdbs }, now);
+    // Judged again after the awaits: another cluster's loop may have claimed a start meanwhile.
+    across = clusterGateReasons(deps, shared.peers, inFlight, now);
   }
-  if (verdict.verdict === 'blocked') {
-    const reasons = verdict.reasons.map(storedReason);
+  if (verdict.verdict === 'blocked' || across.length > 0) {
+    const own = verdict.verdict === 'blocked' ? verdict.reasons.map(storedReason) : [];
+    const reasons = [...own, ...across];
     await recordBlocked(deps, node, request, reasons);
     return `${node.name}: blocked (${reasons.join('; ')})`;
   }
+  // Claimed before anything else is awaited; given back below when nothing started.
+  const release = deps.peers?.claim(settings.cluster, now) ?? (() => undefined);
   const job = jobName(node.name, request.id);
   // Invariant 9: the approvals in status count only where a decision object, bound to its author
   // by admission, backs them. Status is writable by more than the approvers; the objects are not.
@@ -140,13 +164,17 @@ async function dispatchOne(
     { by: { kind: 'system', id: 'kubemaint' }, policy: settings.approval, job },
     now,
   );
-  if (!result.ok) return `${node.name}: not started (${result.error.message})`;
+  if (!result.ok) {
+    release();
+    return `${node.name}: not started (${result.error.message})`;
+  }
   // A beforeDrain hook runs first: recorded with `running`, its Job created instead (hook-steps.ts).
   const beforeDrain = planHook(deps, result.request, 'beforeDrain');
   // The node's alerts are silenced before anything happens to it (alertmanager:, silences.ts).
   const expectedMs = base.expectedDurationMs ?? settings.expectedDurationMs[request.action];
   const silenced = await silenceNode(deps, request, expectedMs);
   if (!silenced.ok) {
+    release();
     await recordBlocked(deps, node, request, [silenced.why]);
     return `${node.name}: blocked (${silenced.why})`;
   }
@@ -158,7 +186,10 @@ async function dispatchOne(
     ...(beforeDrain ? { hooks: { beforeDrain: beforeDrain.run } } : {}),
   };
   const outcome = await persist(deps, node, { ...result, request: startedRequest });
-  if (outcome.status !== 'written') await releaseSilences(deps, silenced.held);
+  if (outcome.status !== 'written') {
+    release();
+    await releaseSilences(deps, silenced.held);
+  }
   if (outcome.status === 'lost-race') {
     // Another writer changed this request first: most likely a second tick (another serve) that
     // judged the same candidates in the same order and started it. Count its slot as taken;

@@ -14,6 +14,7 @@ import { EXIT } from '../../core/exit-codes.js';
 import { KubemaintError } from '../../errors.js';
 import { silentLogger } from '../../log.js';
 import { asRefusal, controlCommand, globals, loadCliConfig } from '../control-context.js';
+import { chooseCluster } from '../cluster-choice.js';
 import { settingsFromConfig } from './executor.js';
 import { out, err } from '../output.js';
 
@@ -110,7 +111,10 @@ export function registerDrainCommand(program: Command): void {
 }
 
 async function drain(node: string, options: Options, command: Command): Promise<void> {
-  const config = loadCliConfig(globals(command));
+  const { kubeconfig, as, cluster } = globals(command);
+  // The cluster --cluster names (or a kubectl context), as every control command (cluster-choice.ts).
+  const chosen = chooseCluster(loadCliConfig(globals(command)), { cluster, kubeconfig });
+  const config = chosen.config;
   const base = settingsFromConfig(config);
   const settings = drainSettings(options, base.drain);
   // The kube SDK loads only when a drain runs, so `--help` and bad flags answer at once.
@@ -119,11 +123,10 @@ async function drain(node: string, options: Options, command: Command): Promise<
     import('../../adapters/kube/client.js'),
     import('../../adapters/kube/executor-ports.js'),
   ]);
-  const { kubeconfig, as } = globals(command);
   const connection = await connectCluster(config, {
     log: silentLogger(),
     sim: 'attach',
-    ...(kubeconfig ? { kubeconfigPath: kubeconfig } : {}),
+    ...(chosen.kubeconfigPath ? { kubeconfigPath: chosen.kubeconfigPath } : {}),
     ...(as ? { impersonate: as } : {}),
   });
   const client = createKubeClient(connection.kubeConfig);

@@ -13,7 +13,15 @@ import { isRequestId } from '../../core/request-id.js';
 import { printable } from '../../core/printable.js';
 import { KubemaintError } from '../../errors.js';
 import { statusJson, statusTable } from '../../../templates/cli-status.js';
-import { cliPerson, controlCommand, withControl } from '../control-context.js';
+import {
+  cliPerson,
+  controlCommand,
+  globals,
+  loadCliConfig,
+  withControl,
+} from '../control-context.js';
+import { readsEveryCluster } from '../cluster-choice.js';
+import { statusAcross } from './status-across.js';
 import { askAs, decideAs, waitOf, WAIT_HELP } from '../decide-as.js';
 import { out } from '../output.js';
 
@@ -46,22 +54,39 @@ export function registerRequestCommands(program: Command): void {
       '--json',
       'print one JSON document (every request with node, action, state, reasons, times)',
     )
-    .action(async (node: string | undefined, options: { json?: boolean }, command: Command) =>
-      withControl(command, async ({ deps }) => {
-        // A node that does not exist is a mistake worth saying (exit 2), not an empty list.
-        if (node) await findNode(deps, node);
-        // The read serve's /metrics shows too (fleet-view.ts), so the two cannot disagree.
-        const fleet = await readFleetView(deps);
-        const view = {
-          ...fleet,
-          requests: fleet.requests.filter((r) => !node || r.node === node),
-          nodes: fleet.nodes.filter((n) => !node || n.name === node),
-        };
-        // Whether what still waits fits the open window, from observed durations (ADR 0017).
-        const shown = { ...view, fits: await fitsOf(deps, view.requests) };
-        out(options.json ? statusJson(shown) : statusTable(shown, deps.clock.now()));
-      }),
-    );
+    .action(async (node: string | undefined, options: { json?: boolean }, command: Command) => {
+      const global = globals(command);
+      const config = loadCliConfig(global);
+      // Several clusters and none named: a section for each (status-across.ts).
+      if (readsEveryCluster(config, global.cluster))
+        return statusAcross(config, { node, json: options.json, as: global.as });
+      return withControl(
+        command,
+        async ({ deps }) => {
+          // A node that does not exist is a mistake worth saying (exit 2), not an empty list.
+          if (node) await findNode(deps, node);
+          // The read serve's /metrics shows too (fleet-view.ts), so the two cannot disagree.
+          const fleet = await readFleetView(deps);
+          const view = {
+            ...fleet,
+            requests: fleet.requests.filter((r) => !node || r.node === node),
+            nodes: fleet.nodes.filter((n) => !node || n.name === node),
+          };
+          // Whether what still waits fits the open window, from observed durations (ADR 0017).
+          const shown = { ...view, fits: await fitsOf(deps, view.requests) };
+          out(
+            options.json
+              ? statusJson(shown)
+              : statusTable(
+                  shown,
+                  deps.clock.now(),
+                  config.clusters ? deps.settings.cluster : undefined,
+                ),
+          );
+        },
+        config,
+      );
+    });
 
   decisionCommand(program, 'approve')
     .description('approve a proposed request (you must be an approver: approval.approvers)')

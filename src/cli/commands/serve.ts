@@ -10,6 +10,7 @@ import { LISTEN_HOST_HINT, isListenHost } from '../../config/fields.js';
 import type { ListenFlags } from '../../config/listen.js';
 import { KubemaintError } from '../../errors.js';
 import { controlCommand, globals, loadCliConfig } from '../control-context.js';
+import { chooseCluster } from '../cluster-choice.js';
 import { out } from '../output.js';
 
 interface ServeFlags {
@@ -57,15 +58,31 @@ export function registerServeCommand(program: Command): void {
       const listen = listenFlags(options);
       // Everything that can be refused is checked before anything starts.
       const global = globals(command);
-      const config = loadCliConfig(global);
-      // Loaded only for serve: the Slack app, metrics and watches are the heavy part of the CLI.
+      const loaded = loadCliConfig(global);
+      const page = options.statusPage !== undefined ? { statusPage: options.statusPage } : {};
+      if (loaded.clusters && global.cluster === undefined) {
+        if (global.kubeconfig)
+          throw new KubemaintError(
+            'usage',
+            '--kubeconfig names one cluster, and the config lists several',
+            {
+              hint: 'serve one of them with --cluster NAME, or reach each through its entry of clusters:',
+            },
+          );
+        // Loaded only for serve: the Slack app, metrics and watches are the heavy part of the CLI.
+        const { runServeClusters } = await import('../../compose/serve-clusters.js');
+        await runServeClusters({ config: loaded, listen, out, ...page });
+        return;
+      }
+      // One cluster: the file's, the one --cluster names, or a kubectl context (cluster-choice.ts).
+      const chosen = chooseCluster(loaded, global);
       const { runServe } = await import('../../compose/serve.js');
       await runServe({
-        config,
+        config: chosen.config,
         listen,
         out,
-        ...(options.statusPage !== undefined ? { statusPage: options.statusPage } : {}),
-        ...(global.kubeconfig ? { kubeconfigPath: global.kubeconfig } : {}),
+        ...page,
+        ...(chosen.kubeconfigPath ? { kubeconfigPath: chosen.kubeconfigPath } : {}),
       });
     });
 }

@@ -44,11 +44,20 @@ export async function loadLambdaConfig(
   }
   const result = parseConfig(text, CONFIG_VARIABLE, resolved);
   if (!result.ok) throw new ConfigInvalidError(CONFIG_VARIABLE, result.problems);
-  if (result.config.cluster.type === 'sim') {
-    // A sim inside a Lambda would be a new, empty cluster on every cold start.
-    throw new KubemaintError('config_invalid', `${CONFIG_VARIABLE}: cluster.type is sim`, {
-      hint: 'in Lambda, use cluster.type: eks (or kubeconfig with a file in the bundle)',
-    });
+  // A sim inside a Lambda would be a new, empty cluster on every cold start.
+  const sims = result.config.clusters
+    ? result.config.clusters.flatMap((e, i) => (e.cluster.type === 'sim' ? [`clusters[${i}]`] : []))
+    : result.config.cluster.type === 'sim'
+      ? ['cluster']
+      : [];
+  if (sims.length > 0) {
+    throw new KubemaintError(
+      'config_invalid',
+      `${CONFIG_VARIABLE}: ${sims.join(', ')}: type is sim`,
+      {
+        hint: 'in Lambda, use type: eks (or kubeconfig with a file in the bundle)',
+      },
+    );
   }
   return { config: result.config, env: resolved };
 }

@@ -11,6 +11,11 @@ import { writeTickMetrics } from './tick-metrics.js';
 
 export interface TickControl {
   deps: TickDeps;
+  /**
+   * Every cluster of `clusters:` (issue 22), `deps` being the first's: each is ticked at the same
+   * time as the others, and one that fails is logged and measured without failing the rest.
+   */
+  clusters?: readonly { name: string; deps: TickDeps }[];
   /** Wait for notifications in flight, at most `timeoutMs`. */
   flush?(timeoutMs?: number): Promise<void>;
 }
@@ -29,6 +34,8 @@ export interface TickSummary {
   at: string;
   counts: { reconciled: number; dispatched: number; proposed: number; skipped: number };
   report: TickReport;
+  /** With several clusters: each one's counts, or why its tick failed. */
+  clusters?: ({ name: string } & ({ counts: TickSummary['counts'] } | { error: string }))[];
 }
 
 export const TICK_KINDS = ['tick', 'skew-scan'] as const;
@@ -74,6 +81,7 @@ export function createTickHandler(
   async function tick(event: unknown): Promise<TickSummary> {
     const kind = tickKind(event);
     const opened = await control();
+    if (opened.clusters) return tickEach(kind, opened, opened.clusters);
     const startedAt = opened.deps.clock.now();
     let ok = false;
     try {
@@ -97,4 +105,51 @@ export function createTickHandler(
       await opened.flush?.(options.flushTimeoutMs ?? 10_000);
     }
   }
+
+  /** Every cluster at once; the summary is the first's, with each cluster's counts beside it. */
+  async function tickEach(
+    kind: TickSummary['kind'],
+    opened: TickControl,
+    clusters: NonNullable<TickControl['clusters']>,
+  ): Promise<TickSummary> {
+    const ticks = await Promise.all(
+      clusters.map(
+        async ({ name, deps }): Promise<{ name: string; report?: TickReport; error?: string }> => {
+          const startedAt = deps.clock.now();
+          try {
+            const report = await runTick(deps, { skewScan: kind === 'skew-scan' });
+            await writeTickMetrics(deps, { startedAt, ok: true }, { write, log: options.log });
+            return { name, report };
+          } catch (error) {
+            await writeTickMetrics(deps, { startedAt, ok: false }, { write, log: options.log });
+            // Said with its cluster; the other clusters' ticks are not held back by it.
+            options.log.error({ err: error, cluster: name }, 'tick of one cluster failed');
+            return { name, error: error instanceof Error ? error.message : String(error) };
+          }
+        },
+      ),
+    );
+    await opened.flush?.(options.flushTimeoutMs ?? 10_000);
+    const each = ticks.map(({ name, report, error }) =>
+      report ? { name, counts: countsOf(report) } : { name, error: error ?? 'failed' },
+    );
+    options.log.info({ kind, clusters: each }, 'tick done');
+    const report = ticks.find((t) => t.report)?.report ?? emptyReport(opened);
+    return { kind, at: report.at, counts: countsOf(report), report, clusters: each };
+  }
 }
+
+const countsOf = (report: TickReport): TickSummary['counts'] => ({
+  reconciled: report.reconciled.length,
+  dispatched: report.dispatched.length,
+  proposed: report.proposed.length,
+  skipped: report.skipped.length,
+});
+
+const emptyReport = (opened: TickControl): TickReport => ({
+  at: opened.deps.clock.now().toISOString(),
+  reconciled: [],
+  dispatched: [],
+  proposed: [],
+  skipped: [],
+});

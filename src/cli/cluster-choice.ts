@@ -1,0 +1,53 @@
+/**
+ * Which cluster a command talks to (ADR 0026): `--cluster NAME` names a cluster of `clusters:`;
+ * without that list it is a kubectl context (of `--kubeconfig`, the config's kubeconfig, or
+ * kubectl's default one), as `kubectl --context` is. A config that lists several clusters needs
+ * the flag for anything but `status`, which then shows them all: no command guesses a cluster.
+ */
+import { clusterConfigNamed, clusterNames } from '../config/cluster-configs.js';
+import type { Config } from '../config/schema.js';
+import { KubemaintError } from '../errors.js';
+
+export interface ClusterChoice {
+  config: Config;
+  /** The --kubeconfig file when it still wins over the chosen cluster's way to reach it. */
+  kubeconfigPath?: string;
+}
+
+export function chooseCluster(
+  config: Config,
+  flags: { cluster?: string | undefined; kubeconfig?: string | undefined },
+): ClusterChoice {
+  const keep = flags.kubeconfig ? { kubeconfigPath: flags.kubeconfig } : {};
+  if (config.clusters) {
+    if (flags.cluster !== undefined)
+      return { config: clusterConfigNamed(config, flags.cluster), ...keep };
+    const names = clusterNames(config);
+    if (names.length === 1) return { config: clusterConfigNamed(config, names[0]!), ...keep };
+    throw new KubemaintError(
+      'usage',
+      `the config lists ${names.length} clusters: say which with --cluster NAME`,
+      { hint: `the clusters: ${names.join(', ')}` },
+    );
+  }
+  if (flags.cluster === undefined || flags.cluster === config.cluster.name)
+    return { config, ...keep };
+  // Not a cluster of the file: a context, read from the kubeconfig kubectl would read.
+  const path =
+    flags.kubeconfig ??
+    (config.cluster.type === 'kubeconfig' ? config.cluster.kubeconfig.path : undefined);
+  return {
+    config: {
+      ...config,
+      cluster: {
+        type: 'kubeconfig',
+        name: flags.cluster,
+        kubeconfig: { path, context: flags.cluster },
+      },
+    },
+  };
+}
+
+/** `status` without --cluster reads every cluster of the list; one of them when named. */
+export const readsEveryCluster = (config: Config, flag: string | undefined): boolean =>
+  flag === undefined && (config.clusters?.length ?? 0) > 1;
