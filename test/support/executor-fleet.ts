@@ -16,7 +16,11 @@ import type { MaintenanceRequest } from '../../src/core/request.js';
 import { createSim, type Sim, type SimOptions } from '@kubemaint/kubesim';
 import { SIM_BIN_DIR } from '@kubemaint/kubesim';
 import { R, type KObject } from '@kubemaint/kubesim';
-import { SETTINGS_ENV } from '../../templates/executor-job.js';
+import {
+  buildExecutorJob,
+  SETTINGS_ENV,
+  type ExecutorJobParams,
+} from '../../templates/executor-job.js';
 import { approvedRequest } from '../fakes/requests.js';
 import { requestReader } from './requests.js';
 import { requestOn } from './in-process-executor.js';
@@ -168,6 +172,41 @@ export async function startExecutor(
     (resolve) => child.on('close', (code, signal) => resolve({ code, signal, output })),
   );
   return { child, done };
+}
+
+/**
+ * The executor Job as the control plane would make it for `node` (templates/executor-job.ts), with
+ * the sim's settings and the image the fleet maps to the real CLI; `extra` adds priority class,
+ * resources and the like.
+ */
+export function simExecutorJob(
+  node: string,
+  requestId: string,
+  extra: Partial<ExecutorJobParams> = {},
+): ReturnType<typeof buildExecutorJob> {
+  return buildExecutorJob({
+    node,
+    requestId,
+    namespace: 'kube-system',
+    image: 'ghcr.io/kubemaint/kubemaint:test',
+    serviceAccountName: 'kubemaint-executor',
+    rebootMethod: 'command',
+    activeDeadlineSeconds: 3_600,
+    ttlSecondsAfterFinished: 3_600,
+    settingsJson: JSON.stringify(simSettings()),
+    ...extra,
+  });
+}
+
+/** `Complete` or `Failed` once the Job in kube-system has that condition, else undefined. */
+export function jobOutcome(sim: Sim, name: string): 'Complete' | 'Failed' | undefined {
+  const job = sim.store.get(R.jobs, 'kube-system', name);
+  const conditions =
+    (job?.status?.['conditions'] as { type: string; status: string }[] | undefined) ?? [];
+  const done = conditions.find(
+    (c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True',
+  );
+  return done?.type as 'Complete' | 'Failed' | undefined;
 }
 
 /** Reboots the sim's host performed (or scheduled) for `node`. */

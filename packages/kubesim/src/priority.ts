@@ -186,10 +186,12 @@ export function resolvePodPriority(pod: KObject, classes: Lookup, all: () => KOb
   if (pc && !name) spec['priorityClassName'] = pc.metadata.name;
   // Without a class the plugin computes PreemptLowerPriority all the same, and holds a pod to it.
   const policy = (pc?.['preemptionPolicy'] as string | undefined) ?? 'PreemptLowerPriority';
-  if (spec['preemptionPolicy'] !== undefined && spec['preemptionPolicy'] !== policy) {
+  const stated = spec['preemptionPolicy'];
+  if (stated !== undefined && stated !== policy) {
+    const text = typeof stated === 'string' ? stated : JSON.stringify(stated);
     throw podForbidden(
       pod,
-      `the string value of PreemptionPolicy (${String(spec['preemptionPolicy'])}) must not be provided in pod spec; priority admission controller computed ${policy} from the given PriorityClass name`,
+      `the string value of PreemptionPolicy (${text}) must not be provided in pod spec; priority admission controller computed ${policy} from the given PriorityClass name`,
     );
   }
   spec['preemptionPolicy'] = policy;

@@ -15,18 +15,19 @@ import { createKubeClient, loadKubeConfig } from '../../../src/adapters/kube/cli
 import { deployment } from '@kubemaint/kubesim';
 import type { Sim } from '@kubemaint/kubesim';
 import { R, type AuditEntry, type KObject } from '@kubemaint/kubesim';
-import { buildExecutorJob } from '../../../templates/executor-job.js';
 import {
   bootId,
   fleet,
   getNode,
   isReady,
+  jobOutcome,
   kubeletVersion,
   nodeNames,
   podsOn,
   putRequest,
   reboots,
   requestOf,
+  simExecutorJob,
   simSettings,
   until,
 } from '../../support/executor-fleet.js';
@@ -110,17 +111,7 @@ function pdbViolations(audit: readonly AuditEntry[], fromRv: number): string[] {
 
 async function runJob(node: string, requestId: string, settings = simSettings()) {
   const client = createKubeClient(loadKubeConfig(sim.kubeconfigPath));
-  const manifest = buildExecutorJob({
-    node,
-    requestId,
-    namespace: 'kube-system',
-    image: 'ghcr.io/kubemaint/kubemaint:test',
-    serviceAccountName: 'kubemaint-executor',
-    rebootMethod: 'command',
-    activeDeadlineSeconds: 3_600,
-    ttlSecondsAfterFinished: 3_600,
-    settingsJson: JSON.stringify(settings),
-  });
+  const manifest = simExecutorJob(node, requestId, { settingsJson: JSON.stringify(settings) });
   assert.equal(await createJob(client, manifest), true);
   assert.equal(
     await createJob(client, manifest),
@@ -130,14 +121,7 @@ async function runJob(node: string, requestId: string, settings = simSettings())
   return manifest.metadata!.name!;
 }
 
-const jobDone = (name: string) => {
-  const job = sim.store.get(R.jobs, 'kube-system', name);
-  const conditions =
-    (job?.status?.['conditions'] as { type: string; status: string }[] | undefined) ?? [];
-  return conditions.find(
-    (c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True',
-  )?.type;
-};
+const jobDone = (name: string) => jobOutcome(sim, name);
 
 describe('executor Job on the sim', () => {
   it('drains 40 pods without breaking a PDB, reboots, and the node comes back with a new bootID', async () => {

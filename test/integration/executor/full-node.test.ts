@@ -12,16 +12,16 @@ import { createKubeClient, loadKubeConfig } from '../../../src/adapters/kube/cli
 import { parseConfig } from '../../../src/config/parse.js';
 import type { Sim } from '@kubemaint/kubesim';
 import { R, type KObject } from '@kubemaint/kubesim';
-import { buildExecutorJob } from '../../../templates/executor-job.js';
 import {
   bootId,
   fleet,
   isReady,
+  jobOutcome,
   nodeNames,
   podsOn,
   putRequest,
   reboots,
-  simSettings,
+  simExecutorJob,
   until,
 } from '../../support/executor-fleet.js';
 
@@ -58,34 +58,15 @@ const defaults = (() => {
 })();
 
 async function runJob(node: string, requestId: string, priorityClassName: string) {
-  const manifest = buildExecutorJob({
-    node,
-    requestId,
-    namespace: 'kube-system',
-    image: 'ghcr.io/kubemaint/kubemaint:test',
-    serviceAccountName: 'kubemaint-executor',
-    rebootMethod: 'command',
-    activeDeadlineSeconds: 3_600,
-    ttlSecondsAfterFinished: 3_600,
-    settingsJson: JSON.stringify(simSettings()),
+  const manifest = simExecutorJob(node, requestId, {
     resources: defaults.resources,
     ...(priorityClassName ? { priorityClassName } : {}),
   });
-  assert.equal(
-    await createJob(createKubeClient(loadKubeConfig(sim.kubeconfigPath)), manifest),
-    true,
-  );
+  const client = createKubeClient(loadKubeConfig(sim.kubeconfigPath));
+  assert.equal(await createJob(client, manifest), true);
   return manifest.metadata!.name!;
 }
 
-const jobOutcome = (name: string) => {
-  const job = sim.store.get(R.jobs, 'kube-system', name);
-  const conditions =
-    (job?.status?.['conditions'] as { type: string; status: string }[] | undefined) ?? [];
-  return conditions.find(
-    (c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True',
-  )?.type;
-};
 const jobPod = (node: string, job: string) =>
   podsOn(sim, node).find((p) => p.metadata.name?.startsWith(job));
 
@@ -108,7 +89,7 @@ describe('the executor Job on a full node', () => {
     );
     assert.equal(preempted.length, 1, 'one pod made room (the kubelet takes the fewest)');
 
-    assert.equal(await until('the Job to finish', () => jobOutcome(job), 90_000), 'Complete');
+    assert.equal(await until('the Job to finish', () => jobOutcome(sim, job), 90_000), 'Complete');
     await until(
       'a new bootID and Ready',
       () => bootId(sim, node) !== bootBefore && isReady(sim, node),
@@ -133,7 +114,7 @@ describe('the executor Job on a full node', () => {
       status.message,
       `Pod was rejected: Node didn't have enough resource: pods, requested: 1, used: ${count}, capacity: ${count}`,
     );
-    assert.equal(await until('the Job to fail', () => jobOutcome(job), 30_000), 'Failed');
+    assert.equal(await until('the Job to fail', () => jobOutcome(sim, job), 30_000), 'Failed');
     assert.equal(reboots(sim, node).length, 0);
   });
 });
