@@ -54,28 +54,29 @@ function daemonTolerations(own: Toleration[] | undefined): Toleration[] {
 }
 
 /**
- * Whether `node` should run the daemon pod (`NodeShouldRunDaemonPod`): a new pod needs every
+ * Whether a node should run the daemon pod (`NodeShouldRunDaemonPod`): a new pod needs every
  * NoSchedule and NoExecute taint tolerated; a running one stays while its NoExecute taints are, so a
- * node going NotReady keeps its daemon pods.
+ * node going NotReady keeps its daemon pods. The template is read once per DaemonSet: a reconcile
+ * asks about every node of the fleet, several times.
  */
-export function shouldRun(ds: KObject, node: KObject, running = false): boolean {
+function daemonPlacement(ds: KObject): (node: KObject, running?: boolean) => boolean {
   const template = ((ds.spec ?? {})['template'] ?? {}) as {
     spec?: { nodeSelector?: Record<string, string>; tolerations?: Toleration[] };
   };
   const templateSpec = template.spec ?? {};
-  const labels = node.metadata.labels ?? {};
-  const selected = Object.entries(templateSpec.nodeSelector ?? {}).every(
-    ([k, v]) => labels[k] === v,
-  );
-  if (!selected) return false;
+  const selector = Object.entries(templateSpec.nodeSelector ?? {});
   const tolerations = daemonTolerations(templateSpec.tolerations);
-  const taints = (node.spec?.['taints'] ?? []) as Taint[];
-  return taints.every(
-    (taint) =>
-      taint.effect === 'PreferNoSchedule' ||
-      (running && taint.effect === 'NoSchedule') ||
-      isTolerated(tolerations, taint),
-  );
+  return (node, running = false) => {
+    const labels = node.metadata.labels ?? {};
+    if (!selector.every(([k, v]) => labels[k] === v)) return false;
+    const taints = (node.spec?.['taints'] ?? []) as Taint[];
+    return taints.every(
+      (taint) =>
+        taint.effect === 'PreferNoSchedule' ||
+        (running && taint.effect === 'NoSchedule') ||
+        isTolerated(tolerations, taint),
+    );
+  };
 }
 
 const nodeSignature = (node: KObject): string =>
@@ -158,6 +159,7 @@ export function startDaemonSetController(ctx: ControllerContext): Stop {
 
   /** Pods by the node they are (or will be) on: running ones and those being deleted. */
   const podsByNode = (ds: KObject, nodes: Map<string, KObject>): NodePods[] => {
+    const shouldRun = daemonPlacement(ds);
     const out = new Map<string, NodePods>();
     const at = (node: string) => {
       let entry = out.get(node);
@@ -165,7 +167,7 @@ export function startDaemonSetController(ctx: ControllerContext): Stop {
         const n = nodes.get(node);
         entry = {
           node,
-          shouldRun: n ? shouldRun(ds, n, true) : false,
+          shouldRun: n ? shouldRun(n, true) : false,
           running: [],
           terminating: [],
         };
@@ -174,7 +176,7 @@ export function startDaemonSetController(ctx: ControllerContext): Stop {
       return entry;
     };
     for (const node of nodes.values()) {
-      if (shouldRun(ds, node)) at(node.metadata.name ?? '');
+      if (shouldRun(node)) at(node.metadata.name ?? '');
     }
     for (const pod of ownedPods(ctx, ds)) {
       const entry = at(nodeOfPod(pod) ?? '');
