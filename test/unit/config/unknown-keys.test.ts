@@ -93,7 +93,7 @@ describe('unknown keys suggest the key that was meant', () => {
     {
       doc: { blockers: { maxUnhealthy: 1 } },
       path: 'blockers.maxUnhealthy',
-      hint: 'allowed here: prometheus, pods, maxUnhealthyNodes, flapping, soak',
+      hint: 'allowed here: prometheus, pods, maxUnhealthyNodes, flapping, soak, clusters',
     },
     {
       doc: { slack: { token: 'x' } },
