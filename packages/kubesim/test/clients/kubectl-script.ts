@@ -1,7 +1,7 @@
 /**
  * What a person does with kubectl on a cluster, as steps: create, apply, diff, explain, get -o wide,
- * describe, logs, rollout status and undo, scale, auth can-i and whoami, events, cordon, drain and
- * delete --wait. Each step is one kubectl run with what its output must show; the steps of one
+ * describe, logs, rollout status and undo (Deployments and DaemonSets), scale, services and their
+ * endpoints, cron jobs, claims, auth can-i and whoami, events, cordon, drain and delete --wait. Each step is one kubectl run with what its output must show; the steps of one
  * kubectl version work in a namespace and on a node of their own, so versions run one after another
  * on one cluster. A step that fails does not stop the ones after it (a later step may then fail for
  * the same reason: that is still a step kubectl could not do).
@@ -55,6 +55,30 @@ export const MANIFESTS: Readonly<Record<string, string>> = {
   'api.yaml': deployment('api', 'registry.k8s.io/pause:3.9', 1),
   'api-v2.yaml': deployment('api', 'registry.k8s.io/pause:3.10', 1),
   'api-v3.yaml': deployment('api', 'registry.k8s.io/pause:3.10', 2),
+  'agent.yaml': `apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: agent
+spec:
+  selector:
+    matchLabels: {app: agent}
+  template:
+    metadata:
+      labels: {app: agent}
+    spec:
+      containers:
+      - name: agent
+        image: registry.k8s.io/pause:3.9
+`,
+  'claim.yaml': `apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: data
+spec:
+  accessModes: [ReadWriteOnce]
+  resources:
+    requests: {storage: 1Gi}
+`,
   'settings.yaml': `apiVersion: v1
 kind: ConfigMap
 metadata:
@@ -121,6 +145,40 @@ export const KUBECTL_STEPS: readonly KubectlStep[] = [
     id: 'rollout status',
     args: (c) => ['rollout', 'status', 'deployment/web', '--timeout=60s', ...ns(c)],
     stdout: /successfully rolled out/,
+  },
+  {
+    id: 'create service',
+    args: (c) => ['create', 'service', 'clusterip', 'cache', '--tcp=6379:6379', ...ns(c)],
+    stdout: /service\/cache created/,
+  },
+  {
+    id: 'expose',
+    args: (c) => ['expose', 'deployment', 'web', '--port=80', '--target-port=8080', ...ns(c)],
+    stdout: /service\/web exposed/,
+  },
+  {
+    id: 'get services -o wide',
+    args: (c) => ['get', 'services', '-o', 'wide', ...ns(c)],
+    stdout:
+      /NAME\s+TYPE\s+CLUSTER-IP\s+EXTERNAL-IP\s+PORT\(S\)\s+AGE\s+SELECTOR\ncache\s+ClusterIP\s+[\d.]+\s+<none>\s+6379\/TCP\s+\S+\s+app=cache\nweb\s+ClusterIP\s+[\d.]+\s+<none>\s+80\/TCP\s+\S+\s+app=web\n/,
+  },
+  {
+    id: 'get endpoints',
+    args: (c) => ['get', 'endpoints', 'web', ...ns(c)],
+    stdout: /NAME\s+ENDPOINTS\s+AGE\nweb\s+[\d.]+:8080,[\d.]+:8080\s/,
+    eventually: true,
+  },
+  {
+    id: 'get endpointslices',
+    args: (c) => ['get', 'endpointslices', '-l', 'kubernetes.io/service-name=web', ...ns(c)],
+    stdout: /NAME\s+ADDRESSTYPE\s+PORTS\s+ENDPOINTS\s+AGE\nweb-\S+\s+IPv4\s+8080\s+[\d.]+,[\d.]+\s/,
+    eventually: true,
+  },
+  {
+    id: 'describe service',
+    args: (c) => ['describe', 'service', 'web', ...ns(c)],
+    stdout:
+      /Name:\s+web[\s\S]*Selector:\s+app=web[\s\S]*IP:\s+[\d.]+[\s\S]*Endpoints:\s+[\d.]+:8080,[\d.]+:8080/,
   },
   {
     id: 'get pods -o wide',
@@ -233,6 +291,115 @@ export const KUBECTL_STEPS: readonly KubectlStep[] = [
     id: 'get events',
     args: (c) => ['get', 'events', ...ns(c)],
     stdout: /LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE\n[\s\S]*deployment\/web/,
+  },
+  {
+    id: 'create -f daemonset',
+    args: (c) => ['create', '-f', `${c.dir}/agent.yaml`, ...ns(c)],
+    stdout: /daemonset\.apps\/agent created/,
+  },
+  {
+    id: 'rollout status daemonset',
+    args: (c) => ['rollout', 'status', 'daemonset/agent', '--timeout=60s', ...ns(c)],
+    stdout: /daemon set "agent" successfully rolled out/,
+  },
+  {
+    id: 'set image daemonset',
+    args: (c) => ['set', 'image', 'daemonset/agent', 'agent=registry.k8s.io/pause:3.10', ...ns(c)],
+    stdout: /daemonset\.apps\/agent image updated/,
+  },
+  {
+    id: 'rollout status daemonset (after update)',
+    args: (c) => ['rollout', 'status', 'daemonset/agent', '--timeout=60s', ...ns(c)],
+    stdout: /daemon set "agent" successfully rolled out/,
+  },
+  {
+    id: 'rollout history daemonset',
+    args: (c) => ['rollout', 'history', 'daemonset/agent', ...ns(c)],
+    stdout: /REVISION\s+CHANGE-CAUSE\n1\s+\S+\n2\s+/,
+  },
+  {
+    id: 'rollout undo daemonset',
+    args: (c) => ['rollout', 'undo', 'daemonset/agent', ...ns(c)],
+    stdout: /daemonset\.apps\/agent rolled back/,
+  },
+  {
+    id: 'rollout undo daemonset took effect',
+    args: (c) => ['rollout', 'status', 'daemonset/agent', '--timeout=60s', ...ns(c)],
+    stdout: /daemon set "agent" successfully rolled out/,
+  },
+  {
+    id: 'get daemonsets -o wide',
+    args: (c) => ['get', 'daemonsets', '-o', 'wide', ...ns(c)],
+    stdout:
+      /NAME\s+DESIRED\s+CURRENT\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+NODE SELECTOR\s+AGE\s+CONTAINERS\s+IMAGES\s+SELECTOR\nagent\s+(\d+)\s+\1\s+\1\s+\1\s+\1\s+<none>\s+\S+\s+agent\s+registry\.k8s\.io\/pause:3\.9\s+app=agent/,
+    eventually: true,
+  },
+  {
+    id: 'get controllerrevisions',
+    args: (c) => ['get', 'controllerrevisions', ...ns(c)],
+    stdout:
+      /NAME\s+CONTROLLER\s+REVISION\s+AGE\n(agent-\S+\s+daemonset\.apps\/agent\s+[23]\s+\S+\n){2}/,
+  },
+  {
+    id: 'create cronjob',
+    args: (c) => [
+      'create',
+      'cronjob',
+      'tick',
+      '--image=busybox:1.36',
+      '--schedule=*/1 * * * *',
+      ...ns(c),
+      '--',
+      'true',
+    ],
+    stdout: /cronjob\.batch\/tick created/,
+  },
+  {
+    id: 'get cronjobs',
+    args: (c) => ['get', 'cronjobs', ...ns(c)],
+    stdout:
+      /NAME\s+SCHEDULE\s+TIMEZONE\s+SUSPEND\s+ACTIVE\s+LAST SCHEDULE\s+AGE\ntick\s+\*\/1 \* \* \* \*\s+<none>\s+False\s/,
+  },
+  {
+    id: 'cronjob creates jobs',
+    args: (c) => ['get', 'jobs', ...ns(c)],
+    stdout: /\ntick-\d+\s/,
+    eventually: true,
+  },
+  {
+    id: 'create job --from=cronjob',
+    args: (c) => ['create', 'job', 'by-hand', '--from=cronjob/tick', ...ns(c)],
+    stdout: /job\.batch\/by-hand created/,
+  },
+  {
+    id: 'explain cronjob',
+    args: () => ['explain', 'cronjob.spec.concurrencyPolicy'],
+    stdout: /FIELD:\s+concurrencyPolicy\s+<string>/,
+  },
+  {
+    id: 'apply pvc',
+    args: (c) => ['apply', '-f', `${c.dir}/claim.yaml`, ...ns(c)],
+    stdout: /persistentvolumeclaim\/data created/,
+  },
+  {
+    id: 'get pvc',
+    args: (c) => ['get', 'pvc', ...ns(c)],
+    stdout:
+      /NAME\s+STATUS\s+VOLUME\s+CAPACITY\s+ACCESS MODES\s+STORAGECLASS\s+(VOLUMEATTRIBUTESCLASS\s+)?AGE\ndata\s+Pending\s/,
+  },
+  {
+    id: 'describe pvc',
+    args: (c) => ['describe', 'pvc', 'data', ...ns(c)],
+    stdout:
+      /Status:\s+Pending[\s\S]*FailedBinding\s+\S+\s+persistentvolume-controller\s+no persistent volumes available/,
+    eventually: true,
+  },
+  {
+    id: 'get all',
+    args: (c) => ['get', 'all', ...ns(c)],
+    // Each kind once, in whatever order discovery lists the `all` category.
+    stdout:
+      /^(?=[\s\S]*\bservice\/web\s)(?=[\s\S]*\bdaemonset\.apps\/agent\s)(?=[\s\S]*\bdeployment\.apps\/web\s)(?=[\s\S]*\bcronjob\.batch\/tick\s)/,
   },
   {
     id: 'cordon',
