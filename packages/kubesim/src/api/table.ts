@@ -12,7 +12,7 @@ import { customResourceTable } from './crd-table.js';
 import { humanAge } from './human-age.js';
 import { EVENT_COLUMNS } from './event-table.js';
 import { selectorText } from './selector-text.js';
-import { KIND_COLUMNS } from './kind-tables.js';
+import { KIND_COLUMNS, type KindColumn } from './kind-tables.js';
 
 export { humanAge } from './human-age.js';
 
@@ -26,12 +26,8 @@ const str = (v: unknown, fallback = '<none>'): string =>
 export const wantsTable = (req: IncomingMessage): boolean =>
   /;\s*as=Table/.test(req.headers.accept ?? '');
 
-interface Column {
-  name: string;
-  type?: 'integer' | 'string' | 'boolean';
-  priority?: number;
-  cell: (obj: KObject, now: Date) => string | number;
-}
+/** A column and how each row fills it (kind-tables.ts declares the later kinds' the same way). */
+type Column = KindColumn;
 
 const nameCol: Column = { name: 'Name', cell: (x) => x.metadata.name ?? '' };
 const ageCol: Column = {

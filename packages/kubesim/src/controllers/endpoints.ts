@@ -88,41 +88,34 @@ export function startEndpointsController(ctx: ControllerContext): Stop {
     const wanted = groups.length > 0 ? groups : [{ ports: [], endpoints: [] }];
     const labels = { ...labelsOf(service), [SERVICE_NAME]: name, [MANAGED_BY]: SLICE_MANAGER };
     const unused = new Set(existing);
+    /** Writes `group` into an existing slice (the mutate skips the write when nothing changed). */
+    const rewrite = (slice: KObject, group: (typeof wanted)[number]) => {
+      unused.delete(slice);
+      store.mutate(
+        R.endpointslices,
+        namespace,
+        slice.metadata.name ?? '',
+        (s) => {
+          s.metadata.labels = labels;
+          s['endpoints'] = group.endpoints;
+          if (group.ports.length > 0) s['ports'] = group.ports;
+          else delete s['ports'];
+        },
+        { actor: ACTOR },
+      );
+    };
     const todo: typeof wanted = [];
     for (const group of wanted) {
       const same = [...unused].find(
         (s) => JSON.stringify(s['ports'] ?? []) === JSON.stringify(group.ports),
       );
-      if (same) {
-        unused.delete(same);
-        store.mutate(
-          R.endpointslices,
-          namespace,
-          same.metadata.name ?? '',
-          (s) => {
-            s.metadata.labels = labels;
-            s['endpoints'] = group.endpoints;
-          },
-          { actor: ACTOR },
-        );
-      } else todo.push(group);
+      if (same) rewrite(same, group);
+      else todo.push(group);
     }
     for (const group of todo) {
       const reuse = [...unused][0];
       if (reuse) {
-        unused.delete(reuse);
-        store.mutate(
-          R.endpointslices,
-          namespace,
-          reuse.metadata.name ?? '',
-          (s) => {
-            s.metadata.labels = labels;
-            s['endpoints'] = group.endpoints;
-            if (group.ports.length > 0) s['ports'] = group.ports;
-            else delete s['ports'];
-          },
-          { actor: ACTOR },
-        );
+        rewrite(reuse, group);
         continue;
       }
       store.create(
