@@ -2,12 +2,20 @@
  * PersistentVolumeClaims on a cluster without volumes or a default StorageClass (both backends): a
  * claim is defaulted (Filesystem, Pending), protected by the `kubernetes.io/pvc-protection`
  * finalizer, stays Pending with the PV controller's `FailedBinding` Event, and a delete of a claim no
- * pod uses completes.
+ * pod uses completes; a pod that mounts an unbound or missing claim is not scheduled, and says why.
  */
 import assert from 'node:assert/strict';
 import { eventually } from '../backend.js';
 import type { CaseGroup } from '../case.js';
-import { field, meta } from '../fixtures.js';
+import {
+  conditionsOf,
+  createPod,
+  fakeNode,
+  field,
+  meta,
+  objectWhen,
+  podPath,
+} from '../fixtures.js';
 
 type Obj = Record<string, unknown>;
 
@@ -61,6 +69,41 @@ export const volumeClaimCases: CaseGroup = {
         assert.equal(deleted.code, 200, deleted.text);
         await eventually('the claim gone', async () =>
           (await b.request('GET', `${path}/data`)).code === 404 ? true : undefined,
+        );
+      },
+    },
+    {
+      id: 'a pod that mounts an unbound or a missing claim stays unscheduled, and says why',
+      async run(b) {
+        const ns = await b.namespace();
+        // A node it would fit (without any, the scheduler says only that there are no nodes).
+        await fakeNode(b);
+        const claim = await b.request('POST', `/api/v1/namespaces/${ns}/persistentvolumeclaims`, {
+          body: {
+            metadata: { name: 'data' },
+            spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+          },
+        });
+        assert.equal(claim.code, 201, claim.text);
+        const mounting = (name: string) => ({
+          volumes: [{ name: 'data', persistentVolumeClaim: { claimName: name } }],
+        });
+        await createPod(b, ns, 'unbound', { spec: mounting('data') });
+        await createPod(b, ns, 'missing', { spec: mounting('nowhere') });
+        const why = async (pod: string) => {
+          const seen = await objectWhen(b, podPath(ns, pod), `${pod} unschedulable`, (p) =>
+            conditionsOf(p).some((c) => c['type'] === 'PodScheduled' && c['status'] === 'False'),
+          );
+          assert.equal(field(seen, 'spec', 'nodeName'), undefined);
+          return String(conditionsOf(seen).find((c) => c['type'] === 'PodScheduled')?.['message']);
+        };
+        assert.match(
+          await why('unbound'),
+          /^0\/\d+ nodes are available: pod has unbound immediate PersistentVolumeClaims\./,
+        );
+        assert.match(
+          await why('missing'),
+          /^0\/\d+ nodes are available: persistentvolumeclaim "nowhere" not found\./,
         );
       },
     },

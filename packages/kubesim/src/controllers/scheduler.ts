@@ -5,10 +5,11 @@
  */
 import { R, type KObject } from '../types.js';
 import type { ControllerContext, Stop } from './context.js';
-import { placePod } from './scheduling.js';
+import { placePod, type Placement } from './scheduling.js';
 import { addPod, NO_USAGE, type NodeUsage } from './scheduler-fit.js';
 import { podRequests, type Requests } from './scheduler-requests.js';
 import { isPodTerminal, keyOf, podSpec, setCondition, splitKey, type PodStatus } from './shapes.js';
+import { claimsBlocking } from './volume-claims.js';
 import { createWorkQueue } from './work-queue.js';
 import { createEventSink, schedulerEvent } from '../events.js';
 
@@ -47,7 +48,11 @@ export function startScheduler(ctx: ControllerContext): Stop {
     const [namespace, name] = splitKey(key);
     const pod = store.get(R.pods, namespace, name);
     if (!pod || podSpec(pod).nodeName || pod.metadata.deletionTimestamp) return;
-    const placement = placePod(pod, nodes, used);
+    // Unbound claims stop a pod before any node is looked at (VolumeBinding's PreFilter).
+    const blocked = claimsBlocking(pod, store);
+    const placement: Placement = blocked
+      ? { message: `0/${nodes.length} nodes are available: ${blocked}.` }
+      : placePod(pod, nodes, used);
     const now = clock.now().toISOString();
     if (placement.node === undefined) {
       const known = (

@@ -3,9 +3,10 @@
  * control plane of `npm run real-cluster`, which has no default StorageClass): a claim stays Pending
  * and the PV controller says why once (`FailedBinding`, or `ProvisioningFailed` for a class that does
  * not exist). The pvc-protection controller's half: a claim being deleted loses its
- * `kubernetes.io/pvc-protection` finalizer once no unfinished pod of its namespace mounts it.
+ * `kubernetes.io/pvc-protection` finalizer once no unfinished pod of its namespace mounts it. The
+ * scheduler leaves a pod whose claims are not bound Pending (`claimsBlocking`).
  */
-import { R, type KObject } from '../types.js';
+import { R, type KObject, type Store } from '../types.js';
 import type { ControllerContext, Stop } from './context.js';
 import { recorderFor } from '../events.js';
 import { PVC_PROTECTION } from '../claim-hooks.js';
@@ -19,6 +20,20 @@ const claimsOf = (pod: KObject): string[] =>
     const claim = (v as { persistentVolumeClaim?: { claimName?: string } }).persistentVolumeClaim;
     return claim?.claimName ? [claim.claimName] : [];
   });
+
+/**
+ * Why the scheduler cannot place `pod` yet because of its claims (the VolumeBinding plugin's
+ * PreFilter): a claim that does not exist, or one not bound to a volume (with no provisioner, every
+ * claim is "immediate"). Undefined when its claims are all bound, or it has none.
+ */
+export function claimsBlocking(pod: KObject, store: Store): string | undefined {
+  for (const claim of claimsOf(pod)) {
+    const found = store.get(R.pvcs, pod.metadata.namespace, claim);
+    if (!found) return `persistentvolumeclaim "${claim}" not found`;
+    if (!found.spec?.['volumeName']) return 'pod has unbound immediate PersistentVolumeClaims';
+  }
+  return undefined;
+}
 
 export function startVolumeClaimController(ctx: ControllerContext): Stop {
   const { store, clock } = ctx;
