@@ -63,7 +63,7 @@ export async function startServeClusters(options: ServeClustersOptions): Promise
   // Each cluster's own approvers and slots are checked as a one-cluster file's would be.
   for (const one of clusterConfigs(config))
     for (const warning of configWarnings(one)) log.warn({ cluster: one.cluster.name }, warning);
-  const metrics = createMetrics({ processMetrics: true });
+  const metrics = createMetrics({ processMetrics: true, clusters: true });
   const loops: ClusterLoop[] = [];
   const views = new Map<string, FleetView>();
   const pageOn =
@@ -137,6 +137,10 @@ export async function startServeClusters(options: ServeClustersOptions): Promise
     throw error;
   });
   for (const runtime of clusters.runtimes) {
+    // Every cluster's error counter from 0, as one cluster's is: a rate needs a series to start.
+    metrics.record([
+      { name: 'kubemaint_tick_errors_total', labels: { cluster: runtime.name }, value: 0 },
+    ]);
     loops.push(
       startClusterLoop(runtime, {
         metrics,

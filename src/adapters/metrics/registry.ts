@@ -18,11 +18,18 @@ export interface Metrics {
 
 type Metric = Gauge | Counter | Histogram;
 
-export function createMetrics(options: { processMetrics?: boolean } = {}): Metrics {
+/**
+ * `clusters`: the config lists several clusters, and every metric takes a `cluster` label. Only
+ * then: a metric with label names has no series until one is set, so one cluster's label-less
+ * counters (`kubemaint_tick_errors_total 0`) would vanish from /metrics.
+ */
+export function createMetrics(
+  options: { processMetrics?: boolean; clusters?: boolean } = {},
+): Metrics {
   const registry = new Registry();
   if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
   const metrics = new Map<MetricName, Metric>(
-    METRIC_NAMES.map((name) => [name, metricFor(name, registry)]),
+    METRIC_NAMES.map((name) => [name, metricFor(name, registry, options.clusters ?? false)]),
   );
   return {
     registry,
@@ -40,14 +47,14 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
   };
 }
 
-function metricFor(name: MetricName, registry: Registry): Metric {
+function metricFor(name: MetricName, registry: Registry, clusters: boolean): Metric {
   const definition: (typeof CATALOG)[MetricName] = CATALOG[name];
   const common = {
     name,
     help: definition.help,
-    // `cluster` on every metric, set only when the config lists several clusters (observe.ts):
-    // one cluster's series stay as they were, so its dashboards and alerts keep working.
-    labelNames: [...definition.labels, CLUSTER_LABEL],
+    // `cluster` on every metric only when the config lists clusters (observe.ts): one cluster's
+    // series stay as they were, so its dashboards and alerts keep working.
+    labelNames: clusters ? [...definition.labels, CLUSTER_LABEL] : [...definition.labels],
     registers: [registry],
   };
   switch (definition.kind) {

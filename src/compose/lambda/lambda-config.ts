@@ -50,6 +50,11 @@ export async function loadLambdaConfig(
     : result.config.cluster.type === 'sim'
       ? ['cluster']
       : [];
+  if (sims.length > 0 && !result.config.clusters) {
+    throw new KubemaintError('config_invalid', `${CONFIG_VARIABLE}: cluster.type is sim`, {
+      hint: 'in Lambda, use cluster.type: eks (or kubeconfig with a file in the bundle)',
+    });
+  }
   if (sims.length > 0) {
     throw new KubemaintError(
       'config_invalid',

@@ -20,7 +20,7 @@ const body = async (metrics: ReturnType<typeof createMetrics>) => (await metrics
 
 describe('metrics with several clusters', () => {
   it('label each cluster’s gauges, and a read of one keeps the other’s series', async () => {
-    const metrics = createMetrics({ processMetrics: false });
+    const metrics = createMetrics({ processMetrics: false, clusters: true });
     const staging = fleetView({ cluster: 'staging', requests: [request('a', 'running')] });
     const production = fleetView({ cluster: 'production', requests: [request('b', 'done')] });
     observeFleets(metrics, [staging, production]);
@@ -31,7 +31,7 @@ describe('metrics with several clusters', () => {
     assert.match(text, /kubemaint_slots_total\{cluster="production"\} 0/);
   });
   it('label a tick and an event with their cluster', async () => {
-    const metrics = createMetrics({ processMetrics: false });
+    const metrics = createMetrics({ processMetrics: false, clusters: true });
     await timeTick(metrics, { now: () => new Date() }, () => Promise.resolve(1), 'staging');
     const event: MaintenanceEvent = {
       kind: 'done',
@@ -52,7 +52,9 @@ describe('metrics with several clusters', () => {
   it('carry no cluster label with one cluster, as before', async () => {
     const metrics = createMetrics({ processMetrics: false });
     observeFleet(metrics, fleetView({ requests: [request('a', 'proposed')] }));
-    assert.match(await body(metrics), /^kubemaint_requests\{state="proposed"\} 1$/m);
+    const text = await body(metrics);
+    assert.match(text, /^kubemaint_requests\{state="proposed"\} 1$/m);
+    assert.match(text, /^kubemaint_tick_errors_total 0$/m, 'a label-less counter starts at 0');
   });
 });
 
