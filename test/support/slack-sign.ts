@@ -63,6 +63,19 @@ export function approveClickBody(fields: {
   ts: string;
   blocks?: unknown;
 }): string {
+  return clickBody({ ...fields, actionId: SLACK_ACTION.approve, value: fields.requestId });
+}
+
+/** Form body of a click on any button, its `value` as the button carries it. */
+export function clickBody(fields: {
+  actionId: string;
+  value: string;
+  userId: string;
+  channelId: string;
+  responseUrl: string;
+  ts: string;
+  blocks?: unknown;
+}): string {
   const user = fields.userId.toLowerCase();
   return interactionBody({
     type: 'block_actions',
@@ -88,10 +101,10 @@ export function approveClickBody(fields: {
     actions: [
       {
         type: 'button',
-        action_id: SLACK_ACTION.approve,
+        action_id: fields.actionId,
         block_id: 'actions',
-        value: fields.requestId,
-        text: { type: 'plain_text', text: 'Approve' },
+        value: fields.value,
+        text: { type: 'plain_text', text: 'button' },
         action_ts: fields.ts,
       },
     ],

@@ -3,7 +3,8 @@
  * one of three receivers: HTTP (`serve`, at /slack/events), Socket Mode (`serve` with an app token) or
  * AWS Lambda (functions/slack.ts). Listeners are thin; everything they decide is in src/app/control.
  * Work that reads the cluster runs after the ack through `defer`, so Slack always gets its answer
- * within 3 s.
+ * within 3 s. One app serves one cluster, or every cluster of `clusters:` (issue 22): each click and
+ * command is routed to its cluster (routes.ts) and decided by that cluster's rules.
  */
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
@@ -21,6 +22,7 @@ import {
   keyedSerial,
   limited,
   type Defer,
+  type SlackRoutes,
   type SlackRuntime,
   type SlackSettings,
 } from './runtime.js';
@@ -34,9 +36,23 @@ export type SlackReceiver =
   | { kind: 'socket'; appToken: string }
   | { kind: 'lambda' };
 
-export interface SlackAppOptions {
+/** One cluster the app serves: its control plane's deps and its Slack side. */
+export interface SlackCluster {
   deps: CommandDeps;
   settings: SlackSettings;
+  /** The scan use case behind `/maint scan`. */
+  scan?: () => Promise<string>;
+}
+
+/**
+ * One cluster (`deps`, `settings`), or the clusters of `clusters:` (each button then carries its
+ * cluster, and commands may name one).
+ */
+export type SlackServed = SlackCluster | { clusters: readonly SlackCluster[] };
+
+export type SlackAppOptions = SlackAppCommon & SlackServed & { receiver: SlackReceiver };
+
+export interface SlackAppCommon {
   signingSecret: string;
   botToken: string;
   /** Known bot ids skip Bolt's `auth.test` (one call fewer per Lambda cold start). */
@@ -44,15 +60,12 @@ export interface SlackAppOptions {
   botUserId?: string;
   /** Web API base; default `SLACK_API_URL`, else slack.com. */
   slackApiUrl?: string;
-  receiver: SlackReceiver;
   log: Logger;
   /**
    * How slow work continues after the ack (the Lambda hands it to an async invocation).
    * @default run it in this process, at most `maxConcurrentWork` at once, tracked by `idle()`
    */
   defer?: Defer;
-  /** The scan use case behind `/maint scan`. */
-  scan?: () => Promise<string>;
   /** Deferred works running at once (the default `defer` only). @default 4 */
   maxConcurrentWork?: number;
   /** How long user group members are cached. @default 5 min */
@@ -71,7 +84,7 @@ export interface SlackApp {
 }
 
 export function createSlackApp(options: SlackAppOptions): SlackApp {
-  const { log, settings, receiver } = options;
+  const { log, receiver } = options;
   const pending = new Set<Promise<void>>();
   const run = (work: () => Promise<void>): Promise<void> =>
     work().catch((error: unknown) => log.error({ err: error }, 'deferred Slack work failed'));
@@ -125,25 +138,41 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       app = new App({ ...base, receiver: lambda });
       break;
   }
-  const runtime: SlackRuntime = {
-    deps: options.deps,
-    settings,
-    people: createPeopleDirectory({
-      api: app.client,
-      groups: options.deps.settings.approval.groups,
-      ...(options.groupCacheMs !== undefined ? { ttlMs: options.groupCacheMs } : {}),
-      onError: (group, error) => log.warn({ err: error, group }, 'user group lookup failed'),
-    }),
-    ...(options.scan ? { scan: options.scan } : {}),
+  const several = 'clusters' in options;
+  const runtimeOf = (cluster: SlackCluster): SlackRuntime => {
+    const own = several ? log.child({ cluster: cluster.settings.cluster }) : log;
+    return {
+      deps: cluster.deps,
+      settings: cluster.settings,
+      several,
+      people: createPeopleDirectory({
+        api: app.client,
+        groups: cluster.deps.settings.approval.groups,
+        ...(options.groupCacheMs !== undefined ? { ttlMs: options.groupCacheMs } : {}),
+        onError: (group, error) => own.warn({ err: error, group }, 'user group lookup failed'),
+      }),
+      ...(cluster.scan ? { scan: cluster.scan } : {}),
+      defer,
+      inline,
+      log: own,
+      serial: keyedSerial(),
+    };
+  };
+  const all = ('clusters' in options ? options.clusters : [options]).map(runtimeOf);
+  const routes: SlackRoutes = {
+    all,
+    several,
+    names: all.map((rt) => rt.settings.cluster),
+    command: all[0]!.settings.command,
+    named: (cluster) => all.find((rt) => rt.settings.cluster === cluster),
     defer,
     inline,
     log,
-    serial: keyedSerial(),
   };
-  registerCommand(app, runtime);
-  registerRequestActions(app, runtime);
-  registerCampaignActions(app, runtime);
-  registerRejectFlow(app, runtime);
+  registerCommand(app, routes);
+  registerRequestActions(app, routes);
+  registerCampaignActions(app, routes);
+  registerRejectFlow(app, routes);
   app.error((error) => {
     log.error({ err: error }, 'Slack listener failed');
     return Promise.resolve();
@@ -194,7 +223,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
 }
 
 /** The Lambda entry's handler (functions/slack.ts): the same app on the AwsLambdaReceiver. */
-export function createLambdaHandler(options: Omit<SlackAppOptions, 'receiver'>): LambdaHandler {
+export function createLambdaHandler(options: SlackAppCommon & SlackServed): LambdaHandler {
   const { handler } = createSlackApp({ ...options, receiver: { kind: 'lambda' } });
   return handler!;
 }

@@ -11,7 +11,9 @@ import { guard } from './guard.js';
 import { SLACK_ACTION } from '../../../templates/slack/ids.js';
 import { escapeMrkdwn as esc, fitLines } from './mrkdwn.js';
 import { renderCampaign, updateMessage, goneMessage } from './prompt-refresh.js';
-import type { SlackRuntime } from './runtime.js';
+import { routeClick } from './request-clicks.js';
+import type { Has } from './routes.js';
+import type { SlackRoutes, SlackRuntime } from './runtime.js';
 
 type Button = BlockAction<ButtonAction>;
 
@@ -23,11 +25,22 @@ export function readCampaignValue(value: string): { campaign: string; pool?: str
     : { campaign: value.slice(0, slash), pool: value.slice(slash + 1) };
 }
 
+/** Whether the cluster has requests of the campaign a value (`<campaign>[/<pool>]`) names. */
+export const hasCampaign: Has = async (rt, value) => {
+  const { campaign } = readCampaignValue(value);
+  return (await listRequests(rt.deps)).some((r) => r.campaign === campaign);
+};
+
 export async function approveCampaign(
-  rt: SlackRuntime,
+  routes: SlackRoutes,
   client: webApi.WebClient,
-  click: Click,
+  clicked: Click,
 ): Promise<void> {
+  const routed = await routeClick(routes, clicked, hasCampaign);
+  if (routed) await approveIn(routed.rt, client, routed.click);
+}
+
+async function approveIn(rt: SlackRuntime, client: webApi.WebClient, click: Click): Promise<void> {
   const { campaign, pool } = readCampaignValue(click.value);
   const all = (await listRequests(rt.deps)).filter((r) => r.campaign === campaign);
   if (all.length === 0) {
@@ -61,16 +74,16 @@ export async function approveCampaign(
   if (click.message && message) await updateMessage(rt, client, click.message, message);
 }
 
-export function registerCampaignActions(app: App, rt: SlackRuntime): void {
+export function registerCampaignActions(app: App, routes: SlackRoutes): void {
   for (const actionId of [SLACK_ACTION.campaignApprove, SLACK_ACTION.campaignApprovePool]) {
     app.action<Button>(actionId, async ({ ack, body, client, respond }) => {
       await ack();
       const click = readClick(body, respond);
-      rt.defer(async () => {
+      routes.defer(async () => {
         try {
-          await approveCampaign(rt, client, click);
+          await approveCampaign(routes, client, click);
         } catch (error) {
-          rt.log.error({ err: error, value: click.value }, 'campaign approval failed');
+          routes.log.error({ err: error, value: click.value }, 'campaign approval failed');
           await tell(click, `that failed: ${esc(String(error))}; try again in a minute`);
         }
       });

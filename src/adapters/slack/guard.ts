@@ -1,12 +1,13 @@
 /**
  * The server-side check behind every button and command that decides something (invariant 2): the
- * channel must be allowed and the person an approver, by user ID or by group. A refusal changes
+ * channel must be allowed and the person an approver, by user ID or by group, both by the rules of
+ * the cluster the action is about (with `clusters:`, each has its own). A refusal changes
  * nothing, and is recorded as a Warning Event on the node so an audit sees who tried. The two-person
  * rule and self-approval are core/approval's, applied again inside the use case.
  */
 import { authorisationProblem, type Person } from '../../core/approval.js';
 import type { MaintenanceRequest } from '../../core/request.js';
-import { channelAllowed, type SlackRuntime } from './runtime.js';
+import { channelAllowed, channelList, type SlackRuntime } from './runtime.js';
 
 export const UNAUTHORISED_REASON = 'KubemaintUnauthorised';
 
@@ -15,12 +16,14 @@ export function refusal(
   person: Person,
   channel: string | undefined,
 ): string | undefined {
-  if (!channelAllowed(rt.settings, channel)) {
-    const where = rt.settings.allowedChannels.map((c) => `<#${c}>`).join(', ');
-    return `kubemaint takes decisions only in ${where}`;
-  }
-  return authorisationProblem(person, rt.deps.settings.approval);
+  if (!channelAllowed(rt.settings, channel))
+    return `kubemaint takes decisions${forCluster(rt)} only in ${channelList(rt.settings)}`;
+  const problem = authorisationProblem(person, rt.deps.settings.approval);
+  return problem && rt.several ? `in ${rt.settings.cluster}: ${problem}` : problem;
 }
+
+/** ` for prod-eu` when the app serves several clusters: the refusal says whose rule it is. */
+const forCluster = (rt: SlackRuntime): string => (rt.several ? ` for ${rt.settings.cluster}` : '');
 
 /** Record a refused attempt on the nodes it aimed at; never fails the answer. */
 export async function recordRefusal(

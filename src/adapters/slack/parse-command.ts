@@ -44,17 +44,25 @@ export const USAGE = {
 } as const;
 
 export type Verb = keyof typeof USAGE;
+export type Usage = Readonly<Record<Verb, string>>;
 const VERBS = Object.keys(USAGE) as Verb[];
 const isVerb = (word: string): word is Verb => (VERBS as string[]).includes(word);
 /** Old names still understood (ADR 0016: the idea is a slot; `locks` was its first name). */
 const ALIASES: Record<string, Verb> = { locks: 'slots' };
+
+/** The verb a typed word means (aliases included), or undefined. */
+export const verbOf = (word: string): Verb | undefined => {
+  const lower = ALIASES[word.toLowerCase()] ?? word.toLowerCase();
+  return isVerb(lower) ? lower : undefined;
+};
 
 /** Free text (reasons) is kept short: it lands in annotations, Events and Slack sections. */
 export const MAX_REASON = 300;
 const NODE_NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 const SLOT = /^(?:kubemaint-slot-)?(\d{1,4})$/;
 
-export function parseCommand(text: string, slash = '/maint'): ParseResult {
+/** `usage`: the grammar quoted in usage errors (with several clusters, the one naming them). */
+export function parseCommand(text: string, slash = '/maint', usage: Usage = USAGE): ParseResult {
   const trimmed = text.trim();
   if (trimmed === '') return { ok: true, command: { kind: 'help' } };
   const [first = '', ...rest] = trimmed.split(/\s+/);
@@ -65,7 +73,7 @@ export function parseCommand(text: string, slash = '/maint'): ParseResult {
       ok: false,
       problem: `\`${clip(first)}\` is not a ${slash} command`,
       hint: guess
-        ? `did you mean \`${slash} ${USAGE[guess]}\`? \`${slash} help\` lists them all`
+        ? `did you mean \`${slash} ${usage[guess]}\`? \`${slash} help\` lists them all`
         : `try \`${slash} help\`; commands are ${VERBS.join(', ')}`,
     };
   }
@@ -79,14 +87,14 @@ export function parseCommand(text: string, slash = '/maint'): ParseResult {
       .trim();
     return tail === '' ? undefined : tail.slice(0, MAX_REASON);
   };
-  const usage = (problem: string, hint?: string): ParseResult => ({
+  const wrong = (problem: string, hint?: string): ParseResult => ({
     ok: false,
     problem,
-    hint: hint ?? `usage: \`${slash} ${USAGE[verb]}\``,
+    hint: hint ?? `usage: \`${slash} ${usage[verb]}\``,
   });
   const noMore = (count: number): ParseResult | undefined =>
     rest.length > count
-      ? usage(`\`${verb}\` takes ${count === 0 ? 'no arguments' : `at most ${count}`}`)
+      ? wrong(`\`${verb}\` takes ${count === 0 ? 'no arguments' : `at most ${count}`}`)
       : undefined;
   const [arg] = rest;
   switch (word) {
@@ -100,25 +108,25 @@ export function parseCommand(text: string, slash = '/maint'): ParseResult {
       if (arg === undefined) return { ok: true, command: { kind: 'status' } };
       return (
         noMore(1) ??
-        checkNode(arg, usage) ?? { ok: true, command: { kind: 'status', node: arg.toLowerCase() } }
+        checkNode(arg, wrong) ?? { ok: true, command: { kind: 'status', node: arg.toLowerCase() } }
       );
     case 'reboot': {
-      if (arg === undefined) return usage('which node? `reboot` needs a node name');
+      if (arg === undefined) return wrong('which node? `reboot` needs a node name');
       const reason = restText(1);
       return (
-        checkNode(arg, usage) ?? {
+        checkNode(arg, wrong) ?? {
           ok: true,
           command: { kind: 'reboot', node: arg.toLowerCase(), ...(reason ? { reason } : {}) },
         }
       );
     }
     case 'upgrade': {
-      if (arg === undefined) return usage('which node? `upgrade` needs a node name');
-      const bad = noMore(2) ?? checkNode(arg, usage);
+      if (arg === undefined) return wrong('which node? `upgrade` needs a node name');
+      const bad = noMore(2) ?? checkNode(arg, wrong);
       if (bad) return bad;
       const version = rest[1];
       if (version !== undefined && !isStrictVersion(version))
-        return usage(
+        return wrong(
           `\`${clip(version)}\` is not a kubelet version`,
           'write it like v1.31.4 (major.minor.patch), or leave it out to go one minor towards the apiserver',
         );
@@ -129,11 +137,11 @@ export function parseCommand(text: string, slash = '/maint'): ParseResult {
     }
     case 'approve':
     case 'cancel': {
-      const bad = checkId(arg, usage) ?? noMore(1);
+      const bad = checkId(arg, wrong) ?? noMore(1);
       return bad ?? { ok: true, command: { kind: word, id: arg! } };
     }
     case 'reject': {
-      const bad = checkId(arg, usage);
+      const bad = checkId(arg, wrong);
       if (bad) return bad;
       const reason = restText(1);
       return { ok: true, command: { kind: 'reject', id: arg!, ...(reason ? { reason } : {}) } };
@@ -143,10 +151,10 @@ export function parseCommand(text: string, slash = '/maint'): ParseResult {
       return { ok: true, command: { kind: 'pause', ...(reason ? { reason } : {}) } };
     }
     case 'release': {
-      if (arg === undefined) return usage('which slot? `release` needs a slot name');
+      if (arg === undefined) return wrong('which slot? `release` needs a slot name');
       const match = SLOT.exec(arg);
       if (!match)
-        return usage(
+        return wrong(
           `\`${clip(arg)}\` is not a slot`,
           `slots are named kubemaint-slot-0, kubemaint-slot-1, …; \`${slash} slots\` lists them`,
         );

@@ -59,6 +59,7 @@ export function promptContext(rt: SlackRuntime, preview?: PromptContext['preview
   const window = windowFacts(settings.schedule, now, settings.timeZone);
   return {
     cluster: settings.cluster,
+    ...(rt.several ? { several: true } : {}),
     timeZone: settings.timeZone,
     now,
     ...(preview ? { preview } : {}),

@@ -14,8 +14,8 @@ import { readClick, tell, type Click } from './clicks.js';
 import { SLACK_ACTION } from '../../../templates/slack/ids.js';
 import { escapeMrkdwn as esc } from './mrkdwn.js';
 import { decidedMessage, refresh, updateMessage } from './prompt-refresh.js';
-import { findRequest, onRequestClick } from './request-clicks.js';
-import type { SlackRuntime } from './runtime.js';
+import { findRequest, hasRequest, onRequestClick, routeClick } from './request-clicks.js';
+import { channelAllowed, channelList, type SlackRoutes } from './runtime.js';
 
 type Button = BlockAction<ButtonAction>;
 export const SNOOZE_MS = 4 * 3_600_000;
@@ -27,13 +27,16 @@ const DRAIN: readonly [string, DrainDecision, string][] = [
   [SLACK_ACTION.drainForce, 'force', 'force the remaining pods out'],
 ];
 
-export function registerRequestActions(app: App, rt: SlackRuntime): void {
+export function registerRequestActions(app: App, routes: SlackRoutes): void {
   const later = (click: Click, work: () => Promise<unknown>) =>
-    rt.defer(async () => {
+    routes.defer(async () => {
       try {
         await work();
       } catch (error) {
-        rt.log.error({ err: error, action: click.actionId, value: click.value }, 'click failed');
+        routes.log.error(
+          { err: error, action: click.actionId, value: click.value },
+          'click failed',
+        );
         await tell(click, `that failed: ${esc(String(error))}; try again in a minute`);
       }
     });
@@ -42,7 +45,9 @@ export function registerRequestActions(app: App, rt: SlackRuntime): void {
     await ack();
     const click = readClick(body, respond);
     later(click, () =>
-      onRequestClick(rt, client, click, 'approve', (r, by) => approveRequest(rt.deps, r.id, by)),
+      onRequestClick(routes, client, click, 'approve', (rt, r, by) =>
+        approveRequest(rt.deps, r.id, by),
+      ),
     );
   });
 
@@ -50,7 +55,7 @@ export function registerRequestActions(app: App, rt: SlackRuntime): void {
     await ack();
     const click = readClick(body, respond);
     later(click, () =>
-      onRequestClick(rt, client, click, 'snooze', async (request, by) => {
+      onRequestClick(routes, client, click, 'snooze', async (rt, request, by) => {
         if (request.state !== 'proposed')
           return {
             ok: false,
@@ -81,14 +86,15 @@ export function registerRequestActions(app: App, rt: SlackRuntime): void {
       await ack();
       const click = readClick(body, respond);
       later(click, async () => {
-        const request = await onRequestClick(
-          rt,
-          client,
-          click,
-          `decide the drain (${decision})`,
-          (r, by) => decideDrain(rt.deps, r.id, decision, by),
-        );
-        if (!request?.drainDecision || request.drainDecision.decision !== decision) return;
+        const { rt, request } =
+          (await onRequestClick(
+            routes,
+            client,
+            click,
+            `decide the drain (${decision})`,
+            (rt, r, by) => decideDrain(rt.deps, r.id, decision, by),
+          )) ?? {};
+        if (!rt || !request?.drainDecision || request.drainDecision.decision !== decision) return;
         // The question is answered: it shows the decision instead of buttons; the prompt shows the state.
         if (click.message)
           await updateMessage(
@@ -116,10 +122,30 @@ export function registerRequestActions(app: App, rt: SlackRuntime): void {
     // The modal is found again by external_id, so the preview can be filled in by work that runs
     // elsewhere (the Lambda's deferred invocation replays this listener; its trigger has expired).
     const externalId = `kubemaint-details-${click.triggerId}`.slice(0, 255);
+    // Details decides nothing, so it needs no approver; it still shows only what the channel may see.
+    const shown = async () => {
+      const routed = await routeClick(routes, click, hasRequest);
+      if (!routed) return undefined;
+      const { rt } = routed;
+      if (!channelAllowed(rt.settings, click.channel)) {
+        await tell(
+          click,
+          `kubemaint shows ${esc(rt.settings.cluster)} only in ${channelList(rt.settings)}`,
+        );
+        return undefined;
+      }
+      const request = await findRequest(rt, routed.click.value);
+      if (!request) await tell(click, `request ${esc(routed.click.value)} no longer exists`);
+      return request && { rt, request };
+    };
+    // Looked up once for both: the modal that opens now and the preview filled in later.
+    let lookup: ReturnType<typeof shown> | undefined;
+    const once = () => (lookup ??= shown());
     let opened: Promise<void> = Promise.resolve();
     later(click, async () => {
-      const request = await findRequest(rt, click.value);
-      if (!request) return;
+      const found = await once();
+      if (!found) return;
+      const { rt, request } = found;
       const preview = await previewRequest(rt.deps, request.node, request);
       await opened;
       await client.views.update({
@@ -127,9 +153,9 @@ export function registerRequestActions(app: App, rt: SlackRuntime): void {
         view: { ...detailsModal(request, preview), external_id: externalId },
       });
     });
-    opened = rt.inline(async () => {
-      const request = await findRequest(rt, click.value);
-      if (!request) return void (await tell(click, `request ${esc(click.value)} no longer exists`));
+    opened = routes.inline(async () => {
+      const request = (await once())?.request;
+      if (!request) return;
       await client.views.open({
         trigger_id: click.triggerId,
         view: { ...detailsModal(request), external_id: externalId },

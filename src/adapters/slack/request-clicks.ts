@@ -1,8 +1,9 @@
 /**
  * One shape for every button that acts on one request (approve, snooze, drain wait/skip/force): find
- * the request the button names, refuse people who may not decide (recorded), refuse acting on a
- * request that ended (the prompt is re-rendered instead), then run the use case in that request's
- * queue so a double click is answered in turn ("nothing to change") and makes one Job.
+ * the cluster and the request the button names, refuse people who may not decide there (recorded),
+ * refuse acting on a request that ended (the prompt is re-rendered instead), then run the use case
+ * in that request's queue so a double click is answered in turn ("nothing to change") and makes one
+ * Job.
  */
 import type { webApi } from '@slack/bolt';
 import type { CommandResult } from '../../app/control/commands.js';
@@ -13,9 +14,14 @@ import { tell, type Click } from './clicks.js';
 import { guard } from './guard.js';
 import { escapeMrkdwn as esc } from './mrkdwn.js';
 import { goneMessage, refresh, updateMessage } from './prompt-refresh.js';
-import type { SlackRuntime } from './runtime.js';
+import { routeValue, type Has } from './routes.js';
+import type { SlackRoutes, SlackRuntime } from './runtime.js';
 
-export type RequestAct = (request: MaintenanceRequest, by: Person) => Promise<CommandResult>;
+export type RequestAct = (
+  rt: SlackRuntime,
+  request: MaintenanceRequest,
+  by: Person,
+) => Promise<CommandResult>;
 
 /** The request a button names, read by its name: one object and its node, whatever the fleet's size. */
 export async function findRequest(
@@ -26,36 +32,58 @@ export async function findRequest(
   return (await rt.deps.cluster.findRequest(id))?.request;
 }
 
-export async function onRequestClick(
-  rt: SlackRuntime,
-  client: webApi.WebClient,
+export const hasRequest: Has = async (rt, id) => (await findRequest(rt, id)) !== undefined;
+
+/**
+ * The runtime of the cluster the click's value names, and the click with its value as that
+ * cluster reads it (`prod-eu/r-7f3a9c` → `r-7f3a9c`); undefined once a refusal was told.
+ */
+export async function routeClick(
+  routes: SlackRoutes,
   click: Click,
+  has: Has,
+): Promise<{ rt: SlackRuntime; click: Click } | undefined> {
+  const routed = await routeValue(routes, click.value, has);
+  if ('problem' in routed) {
+    await tell(click, esc(routed.problem));
+    return undefined;
+  }
+  return { rt: routed.rt, click: { ...click, value: routed.value } };
+}
+
+export async function onRequestClick(
+  routes: SlackRoutes,
+  client: webApi.WebClient,
+  clicked: Click,
   verb: string,
   act: RequestAct,
-): Promise<MaintenanceRequest | undefined> {
+): Promise<{ rt: SlackRuntime; request?: MaintenanceRequest } | undefined> {
+  const routed = await routeClick(routes, clicked, hasRequest);
+  if (!routed) return undefined;
+  const { rt, click } = routed;
   const id = click.value;
   const request = await findRequest(rt, id);
   if (!request) {
     if (click.message)
       await updateMessage(rt, client, click.message, goneMessage(id, rt.settings.command));
     await tell(click, `request ${esc(id)} no longer exists; nothing was done`);
-    return undefined;
+    return { rt };
   }
   const person = await rt.people.person(click.user, click.team);
   const problem = await guard(rt, person, click.channel, [request], verb);
   if (problem) {
     await tell(click, `you cannot ${verb} this: ${esc(problem)}`);
-    return undefined;
+    return { rt };
   }
   if (!isActive(request.state)) {
     if (click.message) await refresh(rt, client, click.message, request);
     await tell(click, `request ${esc(id)} is already ${request.state}; nothing was done`);
-    return request;
+    return { rt, request };
   }
-  const result = await rt.serial(id, () => act(request, person));
+  const result = await rt.serial(id, () => act(rt, request, person));
   if (!result.ok) await tell(click, esc(result.message));
   const current = result.request ?? (await findRequest(rt, id)) ?? request;
   if (click.message && click.message.kind !== 'drain')
     await refresh(rt, client, click.message, current);
-  return current;
+  return { rt, request: current };
 }

@@ -16,6 +16,7 @@ import {
   type CommandDeps,
   type CommandResult,
 } from '../../app/control/commands.js';
+import type { PauseView } from '../../app/control/fleet-view.js';
 import { suggestName } from '../../app/control/suggest.js';
 import type { Person } from '../../core/approval.js';
 import { isActive, type MaintenanceRequest } from '../../core/request.js';
@@ -155,16 +156,21 @@ async function nodeStatus(deps: CommandDeps, name: string): Promise<Answer> {
   return { ok: true, text: fitLines(lines) };
 }
 
-async function fleetStatus(deps: CommandDeps, slash: string): Promise<Answer> {
-  const [requests, pause] = await Promise.all([listRequests(deps), deps.cluster.readPause()]);
-  const open = requests.filter((r) => isActive(r.state));
+/** `*paused* by alice Tue 10:00 UTC: incident`, or `running (not paused)`. */
+export function pauseLine(pause: PauseView, timeZone: string): string {
   const at = (iso?: string) =>
-    iso ? DateTime.fromISO(iso, { zone: deps.settings.timeZone }).toFormat('ccc HH:mm ZZZZ') : '';
-  const head = pause.paused
+    iso ? DateTime.fromISO(iso, { zone: timeZone }).toFormat('ccc HH:mm ZZZZ') : '';
+  return pause.paused
     ? esc(
         `*paused* by ${pause.by ?? '?'} ${at(pause.at)}${pause.reason ? `: ${pause.reason}` : ''}`,
       )
     : 'running (not paused)';
+}
+
+async function fleetStatus(deps: CommandDeps, slash: string): Promise<Answer> {
+  const [requests, pause] = await Promise.all([listRequests(deps), deps.cluster.readPause()]);
+  const open = requests.filter((r) => isActive(r.state));
+  const head = pauseLine(pause, deps.settings.timeZone);
   if (open.length === 0)
     return {
       ok: true,

@@ -1,12 +1,16 @@
 /**
  * The Slack function's cold path, loaded by slack.ts only for a request that passed the signature
- * gate: the config and secrets from SSM, the control plane (EKS), and Bolt on its AwsLambdaReceiver.
- * Everything heavy the function needs is imported from here, never from slack.ts itself.
+ * gate: the config and secrets from SSM, the control plane (EKS) of the one cluster or of each of
+ * `clusters:`, and Bolt on its AwsLambdaReceiver. Everything heavy the function needs is imported
+ * from here, never from slack.ts itself.
  */
-import { createLambdaHandler } from '../../adapters/slack/app.js';
+import { createLambdaHandler, type SlackServed } from '../../adapters/slack/app.js';
 import type { Env } from '../../adapters/aws/ssm-environment.js';
+import type { Config } from '../../config/schema.js';
 import { KubemaintError } from '../../errors.js';
 import type { Logger } from '../../log.js';
+import { slackSettingsFor } from '../slack.js';
+import { openLambdaClusters } from './lambda-clusters.js';
 import { loadLambdaConfig } from './lambda-config.js';
 import { openLambdaControl } from './lambda-control.js';
 import type { AwsHandler, Defer } from './slack-handler.js';
@@ -26,14 +30,9 @@ export async function openSlackApp(env: Env, log: Logger, defer: Defer): Promise
       hint: 'store SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET in the SSM parameters serverless.yml names',
     });
   }
-  const control = await openLambdaControl(config, resolved, log);
+  const { served, flush } = await openServed(config, resolved, log);
   const handler = createLambdaHandler({
-    deps: control.deps,
-    settings: {
-      command: config.slack.command,
-      allowedChannels: config.slack.allowedChannels,
-      cluster: control.deps.clusterName,
-    },
+    ...served,
     botToken,
     signingSecret,
     ...(resolved.SLACK_BOT_ID ? { botId: resolved.SLACK_BOT_ID } : {}),
@@ -42,5 +41,29 @@ export async function openSlackApp(env: Env, log: Logger, defer: Defer): Promise
     log,
     defer,
   });
-  return { handler, flush: (timeoutMs) => control.flush(timeoutMs) };
+  return { handler, flush };
+}
+
+/** The one cluster of `cluster:`, or every cluster of `clusters:`, as the app serves them. */
+async function openServed(
+  config: Config,
+  env: Env,
+  log: Logger,
+): Promise<{ served: SlackServed; flush: (timeoutMs: number) => Promise<void> }> {
+  if (config.clusters) {
+    const opened = await openLambdaClusters(config, env, log);
+    const clusters = opened.runtimes.map((r) => ({
+      deps: r.deps,
+      settings: slackSettingsFor(r.config, r.name),
+    }));
+    return { served: { clusters }, flush: async (timeoutMs) => opened.flush?.(timeoutMs) };
+  }
+  const control = await openLambdaControl(config, env, log);
+  return {
+    served: {
+      deps: control.deps,
+      settings: slackSettingsFor(config, control.deps.settings.cluster),
+    },
+    flush: (timeoutMs) => control.flush(timeoutMs),
+  };
 }
