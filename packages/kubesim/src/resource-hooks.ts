@@ -7,6 +7,7 @@ import type { KObject } from './types.js';
 import { StatusError } from './types.js';
 import type { StatusCause } from './status-errors.js';
 import { qosClassOf } from './controllers/scheduler-requests.js';
+import { podSpecDefaults } from './pod-defaults.js';
 
 type Obj = Record<string, unknown>;
 
@@ -55,6 +56,9 @@ export function podDefaults(pod: KObject): void {
     }
   }
   spec['tolerations'] = tolerations;
+  // SetDefaults_Pod (not a template's): service environment variables on.
+  setDefault(spec, 'enableServiceLinks', true);
+  podSpecDefaults(spec);
   for (const field of ['initContainers', 'containers']) {
     for (const c of Array.isArray(spec[field]) ? (spec[field] as unknown[]) : []) {
       requestsFromLimits(asObj(c));
@@ -100,18 +104,32 @@ export function podGracePeriod(pod: KObject, requested: number | undefined): num
 }
 
 /** The apiserver generates a Job's selector and labels its pods so they can be found (k8s §8). */
+/**
+ * SetDefaults_Job, then the Job strategy's generated selector and template labels. Completions
+ * default only with parallelism (a work queue has none); a Job without labels takes its template's
+ * (the same map upstream, so it carries the generated ones too).
+ */
 export function jobDefaults(job: KObject): void {
   const spec = ensureObj(job, 'spec');
   const uid = job.metadata.uid ?? '';
   const name = job.metadata.name ?? '';
-  setDefault(spec, 'backoffLimit', 6);
-  setDefault(spec, 'completions', 1);
+  if (spec['completions'] === undefined && spec['parallelism'] === undefined)
+    spec['completions'] = 1;
   setDefault(spec, 'parallelism', 1);
+  setDefault(spec, 'backoffLimit', spec['backoffLimitPerIndex'] === undefined ? 6 : 2147483647);
   setDefault(spec, 'completionMode', 'NonIndexed');
   setDefault(spec, 'suspend', false);
+  setDefault(
+    spec,
+    'podReplacementPolicy',
+    spec['podFailurePolicy'] === undefined ? 'TerminatingOrFailed' : 'Failed',
+  );
+  setDefault(spec, 'manualSelector', false);
+  const template = ensureObj(spec, 'template');
+  const meta = ensureObj(template, 'metadata');
+  const hadLabels = meta['labels'] !== undefined && meta['labels'] !== null;
   if (spec['manualSelector'] !== true) {
     spec['selector'] = { matchLabels: { 'batch.kubernetes.io/controller-uid': uid } };
-    const meta = ensureObj(ensureObj(spec, 'template'), 'metadata');
     meta['labels'] = {
       ...asObj(meta['labels']),
       'batch.kubernetes.io/controller-uid': uid,
@@ -120,6 +138,9 @@ export function jobDefaults(job: KObject): void {
       'job-name': name,
     };
   }
+  if (hadLabels && Object.keys(asObj(job.metadata.labels)).length === 0)
+    job.metadata.labels = { ...asObj(meta['labels']) } as Record<string, string>;
+  podSpecDefaults(ensureObj(template, 'spec'));
 }
 
 export function jobValidate(job: KObject): StatusCause[] {

@@ -153,6 +153,67 @@ export const accessCases: CaseGroup = {
       },
     },
     {
+      id: 'RBAC: a list or watch with fieldSelector metadata.name=X is a request for X (resourceNames allow it)',
+      async run(b) {
+        const ns = await b.namespace();
+        const collection = `/api/v1/namespaces/${ns}/configmaps`;
+        for (const name of ['allowed', 'other'])
+          await created(b, collection, { metadata: { name } });
+        const w = user(b, 'wanda');
+        const rule = { apiGroups: [''], resources: ['configmaps'], resourceNames: ['allowed'] };
+        await role(b, ns, 'one-name', [{ ...rule, verbs: ['list', 'watch'] }]);
+        await roleBinding(b, ns, 'one-name', { kind: 'Role', name: 'one-name' }, [
+          userSubject(w.name),
+        ]);
+        const list = (selector: string) =>
+          w.as.request('GET', `${collection}?fieldSelector=${encodeURIComponent(selector)}`);
+        const listed = await until(200, 'the Role to take effect', () =>
+          list('metadata.name=allowed'),
+        );
+        const names = (listed.json['items'] as { metadata: { name: string } }[]).map(
+          (i) => i.metadata.name,
+        );
+        assert.deepEqual(names, ['allowed']);
+        // `==`, and an exact name ANDed with another field, name the object too.
+        assert.equal((await list('metadata.name==allowed')).code, 200);
+        assert.equal((await list(`metadata.name=allowed,metadata.namespace=${ns}`)).code, 200);
+        const watched = await w.as.watch(
+          `${collection}?watch=1&fieldSelector=${encodeURIComponent('metadata.name=allowed')}`,
+          {
+            until: (events) => events.some((e) => e.type === 'MODIFIED'),
+            onOpen: async () => {
+              const patch = { body: { data: { k: 'v' } }, contentType: MERGE };
+              await b.request('PATCH', `${collection}/allowed`, patch);
+            },
+          },
+        );
+        assert.equal(watched.code, 200);
+        assert.ok(
+          watched.events.some(
+            (e) => e.type === 'MODIFIED' && e.object.metadata?.name === 'allowed',
+          ),
+          JSON.stringify(watched.events.map((e) => e.type)),
+        );
+        // Another name is a request for that object; no name or a `!=` is one for the collection.
+        assertStatus(await list('metadata.name=other'), {
+          code: 403,
+          reason: 'Forbidden',
+          message: `configmaps "other" is forbidden: ${cannot(w.name, 'list', 'configmaps', '', ns)}`,
+          details: { name: 'other', kind: 'configmaps' },
+        });
+        assertStatus(await list('metadata.name!=other'), {
+          code: 403,
+          reason: 'Forbidden',
+          message: `configmaps is forbidden: ${cannot(w.name, 'list', 'configmaps', '', ns)}`,
+        });
+        assertStatus(await w.as.request('GET', `${collection}?watch=1`), {
+          code: 403,
+          reason: 'Forbidden',
+          message: `configmaps is forbidden: ${cannot(w.name, 'watch', 'configmaps', '', ns)}`,
+        });
+      },
+    },
+    {
       id: 'RBAC escalation: a Role or binding may grant only what its writer holds, unless escalate or bind',
       async run(b) {
         const ns = await b.namespace();

@@ -8,6 +8,7 @@ import { admissionCases } from './admission.js';
 import { crdCases } from './crds.js';
 import { cronJobCases } from './cronjobs.js';
 import { daemonSetRolloutCases } from './daemonset-rollout.js';
+import { defaultingCases } from './defaults.js';
 import { deletionCases } from './deletion.js';
 import { deploymentRevisionCases } from './deployment-revisions.js';
 import { errorCases } from './errors.js';
@@ -52,6 +53,7 @@ export const GROUPS: readonly CaseGroup[] = [
   kindTableCases,
   podLogCases,
   jobCases,
+  defaultingCases,
   taintCases,
   crdCases,
   accessCases,
