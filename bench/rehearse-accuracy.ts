@@ -167,7 +167,7 @@ async function embeddedCase(scale: number): Promise<AccuracyFigures> {
     // 3. The same campaign for real, on the same cluster, the slow reboot included.
     clock.run();
     const realStarted = Date.now();
-    const requests = await runForReal(sim, campaign, {
+    const { requests, held } = await runForReal(sim, campaign, {
       nodes: names,
       closesAt: new Date(WINDOW_CLOSES),
       horizonMs: 4 * 3_600_000,
@@ -178,7 +178,7 @@ async function embeddedCase(scale: number): Promise<AccuracyFigures> {
     const closes = Date.parse(WINDOW_CLOSES);
     const predicted = side(report.nodes.map(predictedOutcome), rehearsalWallS);
     const real = side(
-      requests.map((r) => realOutcome(r, closes)),
+      requests.map((r) => realOutcome(r, closes, held.get(r.node))),
       realWallS,
     );
     return compare({
@@ -250,11 +250,11 @@ const ACTIVE = new Set(['proposed', 'approved', 'running', 'verifying']);
  * schedule) and one whenever serve's watches see a change, the real executor for every Job. Ends
  * when every request of `nodes` has ended, or once the window has closed with nothing in flight.
  */
-async function runForReal(
+export async function runForReal(
   sim: TestSim,
   configPath: string,
   options: { nodes: readonly string[]; closesAt?: Date; horizonMs: number; slowNode?: string },
-): Promise<MaintenanceRequest[]> {
+): Promise<{ requests: MaintenanceRequest[]; held: Map<string, string> }> {
   const log = silentLogger();
   const config = loadConfig({ path: configPath, env: {} });
   const runtime = await openControl(config, {
@@ -293,15 +293,17 @@ async function runForReal(
   loop.kick({ skewScan: true });
   const wanted = new Set(options.nodes);
   const startedAt = sim.clock.now().getTime();
+  const held = new Map<string, string>();
   try {
     for (;;) {
       await new Promise((resolve) => setTimeout(resolve, 200));
       const mine = (await listRequests(deps)).filter((r) => wanted.has(r.node));
+      notePdbHolds(mine, held);
       const now = sim.clock.now().getTime();
       const inFlight = mine.some((r) => r.state === 'running' || r.state === 'verifying');
       const allEnded = mine.length === wanted.size && mine.every((r) => !ACTIVE.has(r.state));
       const closed = options.closesAt !== undefined && now >= options.closesAt.getTime();
-      if (allEnded || (closed && !inFlight)) return mine;
+      if (allEnded || (closed && !inFlight)) return { requests: mine, held };
       if (now - startedAt > options.horizonMs)
         throw new Error(
           `the real campaign did not end in ${options.horizonMs / 60_000} cluster minutes: ${mine.map((r) => `${r.node} ${r.state}`).join(', ')}`,
@@ -318,6 +320,24 @@ async function runForReal(
 
 const PDB_HOLDS = /PDB (\S+) allows 0/;
 
+/**
+ * The PDB each request was last seen held by (the dispatch's preflight, or its drain waiting): a
+ * request's gates are written afresh every tick, so the end of a run no longer shows it.
+ */
+export function notePdbHolds(
+  requests: readonly MaintenanceRequest[],
+  held: Map<string, string>,
+): void {
+  for (const r of requests) {
+    const reasons = [
+      ...(r.blockedReasons ?? []),
+      ...(r.drain?.waitingOn ?? []).map((w) => w.reason),
+    ];
+    const pdb = reasons.map((reason) => PDB_HOLDS.exec(reason)?.[1]).find(Boolean);
+    if (pdb) held.set(r.node, pdb);
+  }
+}
+
 export function predictedOutcome(n: RehearsalReport['nodes'][number]): NodeOutcome {
   const pdb =
     n.pdbWaits[0]?.pdb ??
@@ -332,12 +352,10 @@ export function predictedOutcome(n: RehearsalReport['nodes'][number]): NodeOutco
   };
 }
 
-export function realOutcome(r: MaintenanceRequest, closes: number): NodeOutcome {
+export function realOutcome(r: MaintenanceRequest, closes: number, pdb?: string): NodeOutcome {
   const at = (state: string) => r.history.findLast((h) => h.to === state)?.at;
   const start = at('running');
   const end = r.state === 'done' ? at('done') : undefined;
-  const reasons = [...(r.blockedReasons ?? []), ...(r.drain?.waitingOn ?? []).map((w) => w.reason)];
-  const pdb = reasons.map((reason) => PDB_HOLDS.exec(reason)?.[1]).find(Boolean);
   return {
     node: r.node,
     state: r.state,

@@ -43,6 +43,7 @@ export function rehearsalText(report: RehearsalReport): string {
     '',
     `campaign: ${c.nodes} nodes, ${c.done} done, ${c.finishedInWindow} finished inside the window, ${c.totalMinutes} min in all (rehearsal ${report.ended})`,
     `capacity low point: ${c.pendingPodsPeak.pods} pods pending${c.pendingPodsPeak.at ? ` at ${time(c.pendingPodsPeak.at)}` : ''}`,
+    ...c.gates.map((g) => `gate not rehearsed: ${g}`),
     `first decision: ${c.firstDecision}`,
     ...report.skipped.map((s) => `skipped ${s.kind}: ${s.why}`),
   );

@@ -1,7 +1,7 @@
 /**
  * The cluster as `kubemaint rehearse` copies it into a twin (issue 21): every object a maintenance
- * campaign's outcome depends on, read with list calls only (plus one get of the durations
- * ConfigMap), paginated as kubectl does. Nothing here writes: the rehearsal must leave the real
+ * campaign's outcome depends on, read with list calls only (plus a get of the durations and pause
+ * ConfigMaps), paginated as kubectl does. Nothing here writes: the rehearsal must leave the real
  * cluster exactly as it found it, and the real apiserver's audit log proves it (test/real).
  *
  * A kind the cluster does not serve, or that this identity may not list, is skipped with why, so
@@ -14,6 +14,7 @@ import { isKubeError } from './errors.js';
 import { listAll } from './paginate.js';
 import { withRetry } from './retry.js';
 import { DURATIONS_CONFIGMAP } from './durations.js';
+import { PAUSE_CONFIGMAP } from '../../core/names.js';
 
 /** An object as JSON, the shape the twin is seeded with. */
 export type PlainObject = {
@@ -64,6 +65,8 @@ export interface ClusterSnapshot {
   objects: Map<string, PlainObject[]>;
   /** The observed-durations ConfigMap's data (ADR 0017), when the cluster has one. */
   durations?: Record<string, string>;
+  /** The pause switch's ConfigMap data (`kubemaint pause`), when the cluster has one. */
+  pause?: Record<string, string>;
   skipped: { kind: string; why: string }[];
 }
 
@@ -107,27 +110,37 @@ export async function readClusterSnapshot(
       skipped.push({ kind: spec.kind, why: `${why} (${spec.why} not rehearsed)` });
     }
   }
-  return { objects, skipped, ...(await readDurations(client, namespace, skipped)) };
+  const durations = await readConfigMap(client, namespace, skipped, {
+    name: DURATIONS_CONFIGMAP,
+    why: 'observed durations',
+  });
+  const pause = await readConfigMap(client, namespace, skipped, {
+    name: PAUSE_CONFIGMAP,
+    why: 'whether the cluster is paused',
+  });
+  return { objects, skipped, ...(durations ? { durations } : {}), ...(pause ? { pause } : {}) };
 }
 
-async function readDurations(
+/** One of kubemaint's ConfigMaps (a get): its data, or undefined when there is none or no access. */
+async function readConfigMap(
   client: KubeClient,
   namespace: string,
   skipped: ClusterSnapshot['skipped'],
-): Promise<{ durations?: Record<string, string> }> {
+  map: { name: string; why: string },
+): Promise<Record<string, string> | undefined> {
   try {
-    const map = await withRetry(
-      `get ConfigMap ${DURATIONS_CONFIGMAP}`,
-      () => client.core.readNamespacedConfigMap({ name: DURATIONS_CONFIGMAP, namespace }),
+    const found = await withRetry(
+      `get ConfigMap ${map.name}`,
+      () => client.core.readNamespacedConfigMap({ name: map.name, namespace }),
       client.retry,
     );
-    return map.data ? { durations: map.data } : {};
+    return found.data;
   } catch (error) {
-    if (isKubeError(error, 'not-found')) return {};
+    if (isKubeError(error, 'not-found')) return undefined;
     const why = unservable(error);
     if (!why) throw error;
-    skipped.push({ kind: `ConfigMap ${DURATIONS_CONFIGMAP}`, why: `${why} (observed durations)` });
-    return {};
+    skipped.push({ kind: `ConfigMap ${map.name}`, why: `${why} (${map.why})` });
+    return undefined;
   }
 }
 

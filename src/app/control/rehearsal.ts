@@ -5,6 +5,11 @@
  * compose layer runs the twin and passes what it saw. The JSON form is `RehearsalReport` as it is
  * (schema `kubemaint.io/rehearsal/v1`, docs/rehearse.md): fields are added, never renamed.
  */
+import {
+  fromSelectorObject,
+  matchesSelector,
+  type LabelSelectorObject,
+} from '@kubemaint/label-selector';
 import { selectPodsToDrain, type DrainFilterOptions, type Pod } from '../../core/drain-filters.js';
 import type { MaintenanceRequest } from '../../core/request.js';
 
@@ -59,6 +64,11 @@ export interface RehearsalReport {
     /** First start to last end (or to where the rehearsal stopped). */
     totalMinutes: number;
     pendingPodsPeak: { pods: number; at?: string };
+    /**
+     * Gates that would hold the whole campaign and that the twin does not play (it rehearses as if
+     * they let everything through): the pause switch, Prometheus alerts and queries.
+     */
+    gates: string[];
     firstDecision: string;
   };
   nodes: NodeReport[];
@@ -83,6 +93,31 @@ export interface ReportInput {
   traces: readonly NodeTrace[];
   samples: readonly CampaignSample[];
   cannotEvict: ReadonlyMap<string, NodeReport['cannotEvict']>;
+  /** What `campaignGates` says of the cluster and the config. */
+  gates: readonly string[];
+}
+
+/** What the real cluster holds and the config gates on that the twin leaves open. */
+export interface GateFacts {
+  /** The pause switch as the cluster holds it now. */
+  pause: { paused: boolean; by?: string; at?: string; reason?: string };
+  /** `blockers.prometheus.url`, when configured. */
+  prometheus?: string;
+}
+
+/** The campaign-wide gates the twin does not play, each as what a person would need to know. */
+export function campaignGates(facts: GateFacts): string[] {
+  const gates: string[] = [];
+  const { pause } = facts;
+  if (pause.paused)
+    gates.push(
+      `the cluster is paused${pause.by ? ` by ${pause.by}` : ''}${pause.at ? ` since ${pause.at}` : ''}${pause.reason ? ` (${pause.reason})` : ''}: nothing starts until kubemaint resume; rehearsed as if resumed`,
+    );
+  if (facts.prometheus)
+    gates.push(
+      `blockers.prometheus (${facts.prometheus}) is checked by every tick and not in the twin: an alert or query firing at the time holds every node; rehearsed as if none fires`,
+    );
+  return gates;
 }
 
 const at = (request: MaintenanceRequest, state: string): string | undefined =>
@@ -140,7 +175,8 @@ export function rehearsalReport(input: ReportInput): RehearsalReport {
       finishedInWindow: nodes.filter((n) => n.end && n.window !== 'does not fit').length,
       totalMinutes: starts.length ? Math.round((last - first) / 60_000) : 0,
       pendingPodsPeak: peak,
-      firstDecision: firstDecision(nodes, input.closesAt),
+      gates: [...input.gates],
+      firstDecision: firstDecision(nodes, input.closesAt, input.gates),
     },
     nodes,
   };
@@ -158,7 +194,14 @@ function distinctGates(gates: readonly string[]): string[] {
 }
 
 /** The one thing a person must settle first for the night to go as planned. */
-function firstDecision(nodes: readonly NodeReport[], closesAt: Date | undefined): string {
+function firstDecision(
+  nodes: readonly NodeReport[],
+  closesAt: Date | undefined,
+  gates: readonly string[],
+): string {
+  // A paused cluster starts nothing at all: whatever else the report says comes after resuming.
+  const paused = gates.find((g) => g.startsWith('the cluster is paused'));
+  if (paused) return paused.replace(/; rehearsed as if resumed$/, '');
   const stuck = nodes.find((n) => n.state !== 'done' && n.pdbWaits.length > 0);
   if (stuck) {
     const wait = stuck.pdbWaits[0]!;
@@ -191,7 +234,7 @@ export interface EvictionFacts {
   pdbs: readonly {
     name: string;
     namespace: string;
-    selector?: { matchLabels?: Record<string, string>; matchExpressions?: unknown[] };
+    selector?: LabelSelectorObject;
     minAvailable?: number | string;
     maxUnavailable?: number | string;
   }[];
@@ -214,10 +257,13 @@ export function cannotEvictOn(
   for (const pod of chosen.evict) {
     for (const pdb of facts.pdbs) {
       if (pdb.namespace !== (pod.metadata.namespace ?? 'default')) continue;
-      if (!matchesLabels(pdb.selector, pod.metadata.labels)) continue;
+      // As the eviction API reads a budget: no selector, or one it cannot read, selects nothing.
+      const selector = fromSelectorObject(pdb.selector);
+      if (!selector || !matchesSelector(selector, pod.metadata.labels)) continue;
       const covered = facts.pods.filter(
         (p) =>
-          p.metadata.namespace === pdb.namespace && matchesLabels(pdb.selector, p.metadata.labels),
+          (p.metadata.namespace ?? 'default') === pdb.namespace &&
+          matchesSelector(selector, p.metadata.labels),
       ).length;
       if (neverAllows(pdb, covered))
         out.push({ pod: podName(pod), why: `PDB ${pdb.name} never allows an eviction` });
@@ -232,18 +278,6 @@ function neverAllows(pdb: EvictionFacts['pdbs'][number], covered: number): boole
   if (pdb.maxUnavailable !== undefined) return count(pdb.maxUnavailable, Math.ceil) <= 0;
   if (pdb.minAvailable !== undefined) return count(pdb.minAvailable, Math.ceil) >= covered;
   return false;
-}
-
-/**
- * matchLabels only: a budget with matchExpressions is left to the run itself (its drain waits show
- * it), rather than guessed here.
- */
-function matchesLabels(
-  selector: { matchLabels?: Record<string, string>; matchExpressions?: unknown[] } | undefined,
-  labels: Readonly<Record<string, string>> | undefined,
-): boolean {
-  if (!selector || selector.matchExpressions?.length) return false;
-  return Object.entries(selector.matchLabels ?? {}).every(([k, v]) => labels?.[k] === v);
 }
 
 const podName = (pod: Pod): string => `${pod.metadata.namespace ?? 'default'}/${pod.metadata.name}`;

@@ -26,12 +26,19 @@ import { controlSettingsFromConfig } from '../control-settings.js';
 import { settingsFromConfig } from '../executor-settings.js';
 import { inProcessJobFor, runJobsInProcess, simExecutorSettings } from '../in-process-jobs.js';
 import { forSimHost } from '../sim-host.js';
+import type { HeldClock } from './held-clock.js';
 
 const ACTIVE = new Set(['proposed', 'approved', 'running', 'verifying']);
 /** Nothing moved this long (twin time) while work is in flight: what is left is stuck. */
 const STUCK_AFTER_MS = 90 * 60_000;
 
 export interface CampaignOptions {
+  /**
+   * The twin's clock, held while each tick runs: a real control plane's tick takes a fraction of a
+   * second, but its wall milliseconds here count `scale` times over (a tick of 30 proposals took
+   * nine twin minutes at scale 300 and pushed the whole campaign back by them).
+   */
+  clock: Pick<HeldClock, 'hold' | 'run'>;
   /** The twin's time the run may take at most. */
   horizonMs: number;
   /** Wall time the run may take at most (a safety net for a slow machine). */
@@ -94,7 +101,8 @@ export async function runCampaign(
   let ended: CampaignRun['ended'] | undefined;
   try {
     for (let ticks = 0; ; ticks++) {
-      await runTick(deps);
+      options.clock.hold();
+      await runTick(deps).finally(() => options.clock.run());
       const now = clock.now();
       const requests = currentRequests(sim, effective.namespace);
       for (const request of requests) observe(traces, request, now);

@@ -8,6 +8,7 @@ import { readClusterSnapshot, kindKey } from '../../adapters/kube/cluster-snapsh
 import { createKubeClient } from '../../adapters/kube/client.js';
 import { decodeDurationBook } from '../../adapters/kube/durations.js';
 import {
+  campaignGates,
   cannotEvictOn,
   rehearsalReport,
   type DurationUsed,
@@ -71,6 +72,7 @@ export async function rehearse(config: Config, options: RehearseOptions): Promis
   });
   try {
     const run = await runCampaign(twin.sim, config, {
+      clock: twin.clock,
       horizonMs: 24 * 3_600_000,
       wallLimitMs: 20 * 60_000,
     });
@@ -104,6 +106,10 @@ export async function rehearse(config: Config, options: RehearseOptions): Promis
       traces: run.traces,
       samples: run.samples,
       cannotEvict,
+      gates: campaignGates({
+        pause: pauseOf(snapshot.pause),
+        ...(config.blockers.prometheus ? { prometheus: config.blockers.prometheus.url } : {}),
+      }),
     });
     return { report, history: run.history, run };
   } finally {
@@ -127,6 +133,16 @@ function durationUsed(book: DurationBook, action: Action, config: Config): Durat
       ? `${minutes(estimate.ms, true)} per node: p${config.durations.percentile} of ${estimate.samples} observed ${action}s (kubemaint-durations)`
       : `${minutes(estimate.ms, true)} per node: ${action}.expectedDuration of the config (the cluster has observed none)`;
   return { ms: estimate.ms, source: estimate.source, said };
+}
+
+/** The pause switch as `kubemaint pause` writes it (adapters/kube/control-cluster.ts reads it so). */
+function pauseOf(data: Record<string, string> | undefined) {
+  return {
+    paused: data?.['paused'] === 'true',
+    ...(data?.['by'] ? { by: data['by'] } : {}),
+    ...(data?.['at'] ? { at: data['at'] } : {}),
+    ...(data?.['reason'] ? { reason: data['reason'] } : {}),
+  };
 }
 
 function evictionFacts(

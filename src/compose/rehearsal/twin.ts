@@ -9,7 +9,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createScaledClock, createSim, R, type KObject, type Sim } from '@kubemaint/kubesim';
+import { createSim, R, type KObject, type Sim } from '@kubemaint/kubesim';
 import {
   kindKey,
   snapshotKinds,
@@ -20,6 +20,7 @@ import { loadKubeConfig } from '../../adapters/kube/client.js';
 import { DURATIONS_CONFIGMAP } from '../../adapters/kube/durations.js';
 import { installKubemaintKinds } from '../sim-kinds.js';
 import { kubemaintAccessObjects } from '../sim-access.js';
+import { createHeldClock, type HeldClock } from './held-clock.js';
 
 /** The sim's mark of a node whose kubelet runs elsewhere (`sim --attach`): the twin runs its own. */
 const ATTACHED_KUBELET = 'sim.kubemaint.io/kubelet';
@@ -36,6 +37,8 @@ export interface TwinOptions {
 
 export interface Twin {
   sim: Sim;
+  /** The twin's clock: the campaign holds it while a tick runs. */
+  clock: HeldClock;
   /** How many objects of each kind the twin holds from the snapshot. */
   seeded: Record<string, number>;
   /** What the twin lacks, with why (added to the snapshot's own list). */
@@ -45,10 +48,11 @@ export interface Twin {
 
 export async function startTwin(snapshot: ClusterSnapshot, options: TwinOptions): Promise<Twin> {
   const dir = mkdtempSync(join(tmpdir(), 'kubemaint-rehearse-'));
+  const clock = createHeldClock({ scale: options.scale, start: options.start });
   const sim = await createSim({
     scenario: 'empty',
     objects: kubemaintAccessObjects(),
-    clock: createScaledClock({ scale: options.scale, start: options.start }),
+    clock,
     kubeconfigPath: join(dir, 'kubeconfig'),
     delays: {
       // The executor runs in this process (compose/in-process-jobs.ts): its Job's pod stays active.
@@ -61,9 +65,11 @@ export async function startTwin(snapshot: ClusterSnapshot, options: TwinOptions)
     rmSync(dir, { recursive: true, force: true });
   };
   try {
+    // Still until the campaign's first tick: installing and seeding are not part of the night.
+    clock.hold();
     await installKubemaintKinds(loadKubeConfig(sim.kubeconfigPath));
     const result = seed(sim, snapshot, options.namespace);
-    return { sim, ...result, close };
+    return { sim, clock, ...result, close };
   } catch (error) {
     await close();
     throw error;
@@ -122,7 +128,7 @@ function seed(
             def.key,
             ns,
             name,
-            (o) => void (o.status = object['status'] as KObject['status']),
+            (o) => void (o.status = twinStatus(object) as KObject['status']),
             {
               subresource: 'status',
             },
@@ -165,6 +171,19 @@ function unwanted(object: PlainObject, uids: ReadonlyMap<string, string>): strin
   if (object.kind === 'Pod' && (phase === 'Succeeded' || phase === 'Failed'))
     return 'finished pods: nothing to evict';
   return undefined;
+}
+
+/**
+ * The status as the twin stores it. A request's `createdVersion` is the real apiserver's revision
+ * (which of two requests for a node came first): next to the twin's own, far smaller revisions it
+ * made last night's finished request look newer than tonight's, and the report showed that one.
+ */
+function twinStatus(object: PlainObject): unknown {
+  const status = object['status'];
+  if (object.kind !== 'MaintenanceRequest' || typeof status !== 'object' || status === null)
+    return status;
+  const { createdVersion: _real, ...rest } = status as Record<string, unknown>;
+  return rest;
 }
 
 /** The object as the twin creates it: the real one's spec and labels, the twin's own identity. */

@@ -35,6 +35,28 @@ describe('dispatch order', () => {
     );
   });
 
+  it('counts approvals of the same minute as one batch, in node name order (ADR 0031)', () => {
+    // One tick auto-approving a campaign: milliseconds apart, in the order the requests were listed.
+    const at = (r: MaintenanceRequest, ms: number) => {
+      const when = new Date(Date.parse('2026-03-06T00:05:00Z') + ms).toISOString();
+      return {
+        ...r,
+        history: r.history.map((h) => (h.to === 'approved' ? { ...h, at: when } : h)),
+      };
+    };
+    const batch = [at(req('node-c', 5), 10), at(req('node-a', 5), 950), at(req('node-b', 5), 400)];
+    assert.deepEqual(
+      [...batch].sort(compare).map((r) => r.node),
+      ['node-a', 'node-b', 'node-c'],
+    );
+    // The next minute still comes after, whatever the node's name.
+    const later = req('node-0', 6);
+    assert.deepEqual(
+      [later, ...batch].sort(compare).map((r) => r.node),
+      ['node-a', 'node-b', 'node-c', 'node-0'],
+    );
+  });
+
   it('reads the approval time from history, falling back to approvals and creation', () => {
     const r = req('n', 3);
     assert.equal(approvedAt(r), '2026-03-06T00:03:00.000Z');
