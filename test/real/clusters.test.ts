@@ -8,8 +8,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
-import { approveRequest } from '../../src/app/control/commands.js';
+import { KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import { recordDecision } from '../../src/app/control/commands.js';
 import { readClusterFleets } from '../../src/app/control/cluster-fleets.js';
 import { runTick } from '../../src/app/control/tick.js';
 import { openControl, type ControlRuntime } from '../../src/compose.js';
@@ -23,6 +23,7 @@ import { INFRA_K8S, realCluster, type RealCluster } from '../support/real-cluste
 import { startTestSim, type TestSim } from '../support/sim.js';
 
 const NODE = 'clusters-a';
+const READ_NODES = 'clusters-read-nodes';
 const alice = { kind: 'person', id: 'k8s:alice' } as const;
 
 describe('one control plane over a real cluster and an embedded one', () => {
@@ -51,6 +52,20 @@ describe('one control plane over a real cluster and an embedded one', () => {
           kind: 'ClusterRole',
           name: 'kubemaint:person',
         },
+        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'alice' }],
+      },
+      // A person reads the node of the request they decide about, as `kubemaint approve` does.
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: READ_NODES },
+        rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list'] }],
+      },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: READ_NODES },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: READ_NODES },
         subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'alice' }],
       },
     ]);
@@ -85,6 +100,13 @@ describe('one control plane over a real cluster and an embedded one', () => {
     const admin = new KubeConfig();
     admin.loadFromFile(real.kubeconfig);
     await cleanKubemaint(admin, { nodes: [NODE] });
+    const rbac = admin.makeApiClient(RbacAuthorizationV1Api);
+    const ignore = () => undefined;
+    await rbac.deleteClusterRoleBinding({ name: READ_NODES }).catch(ignore);
+    await rbac.deleteClusterRole({ name: READ_NODES }).catch(ignore);
+    await rbac
+      .deleteNamespacedRoleBinding({ name: 'clusters-alice', namespace: 'kubemaint' })
+      .catch(ignore);
   });
 
   const requestOf = async (name: string, node: string) =>
@@ -95,7 +117,9 @@ describe('one control plane over a real cluster and an embedded one', () => {
     assert.equal((await requestOf('sim', 'node-2'))?.state, 'proposed');
     const proposed = await requestOf('real', NODE);
     assert.equal(proposed?.state, 'proposed');
-    assert.ok((await approveRequest(asAlice.deps, proposed.id, alice)).ok);
+    // As `kubemaint approve` records it: a decision in alice's name; serve applies it.
+    assert.ok((await recordDecision(asAlice.deps, proposed.id, 'approve', alice)).ok);
+    await runTick(clusters.get('real').deps);
     await runTick(clusters.get('real').deps);
     const waiting = await requestOf('real', NODE);
     assert.equal(waiting?.state, 'approved');
