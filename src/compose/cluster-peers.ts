@@ -44,7 +44,8 @@ export function clusterPeers(options: {
     const cluster = clusters.get(name);
     if (!cluster) return { name, error: 'not opened' };
     try {
-      return { name, requests: await within(timeout, cluster.listRequests()) };
+      // Strict: an object left out of the read could be the failure that stops the order.
+      return { name, requests: await within(timeout, cluster.listRequests({ strict: true })) };
     } catch (error) {
       return { name, error: error instanceof Error ? error.message : String(error) };
     }

@@ -5,8 +5,16 @@
  * - **Order.** Clusters go in waves (`blockers.clusters.order`). A request in a later wave waits
  *   while a cluster of an earlier wave has unfinished maintenance (a request proposed, approved,
  *   running or verifying), finished less than `soak` ago, has a node whose latest request failed
- *   (the wave stops there: a bad kernel stays in staging), or cannot be read — an earlier cluster
- *   whose state is unknown blocks, as every gate whose facts are missing does (fail closed).
+ *   (the wave stops there: a bad kernel stays in staging, until a later request on that node is
+ *   done: a rejected, expired or cancelled one proves nothing), or cannot be read — an earlier
+ *   cluster whose state is unknown blocks, as every gate whose facts are missing does (fail
+ *   closed). So does a request of it whose times are not times: the order and the soak are judged
+ *   from them, and a time that is not one would let every comparison pass.
+ *
+ * What it trusts: a peer cluster's requests are read with this control plane's credentials for
+ * that cluster, so they are only as strong as that cluster's weakest writer of request status
+ * (its control plane, and its administrators). Whoever can write them there can hold the later
+ * waves back, or let them go; see SECURITY.md.
  * - **At most N at once.** A cluster is in maintenance while a request of it runs or verifies (or
  *   this control plane started one there moments ago and the read does not show it yet). One that
  *   cannot be read is counted as in maintenance: its nodes may be down mid-reboot.
@@ -85,6 +93,12 @@ function orderReasons(facts: ClusterGateFacts, now: Date, describe: (at: Date) =
       continue;
     }
     const summary = summarize(peer.requests);
+    if (summary.unreadable.length > 0) {
+      reasons.push(
+        `${before} and has requests the gate cannot judge (${summary.unreadable.join('; ')}); ${self} waits until they are fixed or deleted there`,
+      );
+      continue;
+    }
     // Which requests, and in which state, is left to `status`: kept in the reason, each step of
     // the earlier cluster would rewrite (and announce) every request waiting in the later ones.
     if (summary.unfinished.length > 0)
@@ -126,29 +140,56 @@ const IN_FLIGHT = new Set(['running', 'verifying']);
 
 interface Summary {
   unfinished: PeerRequest[];
-  /** Each node's latest request, where that one failed. */
+  /** Each node's latest failed request, where no request created after it is done. */
   failed: PeerRequest[];
   lastDoneAt?: Date;
+  /** Requests whose times are not times, each with why: nothing about the cluster is judged. */
+  unreadable: string[];
 }
 
 /** What one cluster's requests say about its maintenance. */
 export function summarize(requests: readonly PeerRequest[]): Summary {
-  const latest = new Map<string, PeerRequest>();
-  let lastDoneAt: Date | undefined;
+  const unreadable: string[] = [];
+  const lastFailed = new Map<string, { request: PeerRequest; created: number }>();
+  const lastDone = new Map<string, number>();
+  let lastDoneAt: number | undefined;
   for (const request of requests) {
-    const seen = latest.get(request.node);
-    if (!seen || request.createdAt > seen.createdAt) latest.set(request.node, request);
+    const created = timeOf(request.createdAt);
+    const ended = timeOf(endedAt(request));
+    if (created === undefined || ended === undefined) {
+      const [field, value] =
+        created === undefined ? ['createdAt', request.createdAt] : ['end', endedAt(request)];
+      unreadable.push(`${request.id}: its ${field} ${JSON.stringify(value)} is not a time`);
+      continue;
+    }
+    if (request.state === 'failed') {
+      const seen = lastFailed.get(request.node);
+      if (!seen || created > seen.created) lastFailed.set(request.node, { request, created });
+    }
     if (request.state !== 'done') continue;
-    const at = new Date(endedAt(request));
-    if (!lastDoneAt || at > lastDoneAt) lastDoneAt = at;
+    lastDone.set(request.node, Math.max(created, lastDone.get(request.node) ?? -Infinity));
+    lastDoneAt = Math.max(ended, lastDoneAt ?? -Infinity);
   }
+  // Only a done request clears a failure: a later one rejected, expired, cancelled or skipped
+  // (anyone who may propose there can make one) says nothing about whether the node is fine.
+  const failed = [...lastFailed.values()]
+    .filter(({ request, created }) => (lastDone.get(request.node) ?? -Infinity) <= created)
+    .map(({ request }) => request);
   const byNode = (a: PeerRequest, b: PeerRequest) => a.node.localeCompare(b.node, 'en');
   return {
     unfinished: requests.filter((r) => isActive(r.state)).sort(byNode),
-    failed: [...latest.values()].filter((r) => r.state === 'failed').sort(byNode),
-    ...(lastDoneAt ? { lastDoneAt } : {}),
+    failed: failed.sort(byNode),
+    ...(lastDoneAt !== undefined ? { lastDoneAt: new Date(lastDoneAt) } : {}),
+    unreadable,
   };
 }
 
-/** When a request ended: its last transition, else its last change. */
-const endedAt = (request: PeerRequest): string => request.history.at(-1)?.at ?? request.updatedAt;
+/** When a request ended: its last transition, else its last change (as stored: maybe not text). */
+const endedAt = (request: PeerRequest): unknown => request.history.at(-1)?.at ?? request.updatedAt;
+
+/** Milliseconds of an ISO time; undefined for anything else (a peer's object is not trusted). */
+function timeOf(value: unknown): number | undefined {
+  if (typeof value !== 'string') return undefined;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? undefined : ms;
+}

@@ -40,6 +40,8 @@ import { decisionName } from '../../src/adapters/kube/requests.js';
 import { impersonating } from '../../src/adapters/kube/whoami.js';
 import { ANN_REQUEST } from '../../src/core/names.js';
 import type { MaintenanceRequest } from '../../src/core/request.js';
+import { clusterPeers } from '../../src/compose/cluster-peers.js';
+import { clusterReasons } from '../../src/core/cluster-policy.js';
 import { buildExecutorJob } from '../../templates/executor-job.js';
 import { buildHookJob } from '../../templates/hook-job.js';
 import type { Identities } from './sim-identities.js';
@@ -62,6 +64,8 @@ export interface AttackBackend {
 const NS = 'kubemaint';
 const NODE_A = 'attack-a';
 const NODE_B = 'attack-b';
+/** A node of "staging" whose reboot failed, for the gate across clusters (issue 22). */
+const NODE_C = 'attack-c';
 const GROUP = 'kubemaint.io';
 const VERSION = 'v1alpha1';
 
@@ -173,7 +177,7 @@ export function attackSuite(start: () => Promise<AttackBackend>): void {
       mallory = config(backend.identities.userKubeconfig('mallory', ['devs']));
       // infra/k8s first (the namespace, the accounts the pods below run as), enforced at the end.
       await applyAll(admin, manifests(backend.infra));
-      for (const name of [NODE_A, NODE_B]) {
+      for (const name of [NODE_A, NODE_B, NODE_C]) {
         await apply(objects, {
           apiVersion: 'v1',
           kind: 'Node',
@@ -295,7 +299,7 @@ export function attackSuite(start: () => Promise<AttackBackend>): void {
       process.stdout.write(`# attack attempts per route (${backend?.name}):\n${table}\n`);
       if (admin) {
         await cleanKubemaint(admin, {
-          nodes: [NODE_A, NODE_B],
+          nodes: [NODE_A, NODE_B, NODE_C],
           pods: ['agent-a', 'executor-a'],
         });
       }
@@ -727,6 +731,82 @@ export function attackSuite(start: () => Promise<AttackBackend>): void {
         'two persons approved: the Job exists',
       );
       await nodeAUntouched('after the control');
+    });
+
+    it('the gate across clusters: staging’s later requests cannot lift a failure, and objects it cannot judge hold production (issue 22)', async () => {
+      // This backend plays staging; production's gate reads it as serve does, through serve's
+      // own credentials for staging (compose/cluster-peers.ts), strictly.
+      const peers = clusterPeers({
+        gate: { order: [['staging'], ['production']], soak: 0 },
+        names: ['staging', 'production'],
+      });
+      peers.add('staging', serveDeps.cluster);
+      // Staging's status writer: its control plane (admission lets nobody else write status).
+      const serveToken = config(backend.identities.serviceAccountKubeconfig(NS, 'kubemaint-serve'));
+      const asServe = requestReader(serveToken);
+      const gate = async () => {
+        const now = new Date();
+        const read = await peers.port.read(['staging']);
+        const facts = { self: 'production', policy: peers.port.policy, peers: read };
+        return clusterReasons({ ...facts, selfInMaintenance: false, claimed: [] }, now, (at) =>
+          at.toISOString(),
+        );
+      };
+      const at = (minutesAgo: number) => new Date(Date.now() - minutesAgo * 60_000).toISOString();
+      const failed = await asServe.seed({
+        id: 'r-c0ffa1',
+        node: NODE_C,
+        action: 'reboot',
+        state: 'failed',
+        reason: 'kernel',
+        requestedBy: 'detector',
+        createdAt: at(60),
+        updatedAt: at(50),
+        approvals: [],
+        history: [{ from: 'verifying', to: 'failed', at: at(50), by: 'kubemaint' }],
+        failure: 'node did not come back',
+      });
+      assert.match((await gate()).join('\n'), /request r-c0ffa1 on attack-c failed/);
+
+      // mallory may create requests in staging (RBAC), not propose: hers is rejected, and it is
+      // the node's latest request. Production must still wait for a done one.
+      count('staging: a later rejected request on the failed node');
+      await kinds(mallory).create(
+        'maintenancerequests',
+        mr({ node: NODE_C, requestedBy: 'k8s:mallory' }, 'r-c0ffa2'),
+      );
+      await tick();
+      assert.equal((await reader.byId('r-c0ffa2'))?.state, 'rejected');
+      const afterHers = (await gate()).join('\n');
+      assert.match(afterHers, /request r-c0ffa1 on attack-c failed/, 'the failure still stops it');
+
+      // Staging's status writers (its control plane, its admins) are trusted for staging's facts;
+      // what they write that is not a time, or not a request, holds production (fail closed).
+      count('staging: a done request whose times are not times');
+      const done = await asServe.seed({
+        ...failed,
+        id: 'r-c0ffa3',
+        state: 'done',
+        createdAt: 'yesterday',
+        history: [],
+        updatedAt: 'now',
+      });
+      assert.equal(done.state, 'done');
+      assert.match(
+        (await gate()).join('\n'),
+        /requests the gate cannot judge \(r-c0ffa3: its createdAt "yesterday" is not a time\)/,
+      );
+      await kinds(mallory).create(
+        'maintenancerequests',
+        mr({ node: NODE_C, requestedBy: 'k8s:mallory' }, 'r-c0ffa4'),
+      );
+      count('staging: a request status the codec cannot read');
+      const broken = await kinds(serveToken).get('maintenancerequests', 'r-c0ffa4');
+      await kinds(serveToken).writeStatus('r-c0ffa4', { ...broken, status: { createdAt: at(1) } });
+      assert.match(
+        (await gate()).join('\n'),
+        /cluster staging goes before production \(blockers\.clusters\.order\) and cannot be read \(MaintenanceRequest r-c0ffa4 cannot be read/,
+      );
     });
   });
 }

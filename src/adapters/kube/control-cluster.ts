@@ -174,7 +174,14 @@ export function controlCluster(
   return {
     listNodes: async (labelSelector) => joined(await listNodeObjects(client, labelSelector)),
     listRequestNodes: nodesFor,
-    listRequests: async () => (await store.list()).requests.map((stored) => stored.request),
+    async listRequests(options) {
+      const { requests, problems } = await store.list();
+      if (options?.strict && problems.length > 0)
+        throw new Error(
+          `${problems.map((p) => `MaintenanceRequest ${p.name} cannot be read (${p.problem})`).join('; ')}`,
+        );
+      return requests.map((stored) => stored.request);
+    },
     async getNode(name) {
       const node = await readNodeObject(client, name);
       if (!node) return undefined;

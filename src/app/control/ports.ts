@@ -49,8 +49,10 @@ export interface ClusterPort {
   /**
    * Every request object, each as decoded (every state and node; one a person created and the
    * control plane has not accepted yet, too): the history the status page draws. One list.
+   * `strict`: an object that cannot be decoded fails the read (naming it) instead of being left
+   * out, for readers that must not judge a cluster from part of it (the gate across clusters).
    */
-  listRequests(): Promise<MaintenanceRequest[]>;
+  listRequests(options?: { strict?: boolean }): Promise<MaintenanceRequest[]>;
   getNode(name: string): Promise<NodeView | undefined>;
   /**
    * Runs `work` as one pass over the cluster (a tick): within it, the requests are read once and

@@ -112,6 +112,41 @@ describe('the order of clusters', () => {
     assert.deepEqual(reasons(facts([{ name: 'staging', requests: fixed }])), []);
   });
 
+  it('keeps the wave stopped when the failed node’s later request is anything but done', () => {
+    // A person who may only propose in staging proposes the failed node again and it is rejected
+    // (or nobody decides and it expires): production must still wait for a done request.
+    const failed = request('node-3', 'failed', 90, 'r-bad');
+    for (const state of ['rejected', 'expired', 'cancelled', 'skipped'] as const) {
+      const later = request('node-3', state, 5, 'r-later');
+      const got = reasons(facts([{ name: 'staging', requests: [failed, later] }]));
+      assert.equal(got.length, 1, state);
+      assert.match(got[0]!, /request r-bad on node-3 failed/, state);
+    }
+    const doneBefore = request('node-3', 'done', 200, 'r-old');
+    assert.equal(reasons(facts([{ name: 'staging', requests: [doneBefore, failed] }])).length, 1);
+  });
+
+  it('blocks on an earlier cluster whose request times are not times (fail closed)', () => {
+    const done = request('node-1', 'done', 30);
+    const policy = { order, soakMs: 3_600_000 };
+    const bad: PeerRequest[] = [
+      { ...done, id: 'r-created', createdAt: 'yesterday' },
+      { ...done, id: 'r-ended', history: [{ from: 'verifying', to: 'done', at: 'soon', by: 'x' }] },
+      // A status is passed through as stored: a number where a time belongs.
+      {
+        ...done,
+        id: 'r-number',
+        history: [{ from: 'verifying', to: 'done', at: 7 as never, by: 'x' }],
+      },
+    ];
+    for (const forged of bad) {
+      const got = reasons(facts([{ name: 'staging', requests: [forged, done] }], { policy }));
+      assert.equal(got.length, 1, forged.id);
+      assert.match(got[0]!, new RegExp(`requests the gate cannot judge \\(${forged.id}: its`));
+      assert.match(got[0]!, /production waits until they are fixed or deleted there/);
+    }
+  });
+
   it('blocks on an earlier cluster that cannot be read (fail closed)', () => {
     assert.deepEqual(reasons(facts([{ name: 'staging', error: 'connect ECONNREFUSED' }])), [
       'cluster staging goes before production (blockers.clusters.order) and cannot be read (connect ECONNREFUSED); production waits until it can',
