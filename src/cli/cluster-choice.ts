@@ -21,9 +21,10 @@ export function chooseCluster(
   const keep = flags.kubeconfig ? { kubeconfigPath: flags.kubeconfig } : {};
   if (config.clusters) {
     if (flags.cluster !== undefined)
-      return { config: clusterConfigNamed(config, flags.cluster), ...keep };
+      return reachedThrough(clusterConfigNamed(config, flags.cluster), flags.kubeconfig);
     const names = clusterNames(config);
-    if (names.length === 1) return { config: clusterConfigNamed(config, names[0]!), ...keep };
+    if (names.length === 1)
+      return reachedThrough(clusterConfigNamed(config, names[0]!), flags.kubeconfig);
     throw new KubemaintError(
       'usage',
       `the config lists ${names.length} clusters: say which with --cluster NAME`,
@@ -46,6 +47,30 @@ export function chooseCluster(
       },
     },
   };
+}
+
+/**
+ * A cluster of the list with `--kubeconfig`: the file is read, but the cluster stays the one the
+ * entry names. The flag alone would connect to the file's current context, whatever cluster that
+ * is, and act there under the named cluster's settings (its approvers, windows, messages): so the
+ * entry's context is chosen in that file, and an entry that names none is refused.
+ */
+function reachedThrough(chosen: Config, kubeconfig: string | undefined): ClusterChoice {
+  if (kubeconfig === undefined) return { config: chosen };
+  const { cluster } = chosen;
+  if (cluster.type === 'kubeconfig' && cluster.kubeconfig.context !== undefined) {
+    const reach = { path: kubeconfig, context: cluster.kubeconfig.context };
+    return { config: { ...chosen, cluster: { ...cluster, kubeconfig: reach } } };
+  }
+  const how =
+    cluster.type === 'kubeconfig' ? 'the current context of its kubeconfig' : `${cluster.type}`;
+  throw new KubemaintError(
+    'usage',
+    `--kubeconfig cannot say which cluster is "${cluster.name}": its entry in clusters: reaches it by ${how}, not by a context`,
+    {
+      hint: `leave --kubeconfig out, or give the entry kubeconfig: {context: …} (the context is then read from --kubeconfig)`,
+    },
+  );
 }
 
 /** `status` without --cluster reads every cluster of the list; one of them when named. */

@@ -241,6 +241,33 @@ describe('--cluster', () => {
       (e: unknown) => e instanceof KubemaintError && /2 clusters: say which/.test(e.message),
     );
   });
+  it('with --kubeconfig still reaches the named cluster: its context, never the file’s current one', () => {
+    // A kubeconfig whose current context is production, and --cluster staging: staging it is.
+    const chosen = chooseCluster(config, {
+      cluster: 'staging',
+      kubeconfig: '/home/me/.kube/config',
+    });
+    assert.deepEqual(chosen.config.cluster, {
+      type: 'kubeconfig',
+      name: 'staging',
+      kubeconfig: { path: '/home/me/.kube/config', context: 'staging' },
+    });
+    assert.equal(chosen.kubeconfigPath, undefined, 'nothing wins over the entry');
+    const only = configOf({ clusters: [staging] });
+    assert.equal(chooseCluster(only, { kubeconfig: '/k' }).config.cluster.type, 'kubeconfig');
+    assert.equal(chooseCluster(only, { kubeconfig: '/k' }).kubeconfigPath, undefined);
+    for (const entry of [production, { name: 'production', kubeconfig: { path: '/p' } }]) {
+      const listed = configOf({ clusters: [staging, entry] });
+      assert.throws(
+        () => chooseCluster(listed, { cluster: 'production', kubeconfig: '/k' }),
+        (e: unknown) =>
+          e instanceof KubemaintError &&
+          e.code === 'usage' &&
+          /--kubeconfig cannot say which cluster is "production"/.test(e.message) &&
+          /leave --kubeconfig out/.test(e.hint ?? ''),
+      );
+    }
+  });
   it('without a list it is a kubectl context of the kubeconfig kubectl would read', () => {
     const one = configOf({
       cluster: { type: 'kubeconfig', kubeconfig: { path: '/k', context: 'a' } },
