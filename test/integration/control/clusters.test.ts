@@ -11,7 +11,6 @@ import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { approveRequest, rejectRequest } from '../../../src/app/control/commands.js';
 import { readClusterFleets } from '../../../src/app/control/cluster-fleets.js';
-import type { MaintenanceRequest } from '../../../src/core/request.js';
 import { startServeClusters, type RunningClusters } from '../../../src/compose/serve-clusters.js';
 import { R } from '@kubemaint/kubesim';
 import { configOf } from '../../support/config.js';
@@ -22,6 +21,7 @@ import {
   type InProcessJobs,
 } from '../../support/in-process-executor.js';
 import { startTestSim, waitFor, type TestSim } from '../../support/sim.js';
+import { clusterProbes } from '../../support/cluster-serve.js';
 
 const alice = { kind: 'person', id: 'k8s:alice' } as const;
 const REBOOT_LABEL = 'kubemaint.io/reboot-required';
@@ -68,32 +68,7 @@ describe('one serve, two clusters (issue 22)', () => {
     for (const sim of sims.values()) await sim.close().catch(() => undefined);
   });
 
-  const deps = (name: string) => serve.clusters.get(name).deps;
-  const kick = () => serve.loops.forEach((l) => l.loop.kick());
-  const requestOn = async (cluster: string, node: string) =>
-    (await deps(cluster).cluster.listRequests())
-      .filter((r) => r.node === node)
-      .sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0];
-  const until = (
-    what: string,
-    cluster: string,
-    node: string,
-    ok: (r: MaintenanceRequest) => boolean,
-  ) =>
-    waitFor(
-      what,
-      async () => {
-        kick();
-        const request = await requestOn(cluster, node);
-        return request && ok(request) ? request : undefined;
-      },
-      60_000,
-    );
-  const bootId = (cluster: string, node: string) => {
-    const status = sims.get(cluster)!.store.get(R.nodes, undefined, node)?.status as
-      { nodeInfo?: { bootID?: string } } | undefined;
-    return status?.nodeInfo?.bootID;
-  };
+  const { deps, kick, requestOn, until, bootId } = clusterProbes(() => serve, sims);
 
   it('proposes in both clusters, each line naming its cluster', async () => {
     for (const cluster of ['staging', 'production'])
