@@ -7,7 +7,7 @@ import cron from 'node-cron';
 import { createFleetRefresher, type FleetRefresher } from '../app/control/fleet-refresh.js';
 import { readFleetView } from '../app/control/fleet-view.js';
 import { createTickLoop } from '../app/control/loop.js';
-import { findNeeds, runTick } from '../app/control/tick.js';
+import { runTick } from '../app/control/tick.js';
 import { consoleNotifier } from '../adapters/console/notifier.js';
 import { startOpsServer } from '../adapters/http/ops-server.js';
 import { tickReadiness } from '../adapters/http/readiness.js';
@@ -16,15 +16,14 @@ import { metricsNotifier } from '../adapters/metrics/notifier.js';
 import { observeFleet, timeTick } from '../adapters/metrics/observe.js';
 import { createMetrics } from '../adapters/metrics/registry.js';
 import { openControl, type ControlRuntime } from '../compose.js';
-import { createLogger, type Logger } from '../log.js';
+import { createLogger } from '../log.js';
 import { PAUSE_STREAM, watchForChanges } from '../adapters/kube/watch-trigger.js';
-import { createSlackApp, type SlackApp } from '../adapters/slack/app.js';
 import { lateSlackNotifier, slackNotifierFor, slackSettingsFor } from '../compose/slack.js';
 import type { Config } from '../config/schema.js';
-import { ALL_INTERFACES, serveListen, type Listen, type ListenFlags } from '../config/listen.js';
+import { serveListen, type ListenFlags } from '../config/listen.js';
 import { configWarnings } from '../config/warnings.js';
-import { scanLines } from '../../templates/scan.js';
 import { pauseEcho } from './pause-echo.js';
+import { everywhere, scanOf, startSlackApp } from './slack-serve.js';
 import { cliCommand } from './sim-host.js';
 import { composeStatusPage, statusPageEnabled } from './status-page.js';
 
@@ -102,12 +101,19 @@ export async function runServe(options: {
     slackApiUrl: process.env['SLACK_API_URL'],
   });
   if (slackNotifier) slackOut.attach(slackNotifier);
-  const slack = await startSlack(config, runtime, log, listen.slack).catch(
-    async (error: unknown) => {
-      await Promise.all([ops.close(), runtime.close()]);
-      throw error;
+  const slack = await startSlackApp(
+    config,
+    {
+      deps,
+      settings: slackSettingsFor(config, deps.settings.cluster),
+      scan: scanOf(deps),
     },
-  );
+    log,
+    listen.slack,
+  ).catch(async (error: unknown) => {
+    await Promise.all([ops.close(), runtime.close()]);
+    throw error;
+  });
   const loop = createTickLoop({
     tick: (o) => timeTick(metrics, deps.clock, () => runTick(deps, o)),
     now: () => deps.clock.now(),
@@ -184,54 +190,3 @@ const demoHelp = (kubeconfig: string, statusUrl: string | undefined, cli: string
   `  kubectl --kubeconfig ${kubeconfig} get nodes -L kubemaint.io/state\n` +
   (statusUrl ? `The maintenance timeline, live: open ${statusUrl} in a browser.\n` : '') +
   'Stop with Ctrl-C.\n\n';
-
-/** Said on the ready line when a port is open to other machines: nobody should be surprised. */
-const everywhere = (host: string): string =>
-  host === ALL_INTERFACES || host === '::' ? ' (all interfaces)' : '';
-
-/**
- * The Bolt app when Slack credentials are in the environment: Socket Mode with SLACK_APP_TOKEN (no
- * public endpoint needed), else the HTTP receiver at /slack/events on `listen` (config/listen.ts).
- */
-async function startSlack(
-  config: Config,
-  runtime: ControlRuntime,
-  log: Logger,
-  listen: Listen,
-): Promise<{ app?: SlackApp; description?: string }> {
-  const botToken = config.secrets.botToken?.reveal();
-  const signingSecret = config.secrets.signingSecret?.reveal();
-  const appToken = config.secrets.appToken?.reveal();
-  if (!botToken) return {};
-  if (!appToken && !signingSecret) {
-    // Half a Slack setup is a mistake worth saying out loud, not a silent "no Slack".
-    log.warn(
-      'SLACK_BOT_TOKEN is set but neither SLACK_SIGNING_SECRET (HTTP) nor SLACK_APP_TOKEN (Socket ' +
-        'Mode) is: slash commands and buttons are off; prompts are still posted',
-    );
-    return {};
-  }
-  const { deps } = runtime;
-  const app = createSlackApp({
-    deps,
-    settings: slackSettingsFor(config, deps.settings.cluster),
-    botToken,
-    // Socket Mode needs no signing secret: Slack's events arrive over the app's own connection.
-    signingSecret: signingSecret ?? '',
-    ...(process.env['SLACK_API_URL'] ? { slackApiUrl: process.env['SLACK_API_URL'] } : {}),
-    receiver: appToken ? { kind: 'socket', appToken } : { kind: 'http', ...listen },
-    log: log.child({ component: 'slack' }),
-    scan: async () => {
-      const { nodes, needs, skipped } = await findNeeds(deps, true);
-      return scanLines({ nodes: nodes.length, needs, skipped }).join('\n');
-    },
-  });
-  const started = await app.start();
-  const host = listen.host.includes(':') ? `[${listen.host}]` : listen.host;
-  return {
-    app,
-    description: appToken
-      ? 'socket-mode'
-      : `http://${host}:${started.port ?? listen.port}/slack/events${everywhere(listen.host)}`,
-  };
-}
