@@ -59,6 +59,7 @@ export async function openClusters(
       });
       peers?.add(name, runtime.deps.cluster);
       runtimes.push({ ...runtime, name });
+      refuseOneServerTwice(runtimes);
     }
   } catch (error) {
     await Promise.allSettled(runtimes.map((r) => r.close()));
@@ -90,6 +91,26 @@ export function clusterSet(runtimes: ClusterRuntime[], several: boolean): Cluste
     },
   };
 }
+
+/**
+ * Two entries whose contexts differ but name one apiserver (the config alone cannot see it): two
+ * control loops on one cluster's requests, each judging them by its own entry's approvers,
+ * windows and slots, and the gate across clusters counting one cluster as two. Refused at start.
+ */
+function refuseOneServerTwice(runtimes: readonly ClusterRuntime[]): void {
+  const last = runtimes.at(-1)!;
+  const server = serverOf(last);
+  const first = runtimes.find((r) => r !== last && server && serverOf(r) === server);
+  if (!first) return;
+  throw new KubemaintError(
+    'config_invalid',
+    `clusters ${first.name} and ${last.name} reach the same apiserver (${server}): one cluster listed twice would be worked by two control loops, each with its own approvers, windows and slots`,
+    { hint: 'list each cluster once in clusters:, with the context that reaches it' },
+  );
+}
+
+const serverOf = (runtime: ClusterRuntime): string | undefined =>
+  runtime.connection.kubeConfig.getCurrentCluster()?.server.toLowerCase().replace(/\/+$/, '');
 
 /** The name a cluster's messages, metrics and status use (control-settings.ts says the same). */
 const nameOf = (config: Config): string => config.cluster.name ?? 'cluster';

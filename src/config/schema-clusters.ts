@@ -116,6 +116,7 @@ export const ClustersSchema = z
   .min(1, 'lists no cluster: list at least one, or remove clusters: for the one of cluster:')
   .superRefine((entries, ctx) => {
     const seen = new Map<string, number>();
+    const reached = new Map<string, number>();
     let inCluster: number | undefined;
     entries.forEach((entry: ClusterEntry | undefined, i) => {
       // An entry with problems of its own is not parsed; they are reported at its path.
@@ -131,6 +132,18 @@ export const ClustersSchema = z
           },
         });
       else seen.set(entry.name, i);
+      const reach = reachKey(entry.cluster);
+      const same = reach === undefined ? undefined : reached.get(reach);
+      if (reach !== undefined && same !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: [i],
+          message: `reaches the cluster clusters[${same}] reaches (${reach}): one cluster listed twice would be worked by two control loops, each with its own approvers, windows and slots`,
+          params: {
+            hint: 'list each cluster once, each entry with its own kubeconfig.context, eks.endpoint or sim.port',
+          },
+        });
+      else if (reach !== undefined) reached.set(reach, i);
       if (entry.cluster.type !== 'in-cluster') return;
       if (inCluster !== undefined)
         ctx.addIssue({
@@ -142,6 +155,28 @@ export const ClustersSchema = z
       else inCluster = i;
     });
   });
+
+/**
+ * How an entry reaches its cluster, written so that two equal ones reach the same apiserver;
+ * undefined where the config alone cannot tell (an in-cluster entry is checked on its own; a sim
+ * on a port picked at start is a cluster of its own). Two different ones may still reach the same
+ * apiserver (two contexts with one server): openClusters compares the servers once connected.
+ */
+function reachKey(cluster: ClusterConfig): string | undefined {
+  switch (cluster.type) {
+    case 'kubeconfig': {
+      const { path, context } = cluster.kubeconfig;
+      const file = path === undefined ? 'the default kubeconfig' : `kubeconfig ${path}`;
+      return `${context === undefined ? 'the current context' : `context "${context}"`} of ${file}`;
+    }
+    case 'eks':
+      return `EKS endpoint ${cluster.eks.endpoint.toLowerCase().replace(/\/+$/, '')}`;
+    case 'sim':
+      return cluster.sim.port ? `sim port ${cluster.sim.port}` : undefined;
+    case 'in-cluster':
+      return undefined;
+  }
+}
 
 /** A cluster's name as `blockers.clusters.order` lists it. */
 const clusterName = checkedText((text) =>

@@ -126,6 +126,39 @@ describe('clusters:', () => {
     assert.match(both[0]?.message ?? '', /has kubeconfig and eks: a cluster is reached one way/);
   });
 
+  it('refuses two entries that reach one cluster under two names', () => {
+    const twice = (a: object, b: object) =>
+      problemsOf({
+        clusters: [
+          { name: 'staging', ...a },
+          { name: 'production', ...b },
+        ],
+      }).map((p) => [p.path, p.message.replace(/\): .*/, ')')]);
+    const context = { kubeconfig: { path: '/k', context: 'prod' } };
+    assert.deepEqual(twice(context, context), [
+      ['clusters[1]', 'reaches the cluster clusters[0] reaches (context "prod" of kubeconfig /k)'],
+    ]);
+    assert.deepEqual(twice({ kubeconfig: {} }, { kubeconfig: {} }), [
+      [
+        'clusters[1]',
+        'reaches the cluster clusters[0] reaches (the current context of the default kubeconfig)',
+      ],
+    ]);
+    const endpoint = production.eks.endpoint;
+    assert.equal(
+      twice({ eks: production.eks }, { eks: { ...production.eks, endpoint: `${endpoint}/` } })
+        .length,
+      1,
+    );
+    assert.equal(twice({ sim: { port: 7001 } }, { sim: { port: 7001 } }).length, 1);
+    const problem = problemsOf({ clusters: [staging, { ...staging, name: 'prod' }] })[0];
+    assert.match(problem?.message ?? '', /two control loops, each with its own approvers/);
+    assert.match(problem?.hint ?? '', /list each cluster once/);
+    // Different reaches, and sims on picked ports, are clusters of their own.
+    assert.deepEqual(twice(context, { kubeconfig: { path: '/k', context: 'stage' } }), []);
+    assert.deepEqual(twice({ sim: {} }, { sim: {} }), []);
+  });
+
   it('refuses cluster: beside clusters:, two in-cluster entries, and an entry’s slash command', () => {
     assert.ok(
       pathsOf({ cluster: { type: 'in-cluster' }, clusters: [staging] }).includes('cluster'),
