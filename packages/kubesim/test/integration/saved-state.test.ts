@@ -46,13 +46,16 @@ const configMap = (name: string) => ({
 });
 
 /** The SimError a promise rejects with (assert.rejects cannot return it). */
-async function refusal(promise: Promise<unknown>): Promise<SimError> {
+async function refusal(promise: Promise<Sim>): Promise<SimError> {
+  let started: Sim;
   try {
-    await promise;
+    started = await promise;
   } catch (error) {
     assert.ok(error instanceof SimError, String(error));
     return error;
   }
+  // Started after all: stop it, or the test process never ends.
+  await started.stop();
   assert.fail('expected a SimError');
 }
 
