@@ -11,12 +11,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
-import { R } from '@kubemaint/kubesim';
 import { requestMaintenance } from '../../../src/app/control/commands.js';
-import type { MaintenanceRequest } from '../../../src/core/request.js';
 import { startServeClusters, type RunningClusters } from '../../../src/compose/serve-clusters.js';
 import { UNAUTHORISED_REASON } from '../../../src/adapters/slack/guard.js';
 import { SLACK_ACTION } from '../../../templates/slack/ids.js';
+import { clusterProbes } from '../../support/cluster-serve.js';
 import { configOf } from '../../support/config.js';
 import {
   executorSettings,
@@ -93,32 +92,7 @@ describe('one Slack app, two clusters (issue 22)', () => {
     delete process.env['SLACK_API_URL'];
   });
 
-  const deps = (cluster: string) => serve.clusters.get(cluster).deps;
-  const kick = () => serve.loops.forEach((l) => l.loop.kick());
-  const requestOn = async (cluster: string, node: string) =>
-    (await deps(cluster).cluster.listRequests())
-      .filter((r) => r.node === node)
-      .sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0];
-  const until = (
-    what: string,
-    cluster: string,
-    node: string,
-    ok: (r: MaintenanceRequest) => boolean,
-  ) =>
-    waitFor(
-      what,
-      async () => {
-        kick();
-        const request = await requestOn(cluster, node);
-        return request && ok(request) ? request : undefined;
-      },
-      60_000,
-    );
-  const bootId = (cluster: string, node: string): unknown => {
-    const status = sims.get(cluster)!.store.get(R.nodes, undefined, node)?.status as
-      { nodeInfo?: { bootID?: string } } | undefined;
-    return status?.nodeInfo?.bootID;
-  };
+  const { deps, requestOn, until, bootId } = clusterProbes(() => serve, sims);
 
   const post = async (body: string) => {
     const response = await fetch(url, {
