@@ -775,6 +775,9 @@ export function attackSuite(start: () => Promise<AttackBackend>): void {
         'maintenancerequests',
         mr({ node: NODE_C, requestedBy: 'k8s:mallory' }, 'r-c0ffa2'),
       );
+      // Until staging's control plane refuses it, it is unfinished maintenance there: whoever may
+      // create requests in an earlier cluster can hold the later ones (fail closed, by design).
+      assert.match((await gate()).join('\n'), /staging .* has unfinished maintenance/);
       await tick();
       assert.equal((await reader.byId('r-c0ffa2'))?.state, 'rejected');
       const afterHers = (await gate()).join('\n');
@@ -807,6 +810,21 @@ export function attackSuite(start: () => Promise<AttackBackend>): void {
         (await gate()).join('\n'),
         /cluster staging goes before production \(blockers\.clusters\.order\) and cannot be read \(MaintenanceRequest r-c0ffa4 cannot be read/,
       );
+
+      // Deleting the failed request lifts the stop (ADR 0027: an operator's way to say the node is
+      // fine). RBAC decides who may: mallory's '*' on kubemaint.io does; kubemaint:person does not.
+      count('staging: the failed request deleted');
+      for (const id of ['r-c0ffa1', 'r-c0ffa3', 'r-c0ffa4'])
+        await mallory.makeApiClient(CustomObjectsApi).deleteNamespacedCustomObject({
+          group: GROUP,
+          version: VERSION,
+          namespace: NS,
+          plural: 'maintenancerequests',
+          name: id,
+        });
+      const lifted = (await gate()).join('\n');
+      // Other routes leave their own requests behind (attack-a's failed one): only attack-c's matter.
+      assert.doesNotMatch(lifted, /attack-c|r-c0ffa|cannot (be read|judge)/);
     });
   });
 }
