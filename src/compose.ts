@@ -20,6 +20,7 @@ import {
   prometheusAlertsFromConfig,
   prometheusQueriesFromConfig,
 } from './adapters/prometheus/from-config.js';
+import { lonePeers } from './compose/cluster-peers.js';
 import { connectCluster, type Connection, type ConnectOptions } from './compose/connect.js';
 import { controlSettingsFromConfig } from './compose/control-settings.js';
 import { forSimHost } from './compose/sim-host.js';
@@ -85,7 +86,7 @@ export async function openControl(config: Config, options: OpenOptions): Promise
       ? { durations: configMapDurations(client, effective.namespace) }
       : {}),
     agentSettings: configMapAgentSettings(client, effective.namespace),
-    ...(options.peers ? { peers: options.peers } : {}),
+    ...peersOf(effective, settings.cluster, options.peers),
   };
   return {
     deps,
@@ -111,4 +112,18 @@ function fanOut(notifiers: readonly Notifier[], log: Logger): Notifier {
       }
     },
   };
+}
+
+/**
+ * The gate's view of the other clusters: the set's, or, for one cluster of a list opened alone
+ * with `blockers.clusters` set, a port that holds what the gate would judge (never a skipped gate).
+ */
+function peersOf(
+  config: Config,
+  cluster: string,
+  peers: ClusterPeersPort | undefined,
+): { peers?: ClusterPeersPort } {
+  if (peers) return { peers };
+  const gate = config.blockers.clusters;
+  return gate ? { peers: lonePeers(gate, cluster) } : {};
 }

@@ -33,13 +33,7 @@ export function clusterPeers(options: {
   const clusters = new Map<string, Pick<ClusterPort, 'listRequests'>>();
   const claims = new Map<string, number[]>();
   const timeout = options.readTimeoutMs ?? READ_TIMEOUT_MS;
-  const policy: ClusterPolicy = {
-    order: options.gate.order,
-    soakMs: options.gate.soak,
-    ...(options.gate.maxInMaintenance !== undefined
-      ? { maxInMaintenance: options.gate.maxInMaintenance }
-      : {}),
-  };
+  const policy = policyOf(options.gate);
   const readOne = async (name: string): Promise<PeerState> => {
     const cluster = clusters.get(name);
     if (!cluster) return { name, error: 'not opened' };
@@ -71,3 +65,25 @@ export function clusterPeers(options: {
     },
   };
 }
+
+/**
+ * The gate's port for one cluster of `clusters:` opened alone (`serve --cluster prod-eu`): it reads
+ * no other cluster, so without it the gate would be skipped and the order, soak and cap ignored.
+ * It says so instead, on every start the policy is about (fail closed).
+ */
+export function lonePeers(gate: ClusterGateConfig, self: string): ClusterPeersPort {
+  return {
+    policy: policyOf(gate),
+    names: [self],
+    read: () => Promise.resolve([]),
+    claimed: () => [],
+    claim: () => () => undefined,
+    alone: `blockers.clusters judges ${self} from the other clusters, and this control plane works ${self} alone (--cluster ${self}): work every cluster of clusters: in one serve (no --cluster)`,
+  };
+}
+
+const policyOf = (gate: ClusterGateConfig): ClusterPolicy => ({
+  order: gate.order,
+  soakMs: gate.soak,
+  ...(gate.maxInMaintenance !== undefined ? { maxInMaintenance: gate.maxInMaintenance } : {}),
+});

@@ -9,6 +9,7 @@
 import {
   clusterReasons,
   clustersToRead,
+  earlierClusters,
   type ClusterPolicy,
   type PeerState,
 } from '../../core/cluster-policy.js';
@@ -26,6 +27,11 @@ export interface ClusterPeersPort {
   claimed(now: Date): string[];
   /** Claim a start in `cluster`; call the answer to give the claim back when nothing started. */
   claim(cluster: string, now: Date): () => void;
+  /**
+   * Why no other cluster is read at all: one cluster of `clusters:` opened alone (`serve
+   * --cluster`, `tick --cluster`). The gate then holds every start it would have judged.
+   */
+  alone?: string;
 }
 
 export interface ClusterGateDeps {
@@ -37,6 +43,7 @@ export interface ClusterGateDeps {
 export async function readPeers(deps: ClusterGateDeps): Promise<PeerState[] | undefined> {
   const { peers, settings } = deps;
   if (!peers) return undefined;
+  if (peers.alone !== undefined) return [];
   return peers.read(clustersToRead(peers.policy, settings.cluster, peers.names));
 }
 
@@ -49,6 +56,12 @@ export function clusterGateReasons(
 ): string[] {
   const { peers, settings } = deps;
   if (!peers || !read) return [];
+  // Fail closed: a start the policy is about (an earlier wave, or a cap) cannot be judged alone.
+  if (peers.alone !== undefined)
+    return peers.policy.maxInMaintenance !== undefined ||
+      earlierClusters(peers.policy.order, settings.cluster).length > 0
+      ? [peers.alone]
+      : [];
   return clusterReasons(
     {
       self: settings.cluster,
