@@ -52,6 +52,9 @@ export interface ClusterEntry {
   };
 }
 
+/** Request and campaign ids (templates/slack/ids.ts): a cluster so named could not be told apart. */
+const ID_SHAPED = /^[rc]-[0-9a-f]{6}$/;
+
 /** Where an entry's sim writes its kubeconfig: one file per cluster, for kubectl and the CLI. */
 export const simKubeconfigPath = (name: string): string => `.kubemaint/sim-${name}.kubeconfig`;
 
@@ -65,6 +68,13 @@ const ClusterEntrySchema = z
     ...sections,
   })
   .superRefine((entry, ctx) => {
+    if (ID_SHAPED.test(entry.name))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['name'],
+        message: `"${entry.name}" is shaped like a request or campaign id: a button's value ${entry.name}/r-… would be read as an id, not as this cluster`,
+        params: { hint: 'name the cluster by what it is, e.g. staging or prod-eu' },
+      });
     const type = typeOf(entry);
     if (type !== undefined) {
       reachIssues({ ...entry, type }, ctx, 'its type');

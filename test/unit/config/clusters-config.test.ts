@@ -118,6 +118,13 @@ describe('clusters:', () => {
       twice.map((p) => [p.path, p.message]),
       [['clusters[1].name', '"staging" is already the name of clusters[0]']],
     );
+    // Shaped like a request id: `r-0a1b2c/r-7f3a9c` on a button would be read as a bare id.
+    const idLike = problemsOf({ clusters: [{ ...staging, name: 'r-0a1b2c' }] });
+    assert.deepEqual(
+      idLike.map((p) => p.path),
+      ['clusters[0].name'],
+    );
+    assert.match(idLike[0]?.message ?? '', /shaped like a request or campaign id/);
     const nowhere = problemsOf({ clusters: [{ name: 'lost' }] });
     assert.equal(nowhere[0]?.path, 'clusters[0]');
     assert.match(nowhere[0]?.message ?? '', /does not say how to reach cluster lost/);
