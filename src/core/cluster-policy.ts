@@ -10,14 +10,14 @@
  *   cluster whose state is unknown blocks, as every gate whose facts are missing does (fail
  *   closed). So does a request of it whose times are not times: the order and the soak are judged
  *   from them, and a time that is not one would let every comparison pass.
- *
- * What it trusts: a peer cluster's requests are read with this control plane's credentials for
- * that cluster, so they are only as strong as that cluster's weakest writer of request status
- * (its control plane, and its administrators). Whoever can write them there can hold the later
- * waves back, or let them go; see SECURITY.md.
  * - **At most N at once.** A cluster is in maintenance while a request of it runs or verifies (or
  *   this control plane started one there moments ago and the read does not show it yet). One that
  *   cannot be read is counted as in maintenance: its nodes may be down mid-reboot.
+ *
+ * What it trusts: a peer cluster's requests are read with this control plane's credentials for
+ * that cluster, so they are only as strong as that cluster's weakest writer of request status
+ * (its control plane, its administrators) or deleter of requests. Whoever can write them there
+ * can hold the later waves back, or let them go; see SECURITY.md.
  *
  * Pure: the caller reads the other clusters, passes `now` and a way to write times.
  */
