@@ -34,8 +34,10 @@ function configFile(name: string, serve: string): string {
 }
 
 async function serve(config: string, env: NodeJS.ProcessEnv = {}) {
+  // A folder each: these serves run at once, and each starts the demo's cluster, which keeps its
+  // state in its folder (.kubemaint/sim-state) and refuses a second sim there.
   const process = startCli(['serve', '--config', config, '--ops-port', '0'], {
-    cwd: dir,
+    cwd: mkdtempSync(join(dir, 'serve-')),
     env: { ...SLACK, ...env },
   });
   running.push(process);
