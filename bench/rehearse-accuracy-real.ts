@@ -17,13 +17,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  AppsV1Api,
-  KubeConfig,
-  PolicyV1Api,
-  RbacAuthorizationV1Api,
-  CoreV1Api,
-} from '@kubernetes/client-node';
+import { AppsV1Api, KubeConfig, PolicyV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { listRequests } from '../src/app/control/commands.js';
 import type { RehearsalReport } from '../src/app/control/rehearsal.js';
 import { ANN_REBOOT_REQUIRED_SINCE, LABEL_REBOOT_REQUIRED } from '../src/core/names.js';
@@ -33,19 +27,21 @@ import {
   DEFAULT_KUBERNETES_VERSION,
   parseKubernetesVersion,
 } from '../scripts/real-cluster/versions.js';
-import { applyKubemaint } from '../test/support/apply-infra.js';
 import { MAIN, runCli } from '../test/support/cli-process.js';
 import { testControlDeps } from '../test/support/control.js';
 import { cli } from '../test/support/executor-fleet.js';
-import { INFRA_K8S, realCluster } from '../test/support/real-cluster.js';
+import { realCluster } from '../test/support/real-cluster.js';
 import {
   compare,
   notePdbHolds,
   predictedOutcome,
   realOutcome,
   side,
+  stuckBy,
+  type PdbHolds,
   type AccuracyFigures,
 } from './rehearse-accuracy.js';
+import { installWithAlice } from './roll-on.js';
 
 const RC_DIR = '.kubemaint/rc-h21';
 const RC_PORT = 16484;
@@ -83,7 +79,7 @@ export async function realControlPlaneCase(
     const identities = await realCluster();
     const admin = new KubeConfig();
     admin.loadFromFile(state.kubeconfig);
-    await install(admin, identities.userKubeconfig('alice'));
+    await installWithAlice(admin, identities.userKubeconfig('alice'));
     say('infra/k8s applied');
     const argv = await cli();
     const attached = await children.start(
@@ -159,9 +155,10 @@ export async function realControlPlaneCase(
       'serve',
     );
     const realStarted = Date.now();
-    const held = new Map<string, string>();
+    const holds: PdbHolds = { polls: 0, seen: new Map(), closed: new Map() };
     const requests = await until(deps, names, {
-      held,
+      holds,
+      opensAt: opens,
       closesAt: closes,
       horizonMs: (options.windowMinutes + 20) * 60_000,
       onRequest: slowReboot(hostUrl, names[SLOW_INDEX]!, options.downtimeS),
@@ -176,11 +173,13 @@ export async function realControlPlaneCase(
       scale: 1,
       durations: report.durations.reboot.said,
       predicted: side(
-        report.nodes.filter((n) => mine.has(n.node)).map(predictedOutcome),
+        report.nodes
+          .filter((n) => mine.has(n.node))
+          .map((n) => predictedOutcome(n, options.windowMinutes / 2)),
         rehearsalWallS,
       ),
       real: side(
-        requests.map((r) => realOutcome(r, closes.getTime(), held.get(r.node))),
+        requests.map((r) => realOutcome(r, closes.getTime(), stuckBy(holds, r.node))),
         realWallS,
       ),
       slow: names[SLOW_INDEX]!,
@@ -222,29 +221,6 @@ function configText(
       : []),
     '',
   ].join('\n');
-}
-
-/** infra/k8s (RBAC first, then the rest once alice's rights exist to probe the policies with). */
-async function install(admin: KubeConfig, aliceKubeconfig: string): Promise<void> {
-  const probe = new KubeConfig();
-  probe.loadFromFile(aliceKubeconfig);
-  await applyKubemaint(admin, INFRA_K8S, probe).catch(() => undefined);
-  await admin
-    .makeApiClient(RbacAuthorizationV1Api)
-    .createNamespacedRoleBinding({
-      namespace: 'kubemaint',
-      body: {
-        metadata: { name: 'bench-person-alice', namespace: 'kubemaint' },
-        roleRef: {
-          apiGroup: 'rbac.authorization.k8s.io',
-          kind: 'ClusterRole',
-          name: 'kubemaint:person',
-        },
-        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'alice' }],
-      },
-    })
-    .catch(() => undefined);
-  await applyKubemaint(admin, INFRA_K8S, probe);
 }
 
 /**
@@ -354,14 +330,26 @@ function slowReboot(hostUrl: string, node: string, downtimeS: number) {
   };
 }
 
+/** Budgets as their status says, read with the admin's client. */
+async function budgets() {
+  const admin = new KubeConfig();
+  admin.loadFromFile(process.env['KUBEMAINT_REAL_KUBECONFIG'] ?? '');
+  const list = await admin.makeApiClient(PolicyV1Api).listPodDisruptionBudgetForAllNamespaces();
+  return list.items.map((p) => ({
+    name: `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`,
+    disruptionsAllowed: p.status?.disruptionsAllowed ?? 0,
+  }));
+}
+
 async function until(
   deps: ReturnType<typeof testControlDeps>,
   nodes: readonly string[],
   options: {
+    opensAt?: Date;
     closesAt?: Date;
     horizonMs: number;
     onRequest?: (r: MaintenanceRequest) => void;
-    held?: Map<string, string>;
+    holds?: PdbHolds;
   },
 ): Promise<MaintenanceRequest[]> {
   const wanted = new Set(nodes);
@@ -369,7 +357,11 @@ async function until(
   for (;;) {
     const mine = (await listRequests(deps)).filter((r) => wanted.has(r.node));
     for (const r of mine) options.onRequest?.(r);
-    if (options.held) notePdbHolds(mine, options.held);
+    const open =
+      options.opensAt !== undefined &&
+      Date.now() >= options.opensAt.getTime() &&
+      Date.now() < (options.closesAt?.getTime() ?? Infinity);
+    if (options.holds && open) notePdbHolds(mine, await budgets(), options.holds);
     const inFlight = mine.some((r) => r.state === 'running' || r.state === 'verifying');
     const allEnded = mine.length === wanted.size && mine.every((r) => !ACTIVE.has(r.state));
     const closed = options.closesAt !== undefined && Date.now() >= options.closesAt.getTime();

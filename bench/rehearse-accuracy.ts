@@ -167,18 +167,21 @@ async function embeddedCase(scale: number): Promise<AccuracyFigures> {
     // 3. The same campaign for real, on the same cluster, the slow reboot included.
     clock.run();
     const realStarted = Date.now();
-    const { requests, held } = await runForReal(sim, campaign, {
+    const { requests, holds } = await runForReal(sim, campaign, {
       nodes: names,
-      closesAt: new Date(WINDOW_CLOSES),
+      window: { opens: Date.parse(WINDOW_OPENS), closes: Date.parse(WINDOW_CLOSES) },
       horizonMs: 4 * 3_600_000,
       slowNode: slow,
     });
     const realWallS = (Date.now() - realStarted) / 1000;
     // 4. Side by side.
     const closes = Date.parse(WINDOW_CLOSES);
-    const predicted = side(report.nodes.map(predictedOutcome), rehearsalWallS);
+    const predicted = side(
+      report.nodes.map((n) => predictedOutcome(n, 30)),
+      rehearsalWallS,
+    );
     const real = side(
-      requests.map((r) => realOutcome(r, closes, held.get(r.node))),
+      requests.map((r) => realOutcome(r, closes, stuckBy(holds, r.node))),
       realWallS,
     );
     return compare({
@@ -253,8 +256,14 @@ const ACTIVE = new Set(['proposed', 'approved', 'running', 'verifying']);
 export async function runForReal(
   sim: TestSim,
   configPath: string,
-  options: { nodes: readonly string[]; closesAt?: Date; horizonMs: number; slowNode?: string },
-): Promise<{ requests: MaintenanceRequest[]; held: Map<string, string> }> {
+  options: {
+    nodes: readonly string[];
+    /** The campaign's window, ms: it ends when the window has closed with nothing in flight. */
+    window?: { opens: number; closes: number };
+    horizonMs: number;
+    slowNode?: string;
+  },
+): Promise<{ requests: MaintenanceRequest[]; holds: PdbHolds }> {
   const log = silentLogger();
   const config = loadConfig({ path: configPath, env: {} });
   const runtime = await openControl(config, {
@@ -293,17 +302,18 @@ export async function runForReal(
   loop.kick({ skewScan: true });
   const wanted = new Set(options.nodes);
   const startedAt = sim.clock.now().getTime();
-  const held = new Map<string, string>();
+  const holds: PdbHolds = { polls: 0, seen: new Map(), closed: new Map() };
   try {
     for (;;) {
       await new Promise((resolve) => setTimeout(resolve, 200));
       const mine = (await listRequests(deps)).filter((r) => wanted.has(r.node));
-      notePdbHolds(mine, held);
       const now = sim.clock.now().getTime();
+      const open = options.window && now >= options.window.opens && now < options.window.closes;
+      if (open) notePdbHolds(mine, simBudgets(sim), holds);
       const inFlight = mine.some((r) => r.state === 'running' || r.state === 'verifying');
       const allEnded = mine.length === wanted.size && mine.every((r) => !ACTIVE.has(r.state));
-      const closed = options.closesAt !== undefined && now >= options.closesAt.getTime();
-      if (allEnded || (closed && !inFlight)) return { requests: mine, held };
+      const closed = options.window !== undefined && now >= options.window.closes;
+      if (allEnded || (closed && !inFlight)) return { requests: mine, holds };
       if (now - startedAt > options.horizonMs)
         throw new Error(
           `the real campaign did not end in ${options.horizonMs / 60_000} cluster minutes: ${mine.map((r) => `${r.node} ${r.state}`).join(', ')}`,
@@ -321,27 +331,69 @@ export async function runForReal(
 const PDB_HOLDS = /PDB (\S+) allows 0/;
 
 /**
- * The PDB each request was last seen held by (the dispatch's preflight, or its drain waiting): a
- * request's gates are written afresh every tick, so the end of a run no longer shows it.
+ * Which PDBs held each request while the window was open (the dispatch's preflight, or its drain
+ * waiting; a request's gates are written afresh every tick, so the end of a run no longer shows
+ * them), and how often each budget allowed no disruption at all: a budget that held a node for a
+ * moment (its group's other pod being moved) is not one that kept it.
  */
+export interface PdbHolds {
+  polls: number;
+  seen: Map<string, Set<string>>;
+  /** Per budget `namespace/name`, the polls at which its status allowed 0 disruptions. */
+  closed: Map<string, number>;
+}
+
 export function notePdbHolds(
   requests: readonly MaintenanceRequest[],
-  held: Map<string, string>,
+  budgets: readonly { name: string; disruptionsAllowed: number }[],
+  holds: PdbHolds,
 ): void {
+  holds.polls += 1;
+  for (const b of budgets)
+    if (b.disruptionsAllowed <= 0) holds.closed.set(b.name, (holds.closed.get(b.name) ?? 0) + 1);
   for (const r of requests) {
     const reasons = [
       ...(r.blockedReasons ?? []),
       ...(r.drain?.waitingOn ?? []).map((w) => w.reason),
     ];
-    const pdb = reasons.map((reason) => PDB_HOLDS.exec(reason)?.[1]).find(Boolean);
-    if (pdb) held.set(r.node, pdb);
+    const seen = holds.seen.get(r.node) ?? new Set<string>();
+    for (const reason of reasons) {
+      const pdb = PDB_HOLDS.exec(reason)?.[1];
+      if (pdb) seen.add(pdb);
+    }
+    holds.seen.set(r.node, seen);
   }
 }
 
-export function predictedOutcome(n: RehearsalReport['nodes'][number]): NodeOutcome {
-  const pdb =
-    n.pdbWaits[0]?.pdb ??
-    n.cannotEvict.map((c) => /PDB (\S+) never allows/.exec(c.why)?.[1]).find(Boolean);
+/** A PDB that held `node` and allowed no disruption in nine polls of ten (name, no namespace). */
+export function stuckBy(holds: PdbHolds, node: string): string | undefined {
+  const kept = [...(holds.seen.get(node) ?? [])].find(
+    (pdb) => (holds.closed.get(pdb) ?? 0) >= 0.9 * holds.polls,
+  );
+  return kept?.replace(/^.*\//, '');
+}
+
+/** Budgets as their status says, from the sim's store. */
+export function simBudgets(sim: Pick<Sim, 'store'>) {
+  return sim.store.list(R.pdbs).map((p) => ({
+    name: `${p.metadata.namespace ?? ''}/${p.metadata.name ?? ''}`,
+    disruptionsAllowed:
+      (p.status as { disruptionsAllowed?: number } | undefined)?.disruptionsAllowed ?? 0,
+  }));
+}
+
+/**
+ * The rehearsal's node as the comparison reads it: stuck when a PDB never allows its eviction (the
+ * snapshot says so) or held it `stuckMinutes` and more (its name without the namespace).
+ */
+export function predictedOutcome(
+  n: RehearsalReport['nodes'][number],
+  stuckMinutes: number,
+): NodeOutcome {
+  const pdb = (
+    n.cannotEvict.map((c) => /PDB (\S+) never allows/.exec(c.why)?.[1]).find(Boolean) ??
+    n.pdbWaits.find((w) => w.minutes >= stuckMinutes)?.pdb
+  )?.replace(/^.*\//, '');
   return {
     node: n.node,
     state: n.state,

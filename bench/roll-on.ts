@@ -41,6 +41,32 @@ const pct = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
 };
 
+/**
+ * infra/k8s on an apiserver, with alice as the approver people would be: RBAC first, then the rest
+ * once her rights exist, since she probes that the admission policies are enforced.
+ */
+export async function installWithAlice(admin: KubeConfig, aliceKubeconfig: string): Promise<void> {
+  const probe = new KubeConfig();
+  probe.loadFromFile(aliceKubeconfig);
+  await applyKubemaint(admin, INFRA_K8S, probe).catch(() => undefined); // RBAC first, then:
+  await admin
+    .makeApiClient(RbacAuthorizationV1Api)
+    .createNamespacedRoleBinding({
+      namespace: 'kubemaint',
+      body: {
+        metadata: { name: 'bench-person-alice', namespace: 'kubemaint' },
+        roleRef: {
+          apiGroup: 'rbac.authorization.k8s.io',
+          kind: 'ClusterRole',
+          name: 'kubemaint:person',
+        },
+        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'alice' }],
+      },
+    })
+    .catch(() => undefined);
+  await applyKubemaint(admin, INFRA_K8S, probe);
+}
+
 export async function rollOn(backend: {
   /** The admin kubeconfig (installs, attaches the fleet, marks nodes, reads back). */
   adminPath: string;
@@ -77,27 +103,7 @@ export async function rollOn(backend: {
       );
     });
   try {
-    // alice is the approver people would be; she probes that the admission policies are enforced.
-    const alice = identities.userKubeconfig('alice');
-    const probe = new KubeConfig();
-    probe.loadFromFile(alice);
-    await applyKubemaint(admin, INFRA_K8S, probe).catch(() => undefined); // RBAC first, then:
-    await admin
-      .makeApiClient(RbacAuthorizationV1Api)
-      .createNamespacedRoleBinding({
-        namespace: 'kubemaint',
-        body: {
-          metadata: { name: 'bench-person-alice', namespace: 'kubemaint' },
-          roleRef: {
-            apiGroup: 'rbac.authorization.k8s.io',
-            kind: 'ClusterRole',
-            name: 'kubemaint:person',
-          },
-          subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'alice' }],
-        },
-      })
-      .catch(() => undefined);
-    await applyKubemaint(admin, INFRA_K8S, probe);
+    await installWithAlice(admin, identities.userKubeconfig('alice'));
     say('infra/k8s applied');
     const names = Array.from({ length: nodes + 1 }, (_, i) => `roll-${i}`);
     await start(

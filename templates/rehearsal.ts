@@ -55,7 +55,9 @@ export function rehearsalHtml(
   history: readonly MaintenanceRequest[],
   options: { schedule: Schedule; zone: string },
 ): string {
-  const nodes = [...new Set(history.map((r) => r.node))].map((name) => ({
+  // Tonight's requests: a request that had ended before the rehearsal began is last night's.
+  const tonight = history.filter((r) => Date.parse(r.updatedAt) >= Date.parse(report.at));
+  const nodes = [...new Set(tonight.map((r) => r.node))].map((name) => ({
     name,
     marked: true,
     ready: 'True',
@@ -69,7 +71,7 @@ export function rehearsalHtml(
     requests: [],
     nodes,
     slots: [],
-    history: [...history],
+    history: tonight,
   };
   const model = timelineModel(view, {
     schedule: options.schedule,
