@@ -165,8 +165,7 @@ const BENCHES: Record<string, Bench> = {
     ],
   },
   'rehearse-accuracy': {
-    title:
-      'Rehearsal against the campaign run for real (issue 21) — `bench/rehearse-accuracy.ts`',
+    title: 'Rehearsal against the campaign run for real (issue 21) — `bench/rehearse-accuracy.ts`',
     about:
       "A 30-node fleet sim with a pod behind a PDB that never allows an eviction, three slots, a 60-minute window, observed durations from three nodes rolled before. `kubemaint rehearse --json` runs as the CLI against it (the cluster's clock held still), then the same campaign runs for real on it: the tick every minute plus serve's watches on the cluster's clock, the real executor for every Job, and one machine's reboot taking twice as long (a fault the rehearsal cannot know of). Totals are first start to last end on both sides; per node, the start and end, inside the window or not, the stuck node and its PDB.",
     run: () => runRehearseAccuracyBench(),
