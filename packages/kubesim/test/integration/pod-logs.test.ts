@@ -35,9 +35,9 @@ describe('pod logs', () => {
   });
   after(async () => sim?.close());
 
-  const pod = (name: string, image: string) => ({
+  const pod = (name: string, image: string, restartPolicy = 'Never') => ({
     metadata: { name },
-    spec: { nodeName: 'node-1', restartPolicy: 'Never', containers: [{ name: 'main', image }] },
+    spec: { nodeName: 'node-1', restartPolicy, containers: [{ name: 'main', image }] },
   });
 
   it('a pod that ran as a local process: its output, tailLines, limitBytes', async () => {
@@ -67,7 +67,12 @@ describe('pod logs', () => {
   });
 
   it('a simulated container has one line saying so; exec is refused with the reason', async () => {
-    await sim.core.createNamespacedPod({ namespace: 'default', body: pod('web', 'nginx:1.27') });
+    // A server that keeps running: with restartPolicy Never a simulated container "exits" after
+    // the sim's job run time, which at this scale is gone before a poll sees it Running.
+    await sim.core.createNamespacedPod({
+      namespace: 'default',
+      body: pod('web', 'nginx:1.27', 'Always'),
+    });
     await waitFor('web to run', async () => {
       const p = await sim.core.readNamespacedPod({ namespace: 'default', name: 'web' });
       return p.status?.phase === 'Running' ? p : undefined;
