@@ -119,6 +119,17 @@ export function createNodePods(
     write(pod, (p) => markTerminated(p, { ...exit, nowIso: nowIso() }));
   };
 
+  /** A running pod whose containers are gone: killed (137) under Never, else started again. */
+  const restartLost = (pod: KObject, run: PodRun): void => {
+    if ((podSpec(pod).restartPolicy ?? 'Always') === 'Never') {
+      write(pod, (p) => markTerminated(p, { exitCode: 137, nowIso: nowIso(), reason: 'Error' }));
+      runs.delete(pod.metadata.uid ?? '');
+      return;
+    }
+    const restarted = write(pod, (p) => markRestarting(p, nowIso()));
+    if (restarted) runContainers(restarted, run);
+  };
+
   const runContainers = (pod: KObject, run: PodRun): void => {
     const container: Container | undefined = podSpec(pod).containers?.[0];
     if (container && runner.mappingFor(container.image)) {
@@ -227,6 +238,10 @@ export function createNodePods(
       if (!adopted && !admit(pod)) return;
       const fresh = runOf(uid);
       if (adopted) {
+        const container: Container | undefined = podSpec(pod).containers?.[0];
+        // A local process cannot be adopted: it died with the sim that started it (a sim restarted
+        // from its saved state). Its container ended, as on a kubelet that lost its runtime.
+        if (container && runner.mappingFor(container.image)) return restartLost(pod, fresh);
         // Adopted (seeded by a scenario, or the kubelet restarted): already running, maybe not ready.
         const ready = (
           pod.status?.['conditions'] as { type: string; status: string }[] | undefined
@@ -266,15 +281,7 @@ export function createNodePods(
           later(run, delays.podStartMs, () => start(pod, run));
           continue;
         }
-        if ((podSpec(pod).restartPolicy ?? 'Always') === 'Never') {
-          write(pod, (p) =>
-            markTerminated(p, { exitCode: 137, nowIso: nowIso(), reason: 'Error' }),
-          );
-          runs.delete(pod.metadata.uid ?? '');
-          continue;
-        }
-        const restarted = write(pod, (p) => markRestarting(p, nowIso()));
-        if (restarted) runContainers(restarted, run);
+        restartLost(pod, run);
       }
     },
   };

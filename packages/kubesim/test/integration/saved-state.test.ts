@@ -102,6 +102,57 @@ describe('a sim with saved state', () => {
     }
   });
 
+  it('ends or restarts a pod whose local process died with the sim, as a kubelet that lost its runtime', async () => {
+    const dir = tempDir();
+    const sleeper = [process.execPath, '-e', 'setInterval(() => {}, 1000)'];
+    const options: SimOptions = {
+      scenario: 'demo',
+      controllers: true,
+      images: { 'sim.test/sleeper:*': { command: sleeper } },
+    };
+    const pod = (name: string, restartPolicy: string) => ({
+      metadata: { name, namespace: 'default' },
+      spec: {
+        nodeName: 'node-1',
+        restartPolicy,
+        containers: [{ name: 'main', image: 'sim.test/sleeper:1' }],
+      },
+    });
+    const phase = (sim: Sim, name: string) =>
+      sim.store.get(R.pods, 'default', name)?.status?.['phase'] as string | undefined;
+    const until = async (what: string, probe: () => boolean) => {
+      for (let i = 0; i < 300 && !probe(); i++) await new Promise((r) => setTimeout(r, 50));
+      assert.ok(probe(), what);
+    };
+    const first = await start(dir, options);
+    first.store.create(R.pods, pod('once', 'Never'), { actor: 'test' });
+    first.store.create(R.pods, pod('server', 'Always'), { actor: 'test' });
+    await until(
+      'both run',
+      () => phase(first, 'once') === 'Running' && phase(first, 'server') === 'Running',
+    );
+    await first.stop();
+
+    const second = await start(dir, options);
+    try {
+      await until('the Never pod ends', () => phase(second, 'once') === 'Failed');
+      const ended = second.store.get(R.pods, 'default', 'once')!;
+      const state = (
+        ended.status?.['containerStatuses'] as { state?: { terminated?: { exitCode?: number } } }[]
+      )[0]?.state;
+      assert.equal(state?.terminated?.exitCode, 137, 'killed with its runtime');
+      const restarts = () =>
+        (
+          second.store.get(R.pods, 'default', 'server')?.status?.['containerStatuses'] as
+            { restartCount?: number }[] | undefined
+        )?.[0]?.restartCount ?? 0;
+      await until('the Always pod starts again', () => restarts() >= 1);
+      assert.equal(phase(second, 'server'), 'Running');
+    } finally {
+      await second.stop();
+    }
+  });
+
   it('keeps custom resources: the CRD is served again with its objects', async () => {
     const dir = tempDir();
     const first = await start(dir);
