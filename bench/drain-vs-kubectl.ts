@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
+import { cliBundleOptions } from '../scripts/cli-bundle.mjs';
 import { createSim } from '@kubemaint/kubesim';
 import { applyNodeStatus, initialNodeInfo } from '@kubemaint/kubesim/testing';
 import { node as nodeObject } from '@kubemaint/kubesim';
@@ -46,18 +47,7 @@ function run(
 export async function runDrainBench(scale = 20, kubemaintFirst = false): Promise<DrainBenchResult> {
   const dir = mkdtempSync(join(tmpdir(), 'kubemaint-drain-bench-'));
   const bundle = join(dir, 'cli.mjs');
-  await build({
-    entryPoints: [join(ROOT, 'src/cli/main.ts')],
-    outfile: bundle,
-    bundle: true,
-    platform: 'node',
-    target: 'node24',
-    format: 'esm',
-    logLevel: 'warning',
-    banner: {
-      js: "import { createRequire as __kmCreateRequire } from 'node:module'; const require = __kmCreateRequire(import.meta.url);",
-    },
-  });
+  await build(cliBundleOptions({ root: ROOT, outdir: dir, target: 'node24' }));
   const sim = await createSim({
     objects: kubemaintAccessObjects(),
     scenario: 'fleet',

@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { build } from 'esbuild';
+import { cliBundleOptions } from '../../scripts/cli-bundle.mjs';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -36,18 +37,10 @@ let bundled: Promise<string[]> | undefined;
  * executor dozens of times.
  */
 export function cli(): Promise<string[]> {
-  bundled ??= build({
-    entryPoints: [join(ROOT, 'src/cli/main.ts')],
-    outfile: join(DIR, 'cli.mjs'),
-    bundle: true,
-    platform: 'node',
-    target: 'node24',
-    format: 'esm',
-    logLevel: 'warning',
-    banner: {
-      js: "import { createRequire as __kmCreateRequire } from 'node:module'; const require = __kmCreateRequire(import.meta.url);",
-    },
-  }).then(() => [process.execPath, join(DIR, 'cli.mjs')]);
+  bundled ??= build(cliBundleOptions({ root: ROOT, outdir: DIR, target: 'node24' })).then(() => [
+    process.execPath,
+    join(DIR, 'cli.mjs'),
+  ]);
   return bundled;
 }
 

@@ -1,0 +1,9 @@
+import type { BuildOptions, Plugin } from 'esbuild';
+
+export function cliBundleOptions(options: {
+  root: string;
+  outdir: string;
+  target?: string;
+  plugins?: Plugin[];
+  sourcemap?: boolean;
+}): BuildOptions & { metafile: true };
