@@ -171,6 +171,19 @@ export function controlCluster(
     });
   }
 
+  /**
+   * Whether the node's state label follows this request: an active one always does; an ended one
+   * only while no other request of the node comes before it (an executor's end reported after the
+   * node got a newer request must not relabel the node with the old request's state).
+   */
+  async function mirroredBy(request: MaintenanceRequest): Promise<boolean> {
+    if (isActive(request.state)) return true;
+    const { requests } = await (passes.getStore()?.requests ?? store.list({ node: request.node }));
+    const mine = requests.filter((stored) => stored.request.node === request.node);
+    const first = requestsByNode(mine).get(request.node);
+    return first === undefined || first.request.id === request.id;
+  }
+
   return {
     listNodes: async (labelSelector) => joined(await listNodeObjects(client, labelSelector)),
     listRequestNodes: nodesFor,
@@ -199,6 +212,7 @@ export function controlCluster(
     },
     onePass: (work) => passes.run({}, work),
     async writeRequest(request, requestVersion) {
+      const mirrored = await mirroredBy(request);
       wrote();
       const resourceVersion =
         requestVersion === undefined
@@ -206,9 +220,10 @@ export function controlCluster(
           : await store.writeStatus(request, requestVersion);
       // The mirror label (kubectl get nodes -L kubemaint.io/state) is a convenience: the request is
       // written, so a node that is gone or a refused patch does not undo it.
-      await patchNode(client, request.node, {
-        metadata: { labels: { [LABEL_STATE]: request.state } },
-      }).catch(() => undefined);
+      if (mirrored)
+        await patchNode(client, request.node, {
+          metadata: { labels: { [LABEL_STATE]: request.state } },
+        }).catch(() => undefined);
       return resourceVersion;
     },
     async submit(request) {

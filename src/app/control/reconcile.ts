@@ -174,6 +174,17 @@ async function reconcileRunning(
 export async function reportExecutorEnd(deps: ReconcileDeps, node: NodeView): Promise<string> {
   const request = node.request!;
   const end = request.history.at(-1);
+  const endedMs = deps.clock.now().getTime() - Date.parse(end?.at ?? '');
+  if (!(endedMs <= EXECUTOR_END_NEWS_MS)) {
+    // Old news (ended before the control plane reported executor ends at all, or while it was down
+    // for longer than this): recorded as said without telling anyone, so a first tick after an
+    // upgrade does not replay the history of every failed drain into Slack.
+    const next = { ...request, announced: [...(request.announced ?? []), 'ended'] };
+    const outcome = await persist(deps, node, { ok: true, changed: true, request: next });
+    return outcome.status === 'written'
+      ? `ended by the executor at ${end?.at ?? '?'}: too long ago to report, recorded as said`
+      : 'recording its old end lost a race';
+  }
   const why = request.failure ?? end?.note ?? `the executor ended it (${request.state})`;
   const said = await announce(deps, node, request, 'ended', {
     kind: 'failed',
@@ -188,6 +199,9 @@ export async function reportExecutorEnd(deps: ReconcileDeps, node: NodeView): Pr
   });
   return said ? `reported: ${request.state} by the executor` : 'report of its end lost a race';
 }
+
+/** How long after the executor ended a request its end is still news worth a Slack reply. */
+export const EXECUTOR_END_NEWS_MS = 24 * 60 * 60_000;
 
 /** How long a running request may be without its Job before it counts as vanished. */
 export const JOB_CREATE_GRACE_MS = 30_000;
