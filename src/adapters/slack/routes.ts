@@ -17,12 +17,14 @@ export type Routed = { rt: SlackRuntime; value: string } | { problem: string };
 export type Has = (rt: SlackRuntime, value: string) => Promise<boolean>;
 
 export async function routeValue(routes: SlackRoutes, raw: string, has: Has): Promise<Routed> {
+  // One cluster's buttons name none, and its values are read whole: a campaign named by kubectl
+  // may hold a slash (`kernel-june/blue` is a campaign and its pool, not a cluster).
+  if (routes.all.length === 1) return { rt: routes.all[0]!, value: raw };
   const { cluster, value } = readClusterValue(raw);
   if (cluster !== undefined) {
     const rt = routes.named(cluster);
     return rt ? { rt, value } : { problem: noCluster(routes, cluster) };
   }
-  if (routes.all.length === 1) return { rt: routes.all[0]!, value };
   const found = await holders(routes, value, has);
   if (found.length > 1) return { problem: inSeveral(value, found) };
   // Found nowhere: the first cluster answers, as a one-cluster app would, that it no longer exists.

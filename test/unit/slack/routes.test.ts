@@ -82,4 +82,12 @@ describe('routeValue', () => {
     const never: Has = () => assert.fail('no lookup with one cluster');
     assert.equal(clusterOf(await routeValue(routesOf('sim'), 'r-000001', never)), 'sim r-000001');
   });
+
+  it('with one cluster, reads a campaign named with a slash whole (its pool), not as a cluster', async () => {
+    const never: Has = () => assert.fail('no lookup with one cluster');
+    assert.equal(
+      clusterOf(await routeValue(routesOf('sim'), 'kernel-june/blue', never)),
+      'sim kernel-june/blue',
+    );
+  });
 });
