@@ -10,6 +10,7 @@ import { readFleetView, type FleetView } from '../app/control/fleet-view.js';
 import { createTickLoop, type TickLoop } from '../app/control/loop.js';
 import { runTick } from '../app/control/tick.js';
 import { tickReadiness, type TickReadiness } from '../adapters/http/readiness.js';
+import { apiRefusal } from '../adapters/kube/refusal.js';
 import { watchForChanges, PAUSE_STREAM } from '../adapters/kube/watch-trigger.js';
 import { timeTick } from '../adapters/metrics/observe.js';
 import type { Metrics } from '../adapters/metrics/registry.js';
@@ -45,7 +46,8 @@ export function startClusterLoop(
 ): ClusterLoop {
   const { deps, name } = runtime;
   const log = options.log.child({ cluster: name });
-  const readiness = tickReadiness({ clock: { now: () => new Date() } });
+  // As one cluster's serve (serve.ts): a refused TLS handshake or a 401 makes /readyz fail at once.
+  const readiness = tickReadiness({ clock: { now: () => new Date() }, refusal: apiRefusal });
   let failing: string | undefined;
   const state = (why: string | undefined) => {
     if (why !== undefined && failing === undefined)
@@ -88,6 +90,7 @@ export function startClusterLoop(
     namespace: deps.settings.namespace,
     rebootLabel: deps.settings.detection.rebootLabel,
     log: log.child({ component: 'watch' }),
+    onContact: (outcome) => readiness.contact(outcome),
     onChange: (changes) => {
       loop.kick();
       if (changes.some((c) => c.startsWith(`${PAUSE_STREAM}:`))) void pause.check();

@@ -176,4 +176,21 @@ describe('one serve, two clusters (issue 22)', () => {
       90_000,
     );
   });
+
+  it('says in /readyz at once that production refuses serve when it is re-created', async () => {
+    // A cluster re-created on the same address (new credentials; serve's kubeconfig holds the old
+    // ones): no retry gets past that, so readiness names it without waiting out the tick age limit.
+    const port = Number(new URL(sims.get('production')!.url).port);
+    sims.set('production again', await startTestSim({ scenario: 'demo', scale: 50, port }));
+    const body = await waitFor(
+      'production refused in /readyz',
+      async () => {
+        kick();
+        const text = await (await fetch(`${serve.opsUrl}/readyz`)).text();
+        return /production: not ready, the apiserver refuses serve: /.test(text) ? text : undefined;
+      },
+      90_000,
+    );
+    assert.match(body, /staging: ok/);
+  });
 });
