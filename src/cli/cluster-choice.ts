@@ -73,6 +73,24 @@ function reachedThrough(chosen: Config, kubeconfig: string | undefined): Cluster
   );
 }
 
+/**
+ * `--kubeconfig` reaches one cluster, so a command that would work every cluster of the list
+ * (serve, status without --cluster) refuses it rather than ignore it or guess which entry it is.
+ */
+export function refuseOneKubeconfigForSeveral(
+  kubeconfig: string | undefined,
+  command: string,
+): void {
+  if (kubeconfig === undefined) return;
+  throw new KubemaintError(
+    'usage',
+    '--kubeconfig names one cluster, and the config lists several',
+    {
+      hint: `${command} one of them with --cluster NAME, or reach each through its entry of clusters:`,
+    },
+  );
+}
+
 /** `status` without --cluster reads every cluster of the list; one of them when named. */
 export const readsEveryCluster = (config: Config, flag: string | undefined): boolean =>
   flag === undefined && (config.clusters?.length ?? 0) > 1;

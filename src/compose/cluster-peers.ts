@@ -82,7 +82,8 @@ export function lonePeers(gate: ClusterGateConfig, self: string): ClusterPeersPo
   };
 }
 
-const policyOf = (gate: ClusterGateConfig): ClusterPolicy => ({
+/** `blockers.clusters` as the pure gate reads it. */
+export const policyOf = (gate: ClusterGateConfig): ClusterPolicy => ({
   order: gate.order,
   soakMs: gate.soak,
   ...(gate.maxInMaintenance !== undefined ? { maxInMaintenance: gate.maxInMaintenance } : {}),

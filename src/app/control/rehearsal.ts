@@ -103,6 +103,8 @@ export interface GateFacts {
   pause: { paused: boolean; by?: string; at?: string; reason?: string };
   /** `blockers.prometheus.url`, when configured. */
   prometheus?: string;
+  /** The rehearsed cluster and the other clusters `blockers.clusters` judges it from, if any. */
+  clusters?: { self: string; others: readonly string[] };
 }
 
 /** The campaign-wide gates the twin does not play, each as what a person would need to know. */
@@ -116,6 +118,10 @@ export function campaignGates(facts: GateFacts): string[] {
   if (facts.prometheus)
     gates.push(
       `blockers.prometheus (${facts.prometheus}) is checked by every tick and not in the twin: an alert or query firing at the time holds every node; rehearsed as if none fires`,
+    );
+  if (facts.clusters && facts.clusters.others.length > 0)
+    gates.push(
+      `blockers.clusters judges ${facts.clusters.self} from ${facts.clusters.others.join(', ')} (their order, soak and how many are in maintenance), which the twin does not read: a wave before it still busy, soaking or failed holds every node; rehearsed as if they allow it`,
     );
   return gates;
 }

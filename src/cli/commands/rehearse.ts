@@ -8,12 +8,15 @@ import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { KubemaintError } from '../../errors.js';
 import { createLogger } from '../../log.js';
+import { clusterNames } from '../../config/cluster-configs.js';
+import { chooseCluster } from '../cluster-choice.js';
 import { globals, loadCliConfig } from '../control-context.js';
 import { out } from '../output.js';
 
 interface RehearseFlags {
   config?: string;
   kubeconfig?: string;
+  cluster?: string;
   at?: string;
   json?: boolean;
   html?: string;
@@ -33,6 +36,10 @@ export function registerRehearseCommand(program: Command): void {
     .option(
       '--kubeconfig <path>',
       "read this cluster instead of the config's (only get, list and watch)",
+    )
+    .option(
+      '--cluster <name>',
+      'the cluster of clusters: to rehearse, with its windows, slots and approvers (without that list: a kubectl context)',
     )
     .option(
       '--at <time>',
@@ -58,6 +65,7 @@ when it has some, else the config's expectedDuration; the report says which.
 Examples:
   kubemaint rehearse --at 2030-01-07T22:00:00Z
   kubemaint rehearse --kubeconfig prod.kubeconfig --json > tonight.json
+  kubemaint rehearse --cluster prod-eu        one cluster of clusters:, as it is configured
   kubemaint rehearse --html tonight.html`,
     )
     .action(async (flags: RehearseFlags, command: Command) => {
@@ -71,18 +79,22 @@ Examples:
             hint: 'e.g. --scale 300: five twin minutes per wall second',
           },
         );
-      const config = loadCliConfig({ ...globals(command), ...flags });
+      // Which cluster, and under whose settings: a cluster of clusters: brings its own windows,
+      // slots and approvers, so the rehearsal runs the campaign that cluster would run.
+      const loaded = loadCliConfig({ ...globals(command), ...flags });
+      const chosen = chooseCluster(loaded, flags);
       const log = createLogger({
         service: 'cli',
         level: process.env['KUBEMAINT_LOG_LEVEL'] ?? 'warn',
       });
       const { rehearse } = await import('../../compose/rehearsal/rehearse.js');
       const { rehearsalText, rehearsalHtml } = await import('../../../templates/rehearsal.js');
-      const result = await rehearse(config, {
+      const result = await rehearse(chosen.config, {
         log,
         scale,
+        clusterNames: clusterNames(loaded),
         ...(at ? { at } : {}),
-        ...(flags.kubeconfig ? { kubeconfigPath: flags.kubeconfig } : {}),
+        ...(chosen.kubeconfigPath ? { kubeconfigPath: chosen.kubeconfigPath } : {}),
       });
       if (flags.html)
         writeFileSync(

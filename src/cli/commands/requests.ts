@@ -20,7 +20,7 @@ import {
   loadCliConfig,
   withControl,
 } from '../control-context.js';
-import { readsEveryCluster } from '../cluster-choice.js';
+import { readsEveryCluster, refuseOneKubeconfigForSeveral } from '../cluster-choice.js';
 import { statusAcross } from './status-across.js';
 import { askAs, decideAs, waitOf, WAIT_HELP } from '../decide-as.js';
 import { out } from '../output.js';
@@ -58,8 +58,10 @@ export function registerRequestCommands(program: Command): void {
       const global = globals(command);
       const config = loadCliConfig(global);
       // Several clusters and none named: a section for each (status-across.ts).
-      if (readsEveryCluster(config, global.cluster))
+      if (readsEveryCluster(config, global.cluster)) {
+        refuseOneKubeconfigForSeveral(global.kubeconfig, 'status of');
         return statusAcross(config, { node, json: options.json, as: global.as });
+      }
       return withControl(
         command,
         async ({ deps }) => {

@@ -10,7 +10,7 @@ import { LISTEN_HOST_HINT, isListenHost } from '../../config/fields.js';
 import type { ListenFlags } from '../../config/listen.js';
 import { KubemaintError } from '../../errors.js';
 import { controlCommand, globals, loadCliConfig } from '../control-context.js';
-import { chooseCluster } from '../cluster-choice.js';
+import { chooseCluster, refuseOneKubeconfigForSeveral } from '../cluster-choice.js';
 import { out } from '../output.js';
 
 interface ServeFlags {
@@ -61,14 +61,7 @@ export function registerServeCommand(program: Command): void {
       const loaded = loadCliConfig(global);
       const page = options.statusPage !== undefined ? { statusPage: options.statusPage } : {};
       if (loaded.clusters && global.cluster === undefined) {
-        if (global.kubeconfig)
-          throw new KubemaintError(
-            'usage',
-            '--kubeconfig names one cluster, and the config lists several',
-            {
-              hint: 'serve one of them with --cluster NAME, or reach each through its entry of clusters:',
-            },
-          );
+        refuseOneKubeconfigForSeveral(global.kubeconfig, 'serve');
         // Loaded only for serve: the Slack app, metrics and watches are the heavy part of the CLI.
         const { runServeClusters } = await import('../../compose/serve-clusters.js');
         await runServeClusters({ config: loaded, listen, out, ...page });

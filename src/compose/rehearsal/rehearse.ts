@@ -13,14 +13,17 @@ import {
   rehearsalReport,
   type DurationUsed,
   type EvictionFacts,
+  type GateFacts,
   type RehearsalReport,
 } from '../../app/control/rehearsal.js';
+import { clustersToRead } from '../../core/cluster-policy.js';
 import { estimateDuration, minutes, type DurationBook } from '../../core/durations.js';
 import type { Pod } from '../../core/drain-filters.js';
 import type { MaintenanceRequest } from '../../core/request.js';
 import type { Action } from '../../core/request.js';
 import type { Config } from '../../config/schema.js';
 import type { Logger } from '../../log.js';
+import { policyOf } from '../cluster-peers.js';
 import { connectCluster } from '../connect.js';
 import { settingsFromConfig } from '../executor-settings.js';
 import { runCampaign, type CampaignRun } from './campaign.js';
@@ -33,6 +36,8 @@ export interface RehearseOptions {
   at?: Date;
   /** Twin seconds per wall second. @default 300 */
   scale?: number;
+  /** Every cluster of `clusters:` (`config` is one of them, as chosen), for `blockers.clusters`. */
+  clusterNames?: readonly string[];
 }
 
 export interface Rehearsal {
@@ -109,6 +114,7 @@ export async function rehearse(config: Config, options: RehearseOptions): Promis
       gates: campaignGates({
         pause: pauseOf(snapshot.pause),
         ...(config.blockers.prometheus ? { prometheus: config.blockers.prometheus.url } : {}),
+        ...clusterGateFacts(config, options.clusterNames ?? []),
       }),
     });
     return { report, history: run.history, run };
@@ -158,4 +164,12 @@ function evictionFacts(
     };
   });
   return { pods, pdbs };
+}
+
+/** Whom `blockers.clusters` makes this cluster wait on (the twin reads no other cluster). */
+function clusterGateFacts(config: Config, all: readonly string[]): Pick<GateFacts, 'clusters'> {
+  const gate = config.blockers.clusters;
+  const self = config.cluster.name;
+  if (!gate || all.length === 0 || self === undefined) return {};
+  return { clusters: { self, others: clustersToRead(policyOf(gate), self, all) } };
 }

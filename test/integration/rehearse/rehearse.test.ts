@@ -86,8 +86,12 @@ describe('kubemaint rehearse on a 30-node cluster', () => {
         node.cannotEvict.some((p) => p.why === `PDB ${guard.name} never allows an eviction`),
         `${guard.selector}: ${JSON.stringify(node)}`,
       );
-      for (const wait of node.pdbWaits)
-        assert.equal(wait.pdb.replace(/^default\//, ''), guard.name);
+      // (Another app's budget may hold it a moment too, while a node beside it drains that app.)
+      if (node.pdbWaits.length > 0)
+        assert.ok(
+          node.pdbWaits.some((wait) => wait.pdb.replace(/^default\//, '') === guard.name),
+          `${guard.selector}: ${JSON.stringify(node.pdbWaits)}`,
+        );
     }
     const held = report.nodes.filter((n) => n.state !== 'done' && n.cannotEvict.length > 0);
     assert.deepEqual(held.map((n) => n.node).sort(), guards.map((g) => g.node).sort());
@@ -108,5 +112,47 @@ describe('kubemaint rehearse on a 30-node cluster', () => {
     // The cluster rehearsed on is untouched.
     assert.equal(sim.store.list('maintenancerequests.kubemaint.io').length, 0);
     assert.ok(sim.store.list(R.nodes).every((n) => n.spec?.['unschedulable'] !== true));
+  });
+
+  it('rehearses the cluster --cluster names, under its own windows and slots', async () => {
+    const several = mkdtempSync(join(tmpdir(), 'kubemaint-rehearse-clusters-'));
+    writeFileSync(
+      join(several, 'kubemaint.yaml'),
+      [
+        'slot: {concurrency: 3}',
+        'windows:',
+        "  - {days: [mon, tue, wed, thu, fri, sat, sun], start: '22:00', end: '23:00'}",
+        'clusters:',
+        '  - name: staging',
+        `    kubeconfig: {path: ${join(several, 'no-such.kubeconfig')}}`,
+        '  - name: production',
+        `    kubeconfig: {path: ${sim.kubeconfigPath}}`,
+        '    slot: {concurrency: 1}',
+        '    windows:',
+        "      - {days: [mon, tue, wed, thu, fri, sat, sun], start: '22:00', end: '22:30'}",
+        'blockers:',
+        '  clusters: {order: [staging, production]}',
+        '',
+      ].join('\n'),
+    );
+    const unnamed = await runCli(['rehearse', '--json'], { cwd: several });
+    assert.equal(unnamed.code, 2, unnamed.stderr);
+    assert.match(unnamed.stderr, /the config lists 2 clusters: say which with --cluster NAME/);
+    const result = await runCli(
+      ['rehearse', '--cluster', 'production', '--at', '2030-01-07T22:00:00Z', '--json'],
+      { cwd: several },
+    );
+    assert.equal(result.code, 0, result.stderr);
+    const report = JSON.parse(result.stdout) as RehearsalReport;
+    assert.equal(report.nodes.length, NODES, 'the production entry reaches the sim');
+    assert.equal(Date.parse(report.window.closesAt ?? ''), Date.parse('2030-01-07T22:30:00Z'));
+    const slots = new Set(report.nodes.flatMap((n) => (n.slot ? [n.slot] : [])));
+    assert.deepEqual([...slots], ['kubemaint-slot-0'], 'production’s one slot');
+    assert.ok(
+      report.campaign.gates.some((g) =>
+        g.startsWith('blockers.clusters judges production from staging'),
+      ),
+      report.campaign.gates.join('\n'),
+    );
   });
 });

@@ -70,6 +70,25 @@ describe('control commands refuse bad input before connecting', () => {
   }
 });
 
+describe('--kubeconfig beside a config of several clusters', () => {
+  const several = join(dir, 'several');
+  mkdirSync(several, { recursive: true });
+  writeFileSync(
+    join(several, 'kubemaint.yaml'),
+    'clusters:\n  - {name: staging, kubeconfig: {context: staging}}\n  - {name: production, kubeconfig: {context: prod-eu}}\n',
+  );
+  for (const command of ['status', 'serve']) {
+    it(`${command} refuses it rather than read one cluster as all of them (exit 2)`, async () => {
+      const result = await runCli([command, '--kubeconfig', join(several, 'k')], { cwd: several });
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(
+        result.stderr,
+        /--kubeconfig names one cluster, and the config lists several\nhint: .*--cluster NAME/,
+      );
+    });
+  }
+});
+
 describe('--as takes a Kubernetes user name', () => {
   it('accepts what kube-apiserver accepts: service accounts, e-mails, spaces, any script', () => {
     for (const user of [

@@ -46,4 +46,44 @@ describe('kubemaint windows (child process, config only)', () => {
     assert.match(run.stderr, /--at "next tuesday" is not a time\nhint: ISO 8601/);
     assert.equal(run.stdout, '');
   });
+
+  it('judges the windows of the cluster --cluster names, and asks which when there are several', async () => {
+    const several = mkdtempSync(join(tmpdir(), 'kubemaint-windows-clusters-'));
+    try {
+      writeFileSync(
+        join(several, 'kubemaint.yaml'),
+        `windows:
+  - {days: [sat], start: "01:00", end: "05:00", timezone: UTC}
+clusters:
+  - name: staging
+    kubeconfig: {context: staging}
+  - name: production
+    kubeconfig: {context: prod-eu}
+    windows:
+      - {days: [sun], start: "03:00", end: "04:00", timezone: UTC}
+`,
+      );
+      const at = ['--at', '2026-11-23T06:30:00Z'];
+      const production = await runCli(['windows', '--cluster', 'production', ...at], {
+        cwd: several,
+      });
+      assert.equal(production.code, EXIT.ok, production.stderr);
+      assert.match(production.stdout, /^closed now; next opens Sun 2026-11-29 03:00 UTC/);
+      assert.match(production.stdout, /\n {2}sun 03:00–04:00 UTC\n$/);
+      const staging = await runCli(['windows', '--cluster', 'staging', ...at], { cwd: several });
+      assert.match(
+        staging.stdout,
+        /\n {2}sat 01:00–05:00 UTC\n$/,
+        'staging has the top-level window',
+      );
+      const unnamed = await runCli(['windows', ...at], { cwd: several });
+      assert.equal(unnamed.code, EXIT.config);
+      assert.match(
+        unnamed.stderr,
+        /lists 2 clusters: say which with --cluster NAME\nhint: the clusters: staging, production/,
+      );
+    } finally {
+      rmSync(several, { recursive: true, force: true });
+    }
+  });
 });

@@ -114,6 +114,23 @@ describe('campaignGates', () => {
     assert.match(gates[1]!, /blockers\.prometheus \(http:\/\/prometheus:9090\)/);
   });
 
+  it('names the clusters blockers.clusters waits on, which the twin does not read', () => {
+    const gates = campaignGates({
+      pause: { paused: false },
+      clusters: { self: 'production', others: ['staging', 'qa'] },
+    });
+    assert.equal(gates.length, 1);
+    assert.match(
+      gates[0]!,
+      /^blockers\.clusters judges production from staging, qa .*rehearsed as if they allow it$/,
+    );
+    const first = campaignGates({
+      pause: { paused: false },
+      clusters: { self: 'staging', others: [] },
+    });
+    assert.deepEqual(first, [], 'the first wave waits on nobody');
+  });
+
   it('a paused cluster is the first decision, before a stuck node', () => {
     const report = (gates: string[]) =>
       rehearsalReport({
