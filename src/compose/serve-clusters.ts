@@ -23,7 +23,7 @@ import { startClusterLoop, type ClusterLoop } from './cluster-loop.js';
 import { openClusters, type ClusterSet } from './clusters.js';
 import { cliCommand } from './sim-host.js';
 import { lateSlackNotifier, slackNotifierFor, slackSettingsFor } from './slack.js';
-import { scanOf, startSlackApp } from './slack-serve.js';
+import { everywhere, scanOf, startSlackApp } from './slack-serve.js';
 import { composeClustersStatusPage } from './status-page.js';
 
 export interface ServeClustersOptions {
@@ -165,7 +165,7 @@ export async function startServeClusters(options: ServeClustersOptions): Promise
     }),
   ];
   out(
-    `kubemaint serve ready: clusters=${clusters.names.join(',')} ops=${ops.url}` +
+    `kubemaint serve ready: clusters=${clusters.names.join(',')} ops=${ops.url}${everywhere(ops.host)}` +
       `${page ? ` status=${ops.url}/status` : ''}` +
       `${slackApp.description ? ` slack=${slackApp.description}` : ''}\n`,
   );

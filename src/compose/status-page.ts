@@ -37,18 +37,7 @@ export function composeStatusPage(options: {
     if (!current) return '<p class="note">Reading the cluster…</p>';
     return drawn(current, range, options.now());
   };
-  return statusPage({
-    page: (range) =>
-      statusPageHtml({
-        cluster: options.current()?.view.cluster ?? '',
-        range,
-        fragment: fragment(range),
-      }),
-    fragment,
-    script: PAGE_SCRIPT,
-    style: PAGE_STYLE,
-    icon: PAGE_ICON,
-  });
+  return pageOf(() => options.current()?.view.cluster ?? '', fragment);
 }
 
 /**
@@ -73,16 +62,20 @@ export function composeClustersStatusPage(options: {
     });
     return clustersFragment(parts);
   };
+  return pageOf(
+    () =>
+      options
+        .current()
+        .map((one) => one.cluster)
+        .join(', '),
+    fragment,
+  );
+}
+
+/** The served page around `fragment`: its title names `clusters()`, its rows the fragment's. */
+function pageOf(clusters: () => string, fragment: (range: TimelineRange) => string): StatusPage {
   return statusPage({
-    page: (range) =>
-      statusPageHtml({
-        cluster: options
-          .current()
-          .map((one) => one.cluster)
-          .join(', '),
-        range,
-        fragment: fragment(range),
-      }),
+    page: (range) => statusPageHtml({ cluster: clusters(), range, fragment: fragment(range) }),
     fragment,
     script: PAGE_SCRIPT,
     style: PAGE_STYLE,

@@ -56,7 +56,8 @@ describe('one serve, two clusters (issue 22)', () => {
     });
     serve = await startServeClusters({
       config,
-      listen: { opsPort: 0 },
+      // Every interface, as in a pod: the ready line says so.
+      listen: { opsPort: 0, opsHost: '0.0.0.0' },
       out: (text) => void lines.push(text),
       log: pino({ level: 'silent' }),
     });
@@ -75,7 +76,7 @@ describe('one serve, two clusters (issue 22)', () => {
       for (const node of ['node-2', 'node-5'])
         await until(`${cluster}/${node} proposed`, cluster, node, (r) => r.state === 'proposed');
     const said = lines.join('');
-    assert.match(said, /ready: clusters=staging,production/);
+    assert.match(said, /ready: clusters=staging,production ops=http:\/\/\S+ \(all interfaces\)/);
     assert.match(said, /proposed +staging\/node-2 reboot/);
     assert.match(said, /proposed +production\/node-2 reboot/);
     assert.match(said, /approve: npx kubemaint approve --cluster production r-/);
