@@ -2,11 +2,12 @@
  * Benchmark: a fleet roll on `kubemaint serve` against the ideal (issue 5; issue 20: serve, not a
  * hand-cranked tick). A fleet sim runs in this process; serve runs as the CLI bundle, as the image
  * runs it, and every executor Job runs that same bundle as a process (the sim maps the executor
- * image to it). Nodes are marked, auto-approved, and rolled `concurrency` at a time, driven by
- * serve's watches alone (its tick schedule is left at the default, a minute, longer than the gaps
- * measured here). One node is first rolled alone on the same sim, three times one after another
- * (the median taken): the ideal is nodes ÷ concurrency × that one node, so the ratio ideal ÷ roll
- * says what running them side by side costs, and where the gap goes is taken apart per node:
+ * image to it). Nodes are marked and auto-approved under the pause switch, then resumed and rolled
+ * `concurrency` at a time, driven by serve's watches alone (its tick schedule is left at the
+ * default, a minute, longer than the gaps measured here). One node is first rolled alone on the
+ * same sim, three times one after another (the median taken): the ideal is nodes ÷ concurrency ×
+ * that one node, so the ratio ideal ÷ roll says what running them side by side costs, and where
+ * the gap goes is taken apart per node:
  *
  * - hand-off: a slot freed (the previous request done) → the next request running (its Job created)
  * - executor start: Job created → the executor at work in its slot (its first Event, cordoning or
@@ -251,8 +252,23 @@ async function roll(
   backAt: ReturnType<typeof watchNodesComeBack>,
   concurrency: number,
 ): Promise<{ times: NodeTimes[]; handOffs: number[]; startedAt: number; endedAt: number }> {
+  // Proposing and approving come before the roll, once, whatever the fleet's size (as for the
+  // ideal's one node): the pause switch holds every start until each request is approved, so the
+  // first Jobs do not share the machine with the other proposals and approvals.
+  const pause = (paused: boolean) =>
+    deps.cluster.writePause({ paused, by: 'bench', at: new Date().toISOString() });
+  await pause(true);
   for (const node of nodes) mark(sim, node, true);
   const wanted = new Set(nodes);
+  await until(
+    `${nodes.length} requests approved`,
+    async () => {
+      const mine = (await listRequests(deps)).filter((r) => wanted.has(r.node));
+      return mine.length === nodes.length && mine.every((r) => r.state === 'approved');
+    },
+    nodes.length * 10_000,
+  );
+  await pause(false);
   const requests = await until(
     `${nodes.length} requests done`,
     async () => {

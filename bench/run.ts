@@ -97,7 +97,7 @@ const BENCHES: Record<string, Bench> = {
   'fleet-roll': {
     title: 'Fleet roll on `serve` against the ideal (issues 5, 20) — `bench/control-fleet-roll.ts`',
     about:
-      "A fleet sim in the bench's process, the real `kubemaint serve` (the CLI bundle, as the image runs it) driven by its watches alone, and every executor Job running that same bundle as a process. 50 marked, auto-approved nodes with 5 slots; one node rolled alone first on the same sim, three times one after another, gives the ideal (nodes ÷ slots × the median of those). One pod per node (the DaemonSet's): cross-node PDB waits belong to the workload, and would make the ideal unreachable by construction. Wall time at sim scale 5: a process start, which the scale does not shrink, weighs five times what it would on real hosts.",
+      "A fleet sim in the bench's process, the real `kubemaint serve` (the CLI bundle, as the image runs it) driven by its watches alone, and every executor Job running that same bundle as a process. 50 marked, auto-approved nodes with 5 slots, held by the pause switch until every one is approved (proposing and approving come before the roll, once, as for the ideal's one node); one node rolled alone first on the same sim, three times one after another, gives the ideal (nodes ÷ slots × the median of those). One pod per node (the DaemonSet's): cross-node PDB waits belong to the workload, and would make the ideal unreachable by construction. Wall time at sim scale 5: a process start, which the scale does not shrink, weighs five times what it would on real hosts.",
     run: () => runFleetRollBench(50, 5, 5),
     section: (r: RollFigures) => rollTable(r),
     goals: (r: RollFigures, load: Load) => {

@@ -62,6 +62,9 @@ async function startSimProcess(nodes: number, kubeconfigPath: string): Promise<C
       '2',
       '--kubeconfig',
       kubeconfigPath,
+      // A fresh cluster each run: the default keeps the last one in .kubemaint/sim-state, whose
+      // 200 requests, approved by the run before, would leave nothing to propose.
+      '--no-state',
     ],
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
   );
