@@ -178,10 +178,16 @@ export function controlCluster(
    */
   async function mirroredBy(request: MaintenanceRequest): Promise<boolean> {
     if (isActive(request.state)) return true;
-    const { requests } = await (passes.getStore()?.requests ?? store.list({ node: request.node }));
-    const mine = requests.filter((stored) => stored.request.node === request.node);
-    const first = requestsByNode(mine).get(request.node);
+    const first = await nodeRequest(request.node);
     return first === undefined || first.request.id === request.id;
+  }
+
+  /** The node's request as a view shows it (this pass's read when it has one, else the node's). */
+  async function nodeRequest(name: string): Promise<StoredRequest | undefined> {
+    // The filter keeps what the spec says (an apiserver without the selectable field lists all).
+    const { requests } = await (passes.getStore()?.requests ?? store.list({ node: name }));
+    const mine = requests.filter((stored) => stored.request.node === name);
+    return requestsByNode(mine).get(name);
   }
 
   return {
@@ -199,10 +205,8 @@ export function controlCluster(
       const node = await readNodeObject(client, name);
       if (!node) return undefined;
       // This node's requests only: a click or a proposal reads one node, not the fleet's requests
-      // (unless this pass has read them all already). The filter keeps what the spec says.
-      const { requests } = await (passes.getStore()?.requests ?? store.list({ node: name }));
-      const mine = requests.filter((stored) => stored.request.node === name);
-      return withRequest(toNodeView(node), requestsByNode(mine).get(name));
+      // (unless this pass has read them all already).
+      return withRequest(toNodeView(node), await nodeRequest(name));
     },
     async findRequest(id) {
       const stored = await store.get(id);
