@@ -33,13 +33,16 @@ export function runCli(
   });
 }
 
+/** How long `stop()` waits after SIGTERM before it kills the process and fails. */
+const STOP_GRACE_MS = 60_000;
+
 export interface LongRunning {
   child: ChildProcess;
   stdout(): string;
   stderr(): string;
   /** Resolves with the first match of `pattern` in stdout; rejects on exit or after `timeoutMs`. */
   waitFor(pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray>;
-  /** SIGTERM, then the exit code. */
+  /** SIGTERM, then the exit code; throws (after SIGKILL) when the process outlives `STOP_GRACE_MS`. */
   stop(): Promise<number | null>;
 }
 
@@ -84,7 +87,20 @@ export function startCli(
     },
     async stop() {
       if (exited === undefined) child.kill('SIGTERM');
-      return exit;
+      // Bounded: a process that ignores SIGTERM must fail its test, not hang the suite (CI's limit
+      // is the whole run's, and a hung after-hook once held a file for 70 minutes).
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => {
+        timer = setTimeout(() => resolve('late'), STOP_GRACE_MS);
+      });
+      const outcome = await Promise.race([exit, late]);
+      clearTimeout(timer);
+      if (outcome !== 'late') return outcome;
+      child.kill('SIGKILL');
+      await exit;
+      throw new Error(
+        `kubemaint ${args[0] ?? ''} did not exit within ${STOP_GRACE_MS} ms of SIGTERM (killed):\n${err.slice(-3000)}`,
+      );
     },
   };
 }

@@ -44,7 +44,7 @@ describe('serve readiness when its apiserver refuses it', { timeout: 300_000 }, 
   }
 
   const readyz = async (ops: string): Promise<{ code: number; body: string }> => {
-    const answer = await fetch(`${ops}/readyz`);
+    const answer = await fetch(`${ops}/readyz`, { signal: AbortSignal.timeout(10_000) });
     return { code: answer.status, body: await answer.text() };
   };
 

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { serverTls, type TlsMaterial } from '../tls.js';
 import { StatusError, type Store } from '../types.js';
@@ -284,6 +284,15 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     },
     (req, res) => void onRequest(req, res),
   );
+  // Every socket, even one still in its TLS handshake: close() must end them all. Node's
+  // closeAllConnections knows only sockets that reached HTTP, so a client retrying while the sim
+  // stops (serve's watches do) could finish a handshake after it, open a watch, and hold close()
+  // open for good.
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => resolve());
@@ -315,8 +324,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     setFaults: (rules) => faults.set(rules),
     close: async () => {
       for (const end of [...openWatches]) end();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const socket of sockets) socket.destroy();
+      await closed;
     },
   };
 }
