@@ -216,8 +216,9 @@ function mark(sim: TestSim, node: string, on: boolean): void {
 }
 
 /**
- * Each node's boot ids and readiness as they changed (wall ms), sampled from the sim's store; a
- * node is back at the first sample after its host command with another boot id and Ready.
+ * Each node's boot ids and readiness as they changed (wall ms), from the sim's store as it commits
+ * them (a watch, not polling: the bench's own CPU would otherwise be part of what it measures); a
+ * node is back at the first change after its host command to another boot id and Ready.
  */
 function watchNodesComeBack(sim: TestSim) {
   const bootOf = (n: { status?: Record<string, unknown> }) =>
@@ -227,21 +228,22 @@ function watchNodesComeBack(sim: TestSim) {
       (c) => c.type === 'Ready' && c.status === 'True',
     );
   const seen = new Map<string, { at: number; boot: string; ready: boolean }[]>();
-  const timer = setInterval(() => {
-    const now = Date.now();
-    for (const n of sim.store.list(R.nodes)) {
-      const name = n.metadata.name ?? '';
-      const list = seen.get(name) ?? [];
-      const last = list.at(-1);
-      const sample = { at: now, boot: bootOf(n), ready: readyOf(n) };
-      if (!last || last.boot !== sample.boot || last.ready !== sample.ready) list.push(sample);
-      seen.set(name, list);
-    }
-  }, 10);
+  const note = (n: { metadata: { name?: string }; status?: Record<string, unknown> }) => {
+    const name = n.metadata.name ?? '';
+    const list = seen.get(name) ?? [];
+    const last = list.at(-1);
+    const sample = { at: Date.now(), boot: bootOf(n), ready: readyOf(n) };
+    if (!last || last.boot !== sample.boot || last.ready !== sample.ready) list.push(sample);
+    seen.set(name, list);
+  };
+  for (const n of sim.store.list(R.nodes)) note(n);
+  const stop = sim.store.watch(R.nodes, (event) => {
+    if (event.type !== 'DELETED') note(event.object);
+  });
   return {
     of: (node: string, after: number, bootBefore: string | undefined) =>
       (seen.get(node) ?? []).find((s) => s.at >= after && s.ready && s.boot !== bootBefore)?.at,
-    stop: () => clearInterval(timer),
+    stop,
   };
 }
 
@@ -280,6 +282,9 @@ async function roll(
         : undefined;
     },
     nodes.length * 120_000,
+    // Each look lists every request over HTTPS in this process, beside the sim: a second apart it
+    // costs the roll nothing it measures (the times come from the requests' histories).
+    1000,
   );
   const at = (r: MaintenanceRequest, state: string) =>
     Date.parse(r.history.find((h) => h.to === state)?.at ?? '');
@@ -349,13 +354,14 @@ async function until<T>(
   what: string,
   probe: () => Promise<T | undefined | false> | T | undefined | false,
   ms: number,
+  everyMs = 100,
 ): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await probe();
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, everyMs));
   }
 }
 

@@ -53,11 +53,18 @@ const Schema = z.strictObject({
   delays: z.strictObject({ beforeDrainMs: ms, beforeRebootMs: ms }).optional(),
 });
 
-export function parseSettingsJson(
+type Parsed = z.infer<typeof Schema>;
+
+/**
+ * Parses the settings; the defaults (`defaults`, loaded only when asked for: they come from the
+ * config schema, whose construction is a good part of an executor's start) fill what is missing.
+ * The control plane writes every setting into its Jobs, so a Job's executor never loads them.
+ */
+export async function parseSettingsJson(
   text: string,
   source: string,
-  defaults: ExecutorSettings,
-): ExecutorSettings {
+  defaults: () => Promise<ExecutorSettings>,
+): Promise<ExecutorSettings> {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -71,8 +78,57 @@ export function parseSettingsJson(
       hint: 'the control plane writes these settings from kubemaint.yaml; check its version matches',
     });
   }
-  const s = parsed.data;
-  const d = defaults;
+  return whole(parsed.data) ?? withDefaults(parsed.data, await defaults());
+}
+
+/**
+ * The settings as they are when nothing in them is missing, else undefined. What may be missing
+ * is what ExecutorSettings requires (the compiler holds this to it); an optional key absent here is
+ * absent from the defaults too (the schema's defaults leave them out), so the result is the one
+ * withDefaults would give.
+ */
+function whole(s: Parsed): ExecutorSettings | undefined {
+  const { namespace, drain, reboot, upgrade, lock, hostPrefix, progressIntervalMs } = s;
+  if (namespace === undefined || !drain || !reboot || !upgrade || !lock) return undefined;
+  if (hostPrefix === undefined || progressIntervalMs === undefined) return undefined;
+  const { timeoutMs, deleteEmptyDirData, force, podSelector } = drain;
+  const { skipWaitForDeleteTimeoutMs, disableEviction, stallAfterMs } = drain;
+  if (
+    timeoutMs === undefined ||
+    deleteEmptyDirData === undefined ||
+    force === undefined ||
+    podSelector === undefined ||
+    skipWaitForDeleteTimeoutMs === undefined ||
+    disableEviction === undefined ||
+    stallAfterMs === undefined
+  )
+    return undefined;
+  const { method, restartCommand } = upgrade;
+  if (method === undefined || restartCommand === undefined) return undefined;
+  const { concurrency, ttlMs } = lock;
+  if (concurrency === undefined || ttlMs === undefined) return undefined;
+  return {
+    namespace,
+    drain: {
+      ...drain,
+      timeoutMs,
+      deleteEmptyDirData,
+      force,
+      podSelector,
+      skipWaitForDeleteTimeoutMs,
+      disableEviction,
+      stallAfterMs,
+    },
+    reboot,
+    upgrade: { ...upgrade, method, restartCommand },
+    lock: { concurrency, ttlMs },
+    hostPrefix,
+    progressIntervalMs,
+    ...(s.delays ? { delays: s.delays } : {}),
+  };
+}
+
+function withDefaults(s: Parsed, d: ExecutorSettings): ExecutorSettings {
   return {
     namespace: s.namespace ?? d.namespace,
     drain: { ...d.drain, ...s.drain },

@@ -15,7 +15,7 @@ import { KubemaintError } from '../../errors.js';
 import { silentLogger } from '../../log.js';
 import { asRefusal, controlCommand, globals, loadCliConfig } from '../control-context.js';
 import { chooseCluster } from '../cluster-choice.js';
-import { settingsFromConfig } from './executor.js';
+import { settingsFromConfig } from '../../compose/executor-settings.js';
 import { out, err } from '../output.js';
 
 interface Options {

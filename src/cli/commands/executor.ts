@@ -7,16 +7,12 @@ import type { Command } from 'commander';
 import { parseSettingsJson } from '../../app/executor/settings-json.js';
 import type { ExecutorSettings } from '../../app/executor/settings.js';
 import { systemClock } from '../../app/executor/system-clock.js';
-import { loadConfig } from '../../config/load.js';
-import { DEFAULT_EXECUTOR_SETTINGS, settingsFromConfig } from '../../compose/executor-settings.js';
 import { withUpgradeScript } from '../../compose/upgrade-script.js';
 import { EXIT } from '../../core/exit-codes.js';
 import { logFormatOf } from '../../config/log-format.js';
 import { createLogger, useLogFormat, type LogFormat } from '../../log.js';
 import { SETTINGS_ENV } from '../../../templates/executor-job.js';
 import { out } from '../output.js';
-
-export { settingsFromConfig };
 
 export const EXIT_CODES_HELP = `
 Exit codes (the control plane reads the Job's outcome from them):
@@ -27,15 +23,28 @@ Exit codes (the control plane reads the Job's outcome from them):
   ${EXIT.drainBlocked}  drain blocked (PDB, timeout, or an operator chose skip): node given back
   ${EXIT.requestInvalid}  the request is missing, ended, or belongs to another node: nothing was changed`;
 
-export function executorSettings(
+/**
+ * The settings from the Job's environment, else from the config file. The config's modules (its
+ * schema, the defaults it gives) load only when needed: a Job's settings are whole (executor-program.ts).
+ */
+export async function executorSettings(
   env: NodeJS.ProcessEnv,
   configPath?: string,
   logFormat?: LogFormat,
-): ExecutorSettings {
+): Promise<ExecutorSettings> {
   const json = env[SETTINGS_ENV];
+  const settings = () => import('../../compose/executor-settings.js');
   // In a Job: the log format came with the Job's environment (templates/executor-job.ts).
   if (json !== undefined && json.trim() !== '')
-    return parseSettingsJson(json, SETTINGS_ENV, DEFAULT_EXECUTOR_SETTINGS);
+    return parseSettingsJson(
+      json,
+      SETTINGS_ENV,
+      async () => (await settings()).DEFAULT_EXECUTOR_SETTINGS,
+    );
+  const [{ loadConfig }, { settingsFromConfig }] = await Promise.all([
+    import('../../config/load.js'),
+    settings(),
+  ]);
   const config = loadConfig({ path: configPath, env });
   useLogFormat(logFormatOf({ flag: logFormat, env, config }));
   return settingsFromConfig(config);
@@ -60,7 +69,7 @@ export function registerExecutorCommand(program: Command): void {
     .action(async (options: Options, command: Command) => {
       const env = process.env;
       const { logFormat } = command.optsWithGlobals<{ logFormat?: LogFormat }>();
-      const settings = withUpgradeScript(executorSettings(env, options.config, logFormat));
+      const settings = withUpgradeScript(await executorSettings(env, options.config, logFormat));
       const log = createLogger({ service: 'executor' }).child({
         node: options.node,
         request: options.request,

@@ -15,12 +15,12 @@ import { parseConfig } from '../../../src/config/parse.js';
 const parse = (yaml: string) => parseConfig(yaml, 'k.yaml');
 
 describe('upgrade.method', () => {
-  it('is kubeadm by default, and the Job carries the method but no script', () => {
+  it('is kubeadm by default, and the Job carries the method but no script', async () => {
     const result = parse('');
     assert.ok(result.ok);
     assert.equal(result.config.upgrade.method, 'kubeadm');
     const json = JSON.stringify(settingsFromConfig(result.config));
-    const back = parseSettingsJson(json, 'env', DEFAULT_EXECUTOR_SETTINGS);
+    const back = await parseSettingsJson(json, 'env', async () => DEFAULT_EXECUTOR_SETTINGS);
     assert.equal(back.upgrade.method, 'kubeadm');
     assert.equal(back.upgrade.command, undefined);
     assert.ok(!json.includes('#!/bin/sh'), 'the script is not sent in the Job');
@@ -35,9 +35,9 @@ describe('upgrade.method', () => {
       restartCommand: ['systemd-run', '--on-active=15', 'systemctl', 'restart', 'kubelet'],
     });
   });
-  it("reads a control plane's settings from before the method as the command they meant", () => {
+  it("reads a control plane's settings from before the method as the command they meant", async () => {
     const old = JSON.stringify({ upgrade: { command: ['/opt/up', '{{version}}'] } });
-    const read = parseSettingsJson(old, 'env', DEFAULT_EXECUTOR_SETTINGS);
+    const read = await parseSettingsJson(old, 'env', async () => DEFAULT_EXECUTOR_SETTINGS);
     assert.equal(read.upgrade.method, 'command');
   });
   const refused: [string, string, RegExp, RegExp][] = [
