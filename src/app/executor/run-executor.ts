@@ -32,9 +32,12 @@ export async function runExecutor(
   input: ExecutorInput,
 ): Promise<ExecutorOutcome> {
   const { nodes, requests, clock, log } = ports;
-  const node = await nodes.getNode(input.node);
+  // Both reads at once: one round trip less before the first step, on every node's critical path.
+  const [node, stored] = await Promise.all([
+    nodes.getNode(input.node),
+    requests.get(input.requestId),
+  ]);
   if (!node) return outcome(EXIT.requestInvalid, `node ${input.node} does not exist`);
-  const stored = await requests.get(input.requestId);
   const checked = checkRequest(stored, input.node, input.requestId);
   if (!checked.ok) return outcome(EXIT.requestInvalid, checked.why);
   const request = checked.request;
