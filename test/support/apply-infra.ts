@@ -47,11 +47,21 @@ export async function apply(api: KubernetesObjectApi, object: KubernetesObject):
     if (!(error instanceof ApiException) || error.code !== 409) throw error;
     // A pod's spec cannot change once created: the one there (a run before, on a kept cluster) does.
     if (object.kind === 'Pod') return;
-    const current = await api.read(object as never);
-    await api.replace({
-      ...object,
-      metadata: { ...object.metadata, resourceVersion: current.metadata?.resourceVersion },
-    });
+    // Read and replace until no one wrote between the two: the real apiserver writes a
+    // ValidatingAdmissionPolicy's status (its type check) a moment after each change.
+    for (let attempt = 1; ; attempt++) {
+      const current = await api.read(object as never);
+      try {
+        await api.replace({
+          ...object,
+          metadata: { ...object.metadata, resourceVersion: current.metadata?.resourceVersion },
+        });
+        return;
+      } catch (conflict) {
+        if (!(conflict instanceof ApiException) || conflict.code !== 409 || attempt >= 5)
+          throw conflict;
+      }
+    }
   }
 }
 
