@@ -23,7 +23,7 @@
  * Run: `npx tsx bench/control-fleet-roll.ts [nodes] [concurrency] [scale]`. Prints a markdown table.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listRequests } from '../src/app/control/commands.js';
@@ -142,6 +142,7 @@ approval:
     const aloneTimes: NodeTimes[] = [];
     for (const node of names.slice(0, ALONE_RUNS))
       aloneTimes.push(...(await roll(sim, deps, [node], backAt, concurrency)).times);
+    const cpuBefore = cpuSeconds(serve.pid);
     const all = await roll(
       sim,
       deps,
@@ -149,6 +150,12 @@ approval:
       backAt,
       concurrency,
     );
+    if (process.env['BENCH_DEBUG']) {
+      const after = cpuSeconds(serve.pid);
+      process.stderr.write(
+        `CPU s in the roll: bench+sim ${(after.self - cpuBefore.self).toFixed(1)}, serve ${(after.serve - cpuBefore.serve).toFixed(1)}, executors ${(after.children - cpuBefore.children).toFixed(1)}\n`,
+      );
+    }
     const phases = (times: NodeTimes[], handOffs: number[]): Phases => ({
       handOffMs: median(handOffs),
       executorStartMs: median(times.map((t) => t.started - t.running)),
@@ -197,6 +204,21 @@ approval:
     await new Promise((resolve) => serve.once('exit', resolve));
     await sim.close();
   }
+}
+
+/** CPU seconds so far (Linux /proc): this process, serve, and this process's ended children. */
+function cpuSeconds(servePid: number | undefined) {
+  const fields = (pid: number | 'self') =>
+    readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ').map(Number);
+  const tick = 100; // USER_HZ
+  const me = fields('self');
+  const serve = servePid ? fields(servePid) : [];
+  // After "pid (comm) ": state is [0], utime [11], stime [12], cutime [13], cstime [14].
+  return {
+    self: (me[11]! + me[12]!) / tick,
+    children: (me[13]! + me[14]!) / tick,
+    serve: servePid ? (serve[11]! + serve[12]!) / tick : 0,
+  };
 }
 
 function mark(sim: TestSim, node: string, on: boolean): void {
