@@ -1,6 +1,6 @@
 /**
  * The executor's start (every Job's, on a node about to be drained) loads its own command alone:
- * not the config schema (its construction was a third of the start's CPU), not the other commands,
+ * not the config schema (building its zod schemas is a good part of the start's CPU), not the other commands,
  * the scheduler or the time library (issue 20, executor-program.ts). Its help is the whole program's
  * `executor`, so nobody can tell the two apart.
  */
