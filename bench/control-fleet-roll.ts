@@ -209,7 +209,10 @@ approval:
 /** CPU seconds so far (Linux /proc): this process, serve, and this process's ended children. */
 function cpuSeconds(servePid: number | undefined) {
   const fields = (pid: number | 'self') =>
-    readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ').map(Number);
+    readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .replace(/^.*\) /, '')
+      .split(' ')
+      .map(Number);
   const tick = 100; // USER_HZ
   const me = fields('self');
   const serve = servePid ? fields(servePid) : [];
