@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { connect as connectTcp, type Socket } from 'node:net';
-import { connect as connectTls } from 'node:tls';
+import { connect as connectTls, type TLSSocket } from 'node:tls';
 import { describe, it } from 'node:test';
 import { startSimApi } from '../support.js';
 
@@ -16,6 +16,19 @@ const closedSocket = (socket: Socket): Promise<void> =>
     if (socket.destroyed) resolve();
     else socket.once('close', () => resolve());
   });
+
+/** A TLS connection to the sim that has finished its handshake and sent nothing yet. */
+async function handshaken(url: string, ca: string): Promise<TLSSocket> {
+  const socket = connectTls({
+    port: Number(new URL(url).port),
+    host: '127.0.0.1',
+    ca,
+    servername: 'localhost',
+  });
+  socket.on('error', () => undefined);
+  await new Promise<void>((resolve) => socket.once('secureConnect', () => resolve()));
+  return socket;
+}
 
 // The timeout is the test's failure, not a timing goal: without the fix stop() outlasts it.
 describe('sim API stop', () => {
@@ -36,23 +49,8 @@ describe('sim API stop', () => {
     { timeout: 30_000 },
     async () => {
       const sim = await startSimApi();
-      const port = Number(new URL(sim.api.url).port);
-      const quiet = connectTls({
-        port,
-        host: '127.0.0.1',
-        ca: sim.api.caPem,
-        servername: 'localhost',
-      });
-      quiet.on('error', () => undefined);
-      await new Promise<void>((resolve) => quiet.once('secureConnect', () => resolve()));
-      const watching = connectTls({
-        port,
-        host: '127.0.0.1',
-        ca: sim.api.caPem,
-        servername: 'localhost',
-      });
-      watching.on('error', () => undefined);
-      await new Promise<void>((resolve) => watching.once('secureConnect', () => resolve()));
+      const quiet = await handshaken(sim.api.url, sim.api.caPem);
+      const watching = await handshaken(sim.api.url, sim.api.caPem);
       const firstBytes = new Promise<string>((resolve) =>
         watching.once('data', (chunk: Buffer) => resolve(chunk.toString())),
       );
