@@ -11,7 +11,7 @@ import { cliBundleOptions } from './cli-bundle.mjs';
 // The CLI is built apart (./cli-bundle.mjs): split into chunks, so each command loads only its own.
 const entries = {
   // The demo's host command (bin/kubemaint-sim-host), for the installed package, which has no source.
-  'sim-host': 'packages/kubesim/src/host-cli.ts',
+  'sim-host': 'packages/kubesim/src/host-cli.mjs',
   'functions/tick': 'functions/tick.ts',
   'functions/slack': 'functions/slack.ts',
 };

@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { SimError } from '../../src/errors.js';
 import { startHostAdmin, type HostAdmin } from '../../src/admin-host.js';
 import type { Host, HostAction } from '../../src/host.js';
-import { main } from '../../src/host-cli.js';
+import { main } from '../../src/host-cli.mjs';
+import { SIM_BIN_DIR } from '../../src/jobs-runner.js';
 
 /** A host that records what it was asked, standing in for the sim's nodes. */
 function recordingHost(): Host & { calls: string[] } {
@@ -103,5 +107,49 @@ describe('kubemaint-sim-host against the host endpoint', () => {
     });
     assert.equal(result.code, 1);
     assert.match(result.stderr, /cannot reach the sim host endpoint/);
+  });
+
+  it('refuses an endpoint that is not plain http, naming the protocol', async () => {
+    const result = await cli(['reboot'], {
+      ...env(),
+      KUBEMAINT_SIM_HOST_URL: 'https://127.0.0.1:9',
+    });
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /Protocol "https:" not supported/);
+  });
+
+  // It stands for a small native command and runs once per simulated reboot, side by side with the
+  // executors of a fleet roll: it stays plain JavaScript on built-ins (tsx, type stripping or `fetch`
+  // made its start several times a bare node's).
+  it('runs as its own process on built-ins alone: no TypeScript loader, no undici', async () => {
+    const report =
+      "import { registerHooks } from 'node:module'; const seen = [];" +
+      'registerHooks({ resolve(s, c, next) { const r = next(s, c); seen.push(r.url); return r; } });' +
+      "process.on('exit', () => process.stderr.write('LOADED ' + JSON.stringify({ seen," +
+      " undici: process.moduleLoadList.some((m) => m.includes('deps/undici')) }) + '\\n'));";
+    // Not spawnSync: the host endpoint answering it runs in this process.
+    const run = await promisify(execFile)(
+      process.execPath,
+      [join(SIM_BIN_DIR, 'kubemaint-sim-host'), 'status'],
+      {
+        env: {
+          PATH: process.env['PATH'],
+          ...env(),
+          NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(report)}`,
+        },
+        encoding: 'utf8',
+      },
+    );
+    assert.equal(JSON.parse(run.stdout).bootID, 'b-1');
+    const loaded = JSON.parse(/LOADED (.*)/.exec(run.stderr)?.[1] ?? '{}') as {
+      seen: string[];
+      undici: boolean;
+    };
+    const ours = loaded.seen.filter((url) => !url.startsWith('node:'));
+    assert.deepEqual(
+      ours.map((url) => url.replace(/^.*\/(bin|src)\//, '$1/')),
+      ['bin/kubemaint-sim-host', 'src/host-cli.mjs'],
+    );
+    assert.equal(loaded.undici, false, "Node's internal undici was loaded");
   });
 });
