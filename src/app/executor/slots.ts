@@ -66,17 +66,9 @@ function record(
   };
 }
 
-/** Why `lease` may be taken now, or undefined when it is someone's and still valid. */
-async function freeReason(
-  deps: SlotDeps,
-  lease: LeaseInfo | undefined,
-  now: Date,
-): Promise<string | undefined> {
-  if (!lease) return 'not created yet';
-  if (lease.holder === '') return 'free';
-  if (isExpired(lease, now)) return `expired (held by ${lease.holder})`;
-  if (!(await deps.isHolderLive(lease.holder))) return `stale (held by ${lease.holder})`;
-  return undefined;
+/** Whether `lease` may be taken by what it says itself: not created, emptied, or expired. */
+function plainlyFree(lease: LeaseInfo | undefined, now: Date): boolean {
+  return !lease || lease.holder === '' || isExpired(lease, now);
 }
 
 /**
@@ -99,17 +91,42 @@ export async function acquireSlot(
       if (renewed) return renewed;
     }
   }
-  // Whether each held slot's holder is still live is a read of its request: ask about all of them
-  // at once, not one after another, since executors released together start together.
+  // A slot free by what its lease says is tried before anyone's liveness is asked: whether a holder
+  // is still live is a read of its request, and in a full roll every executor would otherwise read
+  // every other holder's. The control plane counts in-flight requests, not leases, so when it
+  // dispatched this executor a slot is free or stale. Only when no free slot could be taken are the
+  // holders asked about, all at once, not one after another: executors released together start
+  // together.
   const now = deps.clock.now();
-  const reasons = await Promise.all(
-    [...seen.values()].map((lease) => freeReason(deps, lease, now)),
+  const entries = [...seen];
+  const free = entries.filter(([, lease]) => plainlyFree(lease, now));
+  const taken = await takeFirst(deps, config, holder, free, now);
+  if (taken) return taken;
+  const held = entries.filter(([, lease]) => !plainlyFree(lease, now));
+  const live = await Promise.all(held.map(([, lease]) => deps.isHolderLive(lease!.holder)));
+  return takeFirst(
+    deps,
+    config,
+    holder,
+    held.filter((_, i) => !live[i]),
+    now,
   );
-  // Several executors read the same free slots at the same moment; each starts at a different one
-  // (by its holder), so they rarely race for one write and the losers rarely walk the whole list.
-  const free = [...seen].filter((_, i) => reasons[i] !== undefined);
-  const start = free.length > 0 ? spread(holder) % free.length : 0;
-  for (const [name, lease] of [...free.slice(start), ...free.slice(0, start)]) {
+}
+
+/**
+ * Take the first of `candidates` this holder wins, or undefined. Several executors read the same
+ * free slots at the same moment; each starts at a different one (by its holder), so they rarely race
+ * for one write and the losers rarely walk the whole list.
+ */
+async function takeFirst(
+  deps: SlotDeps,
+  config: SlotConfig,
+  holder: string,
+  candidates: [string, LeaseInfo | undefined][],
+  now: Date,
+): Promise<HeldSlot | undefined> {
+  const start = candidates.length > 0 ? spread(holder) % candidates.length : 0;
+  for (const [name, lease] of [...candidates.slice(start), ...candidates.slice(0, start)]) {
     try {
       if (!lease) {
         const created = await deps.leases.createLease(

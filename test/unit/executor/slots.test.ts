@@ -7,6 +7,7 @@ import {
   renewSlot,
   type SlotDeps,
 } from '../../../src/app/executor/slots.js';
+import { KubemaintError } from '../../../src/errors.js';
 import { FakeCluster, testClock } from '../../fakes/cluster.js';
 
 const config = { namespace: 'kubemaint', concurrency: 2, ttlMs: 60_000 };
@@ -25,29 +26,64 @@ describe('slots', () => {
     assert.deepEqual(holders(cluster), ['n1/r-1']);
   });
 
-  it('asks whether the holders are live all at once, and executors start at different slots', async () => {
+  it('takes a free slot without asking whether any holder is live', async () => {
     const cluster = new FakeCluster();
     const wide = { ...config, concurrency: 8 };
     for (let i = 0; i < 6; i++) await acquireSlot(deps(cluster), wide, `held${i}/r-${i}`);
+    let asked = 0;
+    const counting: SlotDeps = {
+      ...deps(cluster),
+      isHolderLive: async () => {
+        asked++;
+        return true;
+      },
+    };
+    assert.equal((await acquireSlot(counting, wide, 'new/r-new'))?.lease.holder, 'new/r-new');
+    assert.equal(asked, 0, 'a free slot was there: no holder needed asking about');
+  });
+
+  it('asks whether the holders are live all at once when no slot is free, and executors start at different slots', async () => {
+    const cluster = new FakeCluster();
+    const wide = { ...config, concurrency: 8 };
+    for (let i = 0; i < 8; i++) await acquireSlot(deps(cluster), wide, `held${i}/r-${i}`);
     let asking = 0;
     let most = 0;
     const counting: SlotDeps = {
       ...deps(cluster),
-      isHolderLive: async () => {
+      isHolderLive: async (holder) => {
         most = Math.max(most, ++asking);
         await new Promise((resolve) => setTimeout(resolve, 5));
         asking--;
-        return true;
+        return holder !== 'held5/r-5';
       },
     };
-    assert.ok(await acquireSlot(counting, wide, 'new/r-new'));
-    assert.equal(most, 6, 'the six holders were asked about together');
+    assert.equal((await acquireSlot(counting, wide, 'new/r-new'))?.lease.holder, 'new/r-new');
+    assert.equal(most, 8, 'the eight holders were asked about together');
+    assert.ok(!holders(cluster).includes('held5/r-5'), 'the stale holder lost its slot');
     const firsts = new Set<string>();
     for (let i = 0; i < 20; i++) {
       const fresh = new FakeCluster();
       firsts.add((await acquireSlot(deps(fresh), wide, `n${i}/r-${i}`))!.name);
     }
     assert.ok(firsts.size >= 4, `20 holders started at ${firsts.size} different slots`);
+  });
+
+  it('reclaims a stale slot when the free one is taken between its read and its write', async () => {
+    const cluster = new FakeCluster();
+    await acquireSlot(deps(cluster), config, 'gone/r-a');
+    const leases = cluster.leasesPort();
+    const racing: SlotDeps = {
+      ...deps(cluster, (h) => h !== 'gone/r-a'),
+      // Someone else creates the free slot first: our create conflicts.
+      leases: {
+        ...leases,
+        createLease: async () => {
+          throw new KubemaintError('conflict', 'slot created by another executor');
+        },
+      },
+    };
+    assert.equal((await acquireSlot(racing, config, 'c/r-c'))?.lease.holder, 'c/r-c');
+    assert.deepEqual(holders(cluster), ['c/r-c']);
   });
 
   it('gives a re-run of the same request the slot it already holds', async () => {
