@@ -10,7 +10,7 @@
  * Node process can be: plain JavaScript (through tsx, or Node's type stripping, its start took 5
  * times the CPU of a bare `node`; now 1.5 times), only built-ins, and http taken with
  * `getBuiltinModule` rather than `fetch` or an `import` of `node:http`, either of which loads Node's
- * internal undici. Its types are in host-cli.d.mts.
+ * internal undici. TypeScript checks it from its JSDoc (`allowJs`, `@ts-check`).
  */
 const USAGE = `usage: kubemaint-sim-host reboot
        kubemaint-sim-host upgrade <version>     (e.g. v1.31.4)
@@ -18,7 +18,13 @@ const USAGE = `usage: kubemaint-sim-host reboot
 env:   KUBEMAINT_SIM_HOST_URL  the sim's host endpoint (set by the sim on its pods)
        NODE_NAME               the node this host is`;
 
-/** @type {import('./host-cli.d.mts').main} */
+/**
+ * Runs one host command; resolves to its exit code.
+ * @param {readonly string[]} argv
+ * @param {Record<string, string | undefined>} env
+ * @param {{ stdout: (s: string) => void; stderr: (s: string) => void }} [out]
+ * @returns {Promise<number>}
+ */
 export async function main(
   argv,
   env,
@@ -94,7 +100,9 @@ function send(url, method) {
  */
 function explain(body) {
   try {
-    const parsed = /** @type {{ error?: unknown; hint?: unknown }} */ (JSON.parse(body));
+    /** @type {unknown} */
+    const raw = JSON.parse(body);
+    const parsed = /** @type {{ error?: unknown; hint?: unknown }} */ (raw);
     if (typeof parsed.error === 'string') {
       return typeof parsed.hint === 'string'
         ? `${parsed.error}\nhint: ${parsed.hint}`
