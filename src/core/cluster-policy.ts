@@ -105,7 +105,7 @@ function orderReasons(facts: ClusterGateFacts, now: Date, describe: (at: Date) =
       reasons.push(`${before} and has unfinished maintenance (kubemaint status --cluster ${name})`);
     for (const failed of summary.failed)
       reasons.push(
-        `${before} and request ${failed.id} on ${failed.node} failed${failed.failure ? ` (${failed.failure})` : ''}: the order stops until ${failed.node}'s next request there is done`,
+        `${before} and request ${failed.id} on ${failed.node} failed${failed.failure ? ` (${failed.failure})` : ''}: the order stops until ${failed.node}'s next request there is done (a node gone for good never has one: delete ${failed.id} there)`,
       );
     const doneAt = summary.lastDoneAt;
     if (policy.soakMs > 0 && doneAt && now.getTime() < doneAt.getTime() + policy.soakMs) {

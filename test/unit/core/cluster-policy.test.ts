@@ -108,6 +108,9 @@ describe('the order of clusters', () => {
       stopped[0]!,
       /request r-bad on node-3 failed \(node did not come back\): the order stops/,
     );
+    // A node that is gone never gets a next request: the reason names the way out.
+    assert.match(stopped[0]!, /a node gone for good never has one: delete r-bad there/);
+    assert.deepEqual(reasons(facts([{ name: 'staging', requests: [] }])), []);
     const fixed = [...failed, { ...request('node-3', 'done', 10, 'r-good') }];
     assert.deepEqual(reasons(facts([{ name: 'staging', requests: fixed }])), []);
   });
