@@ -6,7 +6,14 @@
  * crash is dropped; two sims cannot share one directory; a saved cluster is not quietly re-seeded.
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -281,6 +288,26 @@ describe('a sim with saved state', () => {
     } finally {
       await first.stop();
     }
+    // A live pid that started at another time is not the sim that wrote the lock (the system gave
+    // its pid to another process): the lock is taken over, and nothing is left beside it.
+    writeFileSync(join(dir, 'state', 'lock'), `${process.ppid} 1`);
+    const second = await start(dir, { kubeconfigPath: join(dir, 'c.kubeconfig') });
+    try {
+      const taken = readFileSync(join(dir, 'state', 'lock'), 'utf8').split(' ');
+      assert.equal(taken[0], String(process.pid));
+      assert.match(taken[1] ?? '', /^\d+$/, 'the lock records when this process started');
+      assert.deepEqual(
+        readdirSync(join(dir, 'state')).filter((f) => f.startsWith('lock')),
+        ['lock'],
+      );
+      // The lock as this sim wrote it refuses a sim of another process.
+      writeFileSync(join(dir, 'state', 'lock'), `${process.ppid} ${startTimeOf(process.ppid)}`);
+      const error = await refusal(start(dir, { kubeconfigPath: join(dir, 'd.kubeconfig') }));
+      assert.match(error.message, new RegExp(`another sim \\(pid ${process.ppid}\\) is using`));
+      writeFileSync(join(dir, 'state', 'lock'), taken.join(' '));
+    } finally {
+      await second.stop();
+    }
     const error = await refusal(start(dir, { scenario: 'fleet', nodes: 3 }));
     assert.equal(error.code, 'config_invalid');
     assert.match(
@@ -290,3 +317,12 @@ describe('a sim with saved state', () => {
     assert.match(error.hint ?? '', /mv /);
   });
 });
+
+/** When a process started, in clock ticks since boot (/proc/<pid>/stat, field 22). */
+function startTimeOf(pid: number): string {
+  return (
+    readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .replace(/^.*\) /s, '')
+      .split(' ')[19] ?? ''
+  );
+}
