@@ -8,8 +8,9 @@
  * by the PDB preflight waits for (typically replacement pods becoming Ready); and on the switches
  * people turn from the CLI: the pause ConfigMap (`resume` acts at once) and the slots' holders (a
  * slot freed by `release` lets the next request start).
- * Bursts (a Job finishing touches the Job, then the node, then the Lease) are debounced into one
- * `onChange` call. Selectors keep it cheap on a 5,000-node fleet: unmarked, idle nodes never appear.
+ * A change after a quiet spell wakes it at once; the burst that follows (a Job finishing touches
+ * the Job, then the node, then the Lease) is debounced into one more `onChange` call. Selectors
+ * keep it cheap on a 5,000-node fleet: unmarked, idle nodes never appear.
  */
 import {
   BatchV1Api,
@@ -182,18 +183,25 @@ function listed(list: { metadata?: { resourceVersion?: string }; items: object[]
   };
 }
 
-/** Trailing-edge debounce with a ceiling, so a burst is one call and a storm still gets calls. */
-function debouncer(options: WatchTriggerOptions) {
+/**
+ * Leading and trailing edges, with a ceiling. A change after a quiet spell (no change for
+ * `debounceMs`) is passed on at once: a node back from its reboot is verified, and its slot handed
+ * on, now rather than a debounce later (issue 20: nothing between nodes waits on a timer it does not
+ * need). The changes that follow within the spell are one call when they stop (a Job finishing
+ * touches the Job, then the node, then the Lease), and a storm still gets a call every `maxWaitMs`.
+ */
+export function debouncer(
+  options: Pick<WatchTriggerOptions, 'onChange' | 'log' | 'debounceMs' | 'maxWaitMs'>,
+  now: () => number = Date.now,
+) {
   const debounceMs = options.debounceMs ?? 200;
   const maxWaitMs = options.maxWaitMs ?? 2_000;
   let pending: string[] = [];
   let firstAt = 0;
+  let lastAt = -Infinity;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
-  const fire = () => {
-    timer = undefined;
-    const changes = pending;
-    pending = [];
+  const call = (changes: string[]) => {
     try {
       options.onChange(changes);
     } catch (error) {
@@ -203,13 +211,23 @@ function debouncer(options: WatchTriggerOptions) {
       );
     }
   };
+  const fire = () => {
+    timer = undefined;
+    const changes = pending;
+    pending = [];
+    call(changes);
+  };
   return {
     add(change: string) {
       if (stopped) return;
-      if (pending.length === 0) firstAt = Date.now();
+      const at = now();
+      const quiet = at - lastAt >= debounceMs;
+      lastAt = at;
+      if (quiet && pending.length === 0) return call([change]);
+      if (pending.length === 0) firstAt = at;
       pending.push(change);
       clearTimeout(timer);
-      const wait = Math.max(0, Math.min(debounceMs, firstAt + maxWaitMs - Date.now()));
+      const wait = Math.max(0, Math.min(debounceMs, firstAt + maxWaitMs - at));
       timer = setTimeout(fire, wait);
     },
     stop() {
