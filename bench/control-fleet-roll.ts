@@ -50,7 +50,7 @@ export interface RollFigures {
   oneNodeS: number;
   idealS: number;
   rollS: number;
-  /** ideal ÷ roll: 1 is perfect. */
+  /** ideal ÷ roll, to three places (cut, not rounded): 1 is perfect. */
   ofIdeal: number;
   /** Medians per node: alone, and in the roll (hand-off: every hand-off of the roll). */
   alone: Phases;
@@ -187,7 +187,8 @@ approval:
       oneNodeS: s(oneNodeMs),
       idealS: s(idealMs),
       rollS: s(rollMs),
-      ofIdeal: Math.round((idealMs / rollMs) * 100) / 100,
+      // Three places, cut rather than rounded: a goal (≥ 0.95) is never met by rounding up.
+      ofIdeal: Math.floor((idealMs / rollMs) * 1000) / 1000,
       alone: a,
       roll: r,
       handOffMs: {
