@@ -192,7 +192,6 @@ function listed(list: { metadata?: { resourceVersion?: string }; items: object[]
  */
 export function debouncer(
   options: Pick<WatchTriggerOptions, 'onChange' | 'log' | 'debounceMs' | 'maxWaitMs'>,
-  now: () => number = Date.now,
 ) {
   const debounceMs = options.debounceMs ?? 200;
   const maxWaitMs = options.maxWaitMs ?? 2_000;
@@ -220,7 +219,7 @@ export function debouncer(
   return {
     add(change: string) {
       if (stopped) return;
-      const at = now();
+      const at = Date.now();
       const quiet = at - lastAt >= debounceMs;
       lastAt = at;
       if (quiet && pending.length === 0) return call([change]);

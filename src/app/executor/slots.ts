@@ -98,11 +98,11 @@ export async function acquireSlot(
   // holders asked about, all at once, not one after another: executors released together start
   // together.
   const now = deps.clock.now();
-  const entries = [...seen];
-  const free = entries.filter(([, lease]) => plainlyFree(lease, now));
+  const free: [string, LeaseInfo | undefined][] = [];
+  const held: [string, LeaseInfo | undefined][] = [];
+  for (const entry of seen) (plainlyFree(entry[1], now) ? free : held).push(entry);
   const taken = await takeFirst(deps, config, holder, free, now);
   if (taken) return taken;
-  const held = entries.filter(([, lease]) => !plainlyFree(lease, now));
   const live = await Promise.all(held.map(([, lease]) => deps.isHolderLive(lease!.holder)));
   return takeFirst(
     deps,
