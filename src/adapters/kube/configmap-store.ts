@@ -5,7 +5,7 @@
  */
 import type { KubeClient } from './client.js';
 import { isKubeError } from './errors.js';
-import { withRetry } from './retry.js';
+import { once, withRetry } from './retry.js';
 
 export interface OwnedConfigMap {
   /** The data, or undefined when the ConfigMap does not exist yet. */
@@ -24,6 +24,7 @@ export function ownedConfigMap(
   name: string,
   labels: Record<string, string>,
 ): OwnedConfigMap {
+  let queue: Promise<void> = Promise.resolve();
   async function current() {
     try {
       return await withRetry(
@@ -38,26 +39,38 @@ export function ownedConfigMap(
   }
   return {
     read: async () => (await current())?.data ?? undefined,
-    async update(change) {
-      for (let attempt = 0; ; attempt++) {
-        const existing = await current();
-        const resourceVersion = existing?.metadata?.resourceVersion;
-        const body = {
-          apiVersion: 'v1',
-          kind: 'ConfigMap',
-          metadata: { name, namespace, labels, ...(resourceVersion ? { resourceVersion } : {}) },
-          data: change(existing?.data ?? undefined),
-        };
-        try {
-          await (resourceVersion
-            ? client.core.replaceNamespacedConfigMap({ name, namespace, body })
-            : client.core.createNamespacedConfigMap({ namespace, body }));
-          return;
-        } catch (error) {
-          const raced = isKubeError(error, 'conflict') || isKubeError(error, 'already-exists');
-          if (!raced || attempt + 1 >= ATTEMPTS) throw error;
-        }
-      }
+    update(change) {
+      // One write of this process at a time: the tick proves several nodes at once, and each records
+      // its duration; side by side they would only make each other retry.
+      const turn = queue.then(() => write(change));
+      queue = turn.catch(() => undefined);
+      return turn;
     },
   };
+
+  async function write(change: Parameters<OwnedConfigMap['update']>[0]): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      const existing = await current();
+      const resourceVersion = existing?.metadata?.resourceVersion;
+      const body = {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name, namespace, labels, ...(resourceVersion ? { resourceVersion } : {}) },
+        data: change(existing?.data ?? undefined),
+      };
+      try {
+        // Translated, so a conflict is told apart (the client throws its own ApiException); not
+        // repeated on a network error, which may have landed: the change would be made twice.
+        await once(`write configmap ${namespace}/${name}`, () =>
+          resourceVersion
+            ? client.core.replaceNamespacedConfigMap({ name, namespace, body })
+            : client.core.createNamespacedConfigMap({ namespace, body }),
+        );
+        return;
+      } catch (error) {
+        const raced = isKubeError(error, 'conflict') || isKubeError(error, 'already-exists');
+        if (!raced || attempt + 1 >= ATTEMPTS) throw error;
+      }
+    }
+  }
 }

@@ -132,8 +132,20 @@ export function controlCluster(
     });
     return pass.requests;
   };
-  /** What this pass read of the requests is out of date once it wrote one. */
-  const wrote = (): void => void delete passes.getStore()?.requests;
+  /**
+   * What this pass read of the requests is out of date once it wrote one. Said before the write and
+   * again after it lands: the tick steps several nodes at once, and a list another step began while
+   * this write was on its way may not have it.
+   */
+  const stale = (): void => void delete passes.getStore()?.requests;
+  const writing = async <T>(write: () => Promise<T>): Promise<T> => {
+    stale();
+    try {
+      return await write();
+    } finally {
+      stale();
+    }
+  };
 
   async function joined(nodes: V1Node[]): Promise<NodeView[]> {
     // No node, nothing to join: an idle tick's empty label-selected list costs no request read.
@@ -217,11 +229,11 @@ export function controlCluster(
     onePass: (work) => passes.run({}, work),
     async writeRequest(request, requestVersion) {
       const mirrored = await mirroredBy(request);
-      wrote();
-      const resourceVersion =
+      const resourceVersion = await writing(async () =>
         requestVersion === undefined
           ? (await store.create(request)).resourceVersion
-          : await store.writeStatus(request, requestVersion);
+          : await store.writeStatus(request, requestVersion),
+      );
       // The mirror label (kubectl get nodes -L kubemaint.io/state) is a convenience: the request is
       // written, so a node that is gone or a refused patch does not undo it.
       if (mirrored)
@@ -231,13 +243,9 @@ export function controlCluster(
       return resourceVersion;
     },
     async submit(request) {
-      wrote();
-      await store.submit(request);
+      await writing(() => store.submit(request));
     },
-    async withdrawRequest(id) {
-      wrote();
-      await store.remove(id);
-    },
+    withdrawRequest: (id) => writing(() => store.remove(id)),
     decisions: async (requestId) => (await store.decisions(requestId)).decisions,
     decide: (decision) => store.decide(decision),
     async patchNode(node, patch) {
