@@ -147,6 +147,7 @@ export async function runServe(options: {
     log: log.child({ component: 'watch' }),
     onContact: (outcome) => readiness.contact(outcome),
     onChange: (changes) => {
+      log.debug({ changes }, 'watch: changed');
       loop.kick();
       if (changes.some((c) => c.startsWith(`${PAUSE_STREAM}:`))) void pause.check();
     },

@@ -31,6 +31,21 @@ export function nodeFingerprint(object: KubeObject): string {
   ]);
 }
 
+/**
+ * A node Ready again with another boot id or kubelet version, or Ready again at all: what a request
+ * in verification waits for, and what hands its slot to the next node. Judged on the fingerprints.
+ */
+export function nodeBack(before: string, after: string): boolean {
+  const [, , , conditionsBefore, bootBefore, kubeletBefore] = JSON.parse(before) as NodePrint;
+  const [, , , conditions, boot, kubelet] = JSON.parse(after) as NodePrint;
+  if (!conditions.includes('Ready=True')) return false;
+  return (
+    !conditionsBefore.includes('Ready=True') || boot !== bootBefore || kubelet !== kubeletBefore
+  );
+}
+
+type NodePrint = [unknown, unknown, boolean, string[], string, string];
+
 interface JobShape {
   status?: {
     active?: number;

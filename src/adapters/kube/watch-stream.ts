@@ -23,8 +23,13 @@ export interface WatchStreamOptions {
   list: () => Promise<{ resourceVersion: string; items: KubeObject[] }>;
   /** What about the object matters; a change of fingerprint is a change. */
   fingerprint: (object: KubeObject) => string;
+  /**
+   * Whether a change from one fingerprint to the next is one someone waits on (a node back from its
+   * reboot): it is passed on at once, not held for a burst to end. @default never
+   */
+  urgent?: (before: string, after: string) => boolean;
   /** A change, or `relisted` after a gap in which changes may have been missed. */
-  onChange: (change: string) => void;
+  onChange: (change: string, detail: ChangeDetail) => void;
   log: Logger;
   /** @default { initialMs: 500, maxMs: 30_000 } */
   backoff?: { initialMs: number; maxMs: number };
@@ -32,6 +37,14 @@ export interface WatchStreamOptions {
   timeoutSeconds?: number;
   /** Told whether the apiserver answered each list and watch request (serve's readiness). */
   onContact?: (outcome: { ok: true } | { ok: false; error: unknown }) => void;
+}
+
+export interface ChangeDetail {
+  /** The object's `namespace/name` (empty for `relisted`). */
+  key: string;
+  /** The object's resourceVersion in the event (absent for `relisted`). */
+  resourceVersion?: string;
+  urgent: boolean;
 }
 
 export interface WatchStream {
@@ -87,7 +100,8 @@ export function startWatchStream(options: WatchStreamOptions): WatchStream {
     if (before.size !== known.size) changed = true;
     resourceVersion = listed.resourceVersion;
     // The first list is the starting point; a later one closes a gap in which we saw nothing.
-    if (listedOnce && changed) options.onChange(`${options.name}: relisted`);
+    if (listedOnce && changed)
+      options.onChange(`${options.name}: relisted`, { key: '', urgent: false });
     listedOnce = true;
     markListed();
   };
@@ -104,15 +118,22 @@ export function startWatchStream(options: WatchStreamOptions): WatchStream {
     delayMs = backoff.initialMs;
     if (type === 'BOOKMARK') return;
     const key = keyOf(object);
+    const at = rv ? { resourceVersion: rv } : {};
     if (type === 'DELETED') {
       known.delete(key);
-      options.onChange(`${options.name}: ${key} deleted`);
+      options.onChange(`${options.name}: ${key} deleted`, { key, ...at, urgent: false });
       return;
     }
     const print = options.fingerprint(object);
-    if (known.get(key) === print) return;
+    const before = known.get(key);
+    if (before === print) return;
     known.set(key, print);
-    options.onChange(`${options.name}: ${key} ${type === 'ADDED' ? 'added' : 'changed'}`);
+    const urgent = before !== undefined && (options.urgent?.(before, print) ?? false);
+    options.onChange(`${options.name}: ${key} ${type === 'ADDED' ? 'added' : 'changed'}`, {
+      key,
+      ...at,
+      urgent,
+    });
   };
 
   const cycle = async (): Promise<void> => {

@@ -9,7 +9,8 @@
  * people turn from the CLI: the pause ConfigMap (`resume` acts at once) and the slots' holders (a
  * slot freed by `release` lets the next request start).
  * A change after a quiet spell wakes it at once; the burst that follows (a Job finishing touches
- * the Job, then the node, then the Lease) is debounced into one more `onChange` call. Selectors
+ * the Job, then the node, then the Lease) is debounced into one more `onChange` call, unless a node
+ * comes back from its reboot in it, which wakes it at once too. Selectors
  * keep it cheap on a 5,000-node fleet: unmarked, idle nodes never appear.
  */
 import {
@@ -32,6 +33,7 @@ import {
 import {
   decisionFingerprint,
   jobFingerprint,
+  nodeBack,
   nodeFingerprint,
   pauseFingerprint,
   pdbFingerprint,
@@ -41,6 +43,7 @@ import {
 import { DECISIONS, GROUP, REQUESTS, VERSION } from './request-codec.js';
 import {
   startWatchStream,
+  type ChangeDetail,
   type KubeObject,
   type WatchStream,
   type WatchStreamOptions,
@@ -86,19 +89,36 @@ export function watchForChanges(
   const debounce = debouncer(options);
   const common = {
     watch,
-    onChange: (change: string) => debounce.add(change),
+    onChange: (change: string, detail: ChangeDetail) => debounce.add(change, detail.urgent),
     log: options.log,
     ...(options.backoff ? { backoff: options.backoff } : {}),
     ...(options.onContact ? { onContact: options.onContact } : {}),
   };
+  // A node with a request that is also marked is in both node streams, and each of its changes
+  // comes once from each: the second is dropped, or it would hold a burst open for nothing.
+  const nodeVersions = new Map<string, { resourceVersion: string; urgent: boolean }>();
+  const onNodeChange = (change: string, detail: ChangeDetail): void => {
+    const seen = nodeVersions.get(detail.key);
+    if (detail.resourceVersion !== undefined) {
+      if (seen?.resourceVersion === detail.resourceVersion && (seen.urgent || !detail.urgent))
+        return;
+      nodeVersions.set(detail.key, {
+        resourceVersion: detail.resourceVersion,
+        urgent: detail.urgent,
+      });
+    }
+    debounce.add(change, detail.urgent);
+  };
   const nodeStream = (selector: string): WatchStream =>
     startWatchStream({
       ...common,
+      onChange: onNodeChange,
       name: `nodes ${selector}`,
       path: '/api/v1/nodes',
       query: { labelSelector: selector },
       list: async () => listed(await core.listNode({ labelSelector: selector })),
       fingerprint: nodeFingerprint,
+      urgent: nodeBack,
     });
   const jobSelector = `${LABEL_MANAGED_BY}=${MANAGED_BY}`;
   const namespace = options.namespace;
@@ -189,6 +209,9 @@ function listed(list: { metadata?: { resourceVersion?: string }; items: object[]
  * on, now rather than a debounce later (issue 20: nothing between nodes waits on a timer it does not
  * need). The changes that follow within the spell are one call when they stop (a Job finishing
  * touches the Job, then the node, then the Lease), and a storm still gets a call every `maxWaitMs`.
+ * An urgent change (a node back from its reboot) is never held: the echoes of serve's own writes
+ * keep a spell from being quiet through much of a roll, and a node that came back inside one
+ * waited for it to end.
  */
 export function debouncer(
   options: Pick<WatchTriggerOptions, 'onChange' | 'log' | 'debounceMs' | 'maxWaitMs'>,
@@ -217,11 +240,19 @@ export function debouncer(
     call(changes);
   };
   return {
-    add(change: string) {
+    /** An urgent change is passed on at once, with the burst held so far. */
+    add(change: string, urgent = false) {
       if (stopped) return;
       const at = Date.now();
       const quiet = at - lastAt >= debounceMs;
       lastAt = at;
+      if (urgent) {
+        clearTimeout(timer);
+        timer = undefined;
+        const changes = [...pending, change];
+        pending = [];
+        return call(changes);
+      }
       if (quiet && pending.length === 0) return call([change]);
       if (pending.length === 0) firstAt = at;
       pending.push(change);

@@ -7,6 +7,8 @@ import { MERGE_PATCH } from '../../../src/adapters/kube/nodes.js';
 import { requestStore } from '../../../src/adapters/kube/requests.js';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
 import { watchForChanges, type WatchTrigger } from '../../../src/adapters/kube/watch-trigger.js';
+import { nodeFingerprint } from '../../../src/adapters/kube/watch-fingerprints.js';
+import { R } from '@kubemaint/kubesim';
 import { startTestSim, waitFor, type TestSim } from '../../support/sim.js';
 
 const NAMESPACE = 'kubemaint';
@@ -229,6 +231,67 @@ describe('watch trigger against the sim', () => {
     );
     assert.equal(change, `poddisruptionbudgets: shop/${name} changed`);
     await sim.policy.deleteNamespacedPodDisruptionBudget({ name, namespace: 'shop' });
+  });
+
+  it('a node in both node streams is one change; its return from a reboot is passed on at once', async () => {
+    // Bursts here end only after 10 s of quiet: anything heard sooner was not held for one.
+    const kc = new KubeConfig();
+    kc.loadFromFile(sim.kubeconfigPath);
+    const heard: string[][] = [];
+    const slow = watchForChanges(kc, {
+      namespace: NAMESPACE,
+      onChange: (changes) => heard.push(changes),
+      log: pino({ level: 'silent' }),
+      debounceMs: 10_000,
+      maxWaitMs: 30_000,
+    });
+    const ofNode5 = () => heard.flat().filter((c) => c.includes('/node-5'));
+    // What changed on node-5 in what the trigger keeps, as the sim committed it.
+    const versions = [nodeFingerprint(sim.store.get(R.nodes, undefined, 'node-5')!)];
+    const unwatch = sim.store.watch(R.nodes, (event) => {
+      if (event.object.metadata.name !== 'node-5') return;
+      const print = nodeFingerprint(event.object);
+      if (versions.at(-1) !== print) versions.push(print);
+    });
+    try {
+      await slow.ready;
+      // node-5 is marked (the demo's); with a request's state label it is in both node streams.
+      await sim.core.patchNode(
+        { name: 'node-5', ...labelPatch({ 'kubemaint.io/state': 'verifying' }) },
+        MERGE_PATCH,
+      );
+      await waitFor('the first change after the quiet spell', () => heard.length > 0 || undefined);
+      const leading = heard.length;
+      await sim.core.patchNode(
+        { name: 'node-5', ...labelPatch({ 'kubemaint.io/pool': 'blue' }) },
+        MERGE_PATCH,
+      );
+      const bootBefore = (await sim.core.readNode({ name: 'node-5' })).status?.nodeInfo?.bootID;
+      sim.admin.reboot('node-5');
+      await waitFor('node-5 back with a new boot id', async () => {
+        const node = await sim.core.readNode({ name: 'node-5' });
+        const ready = node.status?.conditions?.some(
+          (c) => c.type === 'Ready' && c.status === 'True',
+        );
+        return ready && node.status?.nodeInfo?.bootID !== bootBefore ? true : undefined;
+      });
+      // The burst (the pool label, the node going down) is still open; the return ends it at once.
+      await waitFor('the return passed on', () => heard.length > leading || undefined, 5_000);
+      assert.equal(heard.length, leading + 1, 'the burst and the return, in one call');
+      // Each change of node-5 was heard once, not once from each stream.
+      // (versions[0] is node-5 as it was before.)
+      assert.equal(ofNode5().length, versions.length - 1, ofNode5().join('\n'));
+    } finally {
+      slow.stop();
+      unwatch();
+      await sim.core.patchNode(
+        {
+          name: 'node-5',
+          ...labelPatch({ 'kubemaint.io/state': null, 'kubemaint.io/pool': null }),
+        },
+        MERGE_PATCH,
+      );
+    }
   });
 
   it('resumes after the API server drops its watches', async () => {

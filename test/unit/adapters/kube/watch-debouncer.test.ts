@@ -61,6 +61,23 @@ describe('watch debouncer', () => {
     assert.deepEqual(calls.flat(), ['first', ...Array.from({ length: 30 }, (_, i) => `c${i}`)]);
   });
 
+  it('an urgent change inside a burst is passed on at once, with the burst held so far', (t) => {
+    t.after(() => mock.timers.reset());
+    const { d, calls, tick } = setup({ debounceMs: 200 });
+    d.add('request done');
+    d.add('node uncordoned');
+    tick(50);
+    d.add('node-7 back', true);
+    assert.deepEqual(calls, [['request done'], ['node uncordoned', 'node-7 back']]);
+    // Nothing is left pending, and the spell goes on: the next change waits for its end.
+    tick(100);
+    d.add('slot freed');
+    tick(199);
+    assert.equal(calls.length, 2);
+    tick(1);
+    assert.deepEqual(calls.at(-1), ['slot freed']);
+  });
+
   it('stop drops what is pending and passes nothing on after', (t) => {
     t.after(() => mock.timers.reset());
     const { d, calls, tick } = setup();
