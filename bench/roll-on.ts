@@ -164,7 +164,11 @@ executor: {hostPrefix: []}
       for (;;) {
         const mine = (await listRequests(deps)).filter((r) => wanted.has(r.node));
         const failed = mine.find((r) => r.state === 'failed');
-        if (failed) throw new Error(`${failed.node} failed: ${failed.failure ?? ''}`);
+        if (failed)
+          throw new Error(
+            `${failed.node} failed: ${failed.failure ?? ''}\n${JSON.stringify(failed.history, null, 1)}\n` +
+              [...outputs].map(([name, text]) => `--- ${name}\n${text().slice(-6000)}`).join('\n'),
+          );
         if (mine.length === group.length && mine.every((r) => r.state === 'done')) return mine;
         if (Date.now() > deadline)
           throw new Error(

@@ -141,10 +141,12 @@ async function reconcileRunning(
       ? 'asked about the stalled drain'
       : 'executor running';
   }
-  // The node was read before the Job. A reboot that ended the Job came after the executor wrote
-  // `verifying`, so a node read now shows it: judge from that, never from the stale view (failing
-  // here would uncordon a rebooting node and hand its slot to the next one).
-  const fresh = await deps.cluster.getNode(node.name);
+  // The request was read before the Job. A Job that ended after the executor issued the host
+  // command ended after it wrote `verifying`, so the request read now shows it: judge from that,
+  // never from the stale view (failing here would uncordon a rebooting node and hand its slot to
+  // the next one). Read by its id, from the API server: a node's view within a tick's pass is the
+  // requests as the pass read them, from before the Job was looked at.
+  const fresh = await deps.cluster.findRequest(request.id);
   if (fresh?.request?.id !== request.id) return 'request changed meanwhile';
   if (fresh.request.state !== 'running') return `moved on to ${fresh.request.state}`;
   if (fresh.request.hostCommandIssuedAt) return reconcileRunning(deps, fresh, fresh.request);
