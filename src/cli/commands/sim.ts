@@ -17,6 +17,7 @@ import {
 import { ATTACH_HELP, refuseAttachOptions, runAttach } from './sim-attach.js';
 import { number, parseImages } from './sim-options.js';
 import { kubemaintAccessObjects } from '../../compose/sim-access.js';
+import { withKubemaintImages } from '../../compose/sim-host.js';
 
 export interface SimOptions {
   scenario: string;
@@ -38,6 +39,17 @@ export interface SimOptions {
   hostsDir?: string;
   cleanup?: boolean;
 }
+
+export const PODS_HELP =
+  "Pods as processes: kubemaint's executor image (ghcr.io/kubemaint/kubemaint:*) runs as this very\n" +
+  "kubemaint, so `kubemaint serve` with `cluster.type: kubeconfig` at the sim's kubeconfig reboots and\n" +
+  'upgrades simulated nodes end to end; --image maps other images (the first matching pattern wins).\n' +
+  "A simulated node never acts on this machine: every pod process gets the sim's host endpoint\n" +
+  "(KUBEMAINT_SIM_HOST_URL), kubemaint's executor sends its host commands there whatever its\n" +
+  'settings say, and nsenter, systemctl, reboot, shutdown, halt, poweroff and kill come first on the\n' +
+  "process's PATH as shims of the simulated host (`nsenter … -- sh` and other ways off the node are\n" +
+  'refused). A mapped command that calls the real binaries by absolute path is not stopped by them:\n' +
+  'map only commands you would run on this machine yourself (SECURITY.md).\n\n';
 
 const scenarioHelp = Object.entries(SCENARIO_DESCRIPTIONS)
   .map(([name, describe]) => `  ${name.padEnd(7)} ${describe}`)
@@ -74,7 +86,7 @@ export function registerSimCommand(program: Command): void {
     .option('--api-version <v>', 'the version /version reports (kubectl picks its binary by it)')
     .option(
       '--image <pattern=command>',
-      'run pods of matching images as this local command (repeatable)',
+      "run pods of matching images as this local command (repeatable; kubemaint's own need none)",
       (value: string, previous: string[]) => [...previous, value],
       [] as string[],
     )
@@ -101,6 +113,7 @@ export function registerSimCommand(program: Command): void {
       'after',
       `\nScenarios:\n${scenarioHelp}\n\nThe sim writes its kubeconfig (TLS with its own CA, a bearer token) so that\n` +
         '`kubectl --kubeconfig PATH get nodes` works without extra flags.\n\n' +
+        PODS_HELP +
         ATTACH_HELP,
     )
     .action(async (options: SimOptions, command: Command) => {
@@ -141,7 +154,7 @@ export function registerSimCommand(program: Command): void {
         kubeconfigPath: options.kubeconfig,
         scale: number('--scale', options.scale, (n) => n > 0, 'a positive number'),
         ...(options.apiVersion ? { version: options.apiVersion } : {}),
-        images: parseImages(options.image),
+        images: withKubemaintImages(parseImages(options.image), { agent: false }),
         log: createLogger({ service: 'sim' }),
       });
       // kubemaint's own kinds, as `kubectl apply -k infra/k8s` installs them on a real cluster.
