@@ -122,12 +122,11 @@ export function createJobsRunner(options: {
     };
     const [file, ...base] = mapping.command;
     const argv = [...base, ...(container.command?.slice(1) ?? []), ...(container.args ?? [])];
-    const path = [
-      shimsDir(),
-      SIM_BIN_DIR,
-      dirname(process.execPath),
-      process.env['PATH'] ?? '',
-    ].join(':');
+    // The shims first, then the sim's own commands, then what the sim was started with (nothing
+    // before it: a fake host command planted there by a test is what a pod finds, not /usr/bin's),
+    // and node last, for a mapped command that needs one.
+    const inherited = process.env['PATH'] ?? '';
+    const path = [shimsDir(), SIM_BIN_DIR, inherited, dirname(process.execPath)].join(':');
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       ...mapping.env,
