@@ -18,6 +18,8 @@
  */
 import { shimAction } from './host-shim.mjs';
 
+export { HOST_SHIMS } from './host-shim.mjs';
+
 const USAGE = `usage: kubemaint-sim-host reboot
        kubemaint-sim-host upgrade <version>     (e.g. v1.31.4)
        kubemaint-sim-host status

@@ -31,15 +31,7 @@ export const ATTACH_HELP =
 
 /** Options that only mean something for the embedded sim, and the ones only for attach mode. */
 const EMBEDDED_ONLY = ['scenario', 'podsPerNode', 'port', 'kubeconfig', 'apiVersion', 'state'];
-const ATTACH_ONLY = [
-  'namePrefix',
-  'label',
-  'kubeletVersion',
-  'hostPort',
-  'rebootDowntime',
-  'hostsDir',
-  'cleanup',
-];
+const ATTACH_ONLY = ['namePrefix', 'label', 'kubeletVersion', 'hostPort', 'hostsDir', 'cleanup'];
 
 const flag = (name: string): string => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 

@@ -103,7 +103,7 @@ export function registerSimCommand(program: Command): void {
     )
     .option('--kubelet-version <v>', "attach: the kubelets' version (default: the apiserver's)")
     .option('--host-port <port>', 'attach: host endpoint port on 127.0.0.1 (0 picks one)', '0')
-    .option('--reboot-downtime <seconds>', 'attach: how long a rebooted node is down', '60')
+    .option('--reboot-downtime <seconds>', 'how long a rebooted node is down', '60')
     .option(
       '--hosts-dir <dir>',
       "attach: the hosts' file systems, DIR/<node>/ each (pods get KUBEMAINT_SIM_HOST_ROOT; a reboot empties var/run)",
@@ -155,6 +155,15 @@ export function registerSimCommand(program: Command): void {
         scale: number('--scale', options.scale, (n) => n > 0, 'a positive number'),
         ...(options.apiVersion ? { version: options.apiVersion } : {}),
         images: withKubemaintImages(parseImages(options.image), { agent: false }),
+        delays: {
+          rebootDowntimeMs:
+            number(
+              '--reboot-downtime',
+              options.rebootDowntime ?? '60',
+              (n) => n > 0,
+              'a positive number of seconds',
+            ) * 1_000,
+        },
         log: createLogger({ service: 'sim' }),
       });
       // kubemaint's own kinds, as `kubectl apply -k infra/k8s` installs them on a real cluster.
