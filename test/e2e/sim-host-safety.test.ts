@@ -177,7 +177,7 @@ describe('a simulated node never acts on this machine', { timeout: 900_000 }, ()
       '--nodes',
       '4',
       '--pods-per-node',
-      '2',
+      '1',
       '--reboot-downtime',
       '5',
     ]);
@@ -255,7 +255,7 @@ describe('a simulated node never acts on this machine', { timeout: 900_000 }, ()
         '--nodes',
         '4',
         '--pods-per-node',
-        '2',
+        '1',
         '--reboot-downtime',
         '5',
         '--image',
