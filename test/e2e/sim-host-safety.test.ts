@@ -39,6 +39,7 @@ interface RequestView {
   node: string;
   action: string;
   state: string;
+  history: { note?: string }[];
 }
 
 const configFor = (kubeconfig: string) => `cluster:
@@ -55,11 +56,29 @@ schedules:
   tick: "* * * * *"
 `;
 
-/** The requests serve keeps, as `kubemaint status --json` shows them. */
-async function requests(dir: string): Promise<RequestView[]> {
-  const status = await runCli(['status', '--json'], { cwd: dir });
-  assert.equal(status.code, 0, status.stderr);
-  return (JSON.parse(status.stdout) as { requests: RequestView[] }).requests;
+/** The MaintenanceRequests, read from the API (a `kubemaint status` process per poll costs seconds). */
+async function requests(kubeconfig: string): Promise<RequestView[]> {
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfig);
+  const { items } = (await kc.makeApiClient(CustomObjectsApi).listNamespacedCustomObject({
+    group: 'kubemaint.io',
+    version: 'v1alpha1',
+    namespace: 'kubemaint',
+    plural: 'maintenancerequests',
+  })) as { items: RequestObject[] };
+  return items.map((o) => ({
+    id: o.metadata.name,
+    node: o.spec.node,
+    action: o.spec.action,
+    state: o.status?.state ?? 'proposed',
+    history: o.status?.history ?? [],
+  }));
+}
+
+interface RequestObject {
+  metadata: { name: string };
+  spec: { node: string; action: string };
+  status?: { state?: string; history?: { note?: string }[] };
 }
 
 /**
@@ -82,7 +101,7 @@ async function rollThrough(
     const proposed = await waitFor(
       `proposals for ${Object.keys(wanted).join(', ')}`,
       async () => {
-        const all = await requests(dir);
+        const all = await requests(kubeconfig);
         const mine = Object.entries(wanted).map(([node, action]) =>
           all.find((r) => r.node === node && r.action === action),
         );
@@ -97,7 +116,7 @@ async function rollThrough(
     const done = await waitFor(
       'the approved requests done',
       async () => {
-        const all = await requests(dir);
+        const all = await requests(kubeconfig);
         const mine = proposed.map((p) => all.find((r) => r.id === p.id));
         const failed = mine.find((r) => r?.state === 'failed');
         assert.equal(failed, undefined, `a request failed: ${JSON.stringify(failed)}`);
@@ -131,19 +150,11 @@ function nodesOf(
 }
 
 /** The executor sent its host command to the simulator's host endpoint, not through nsenter. */
-async function assertSimulatedHost(kubeconfig: string, done: RequestView[]): Promise<void> {
-  const kc = new KubeConfig();
-  kc.loadFromFile(kubeconfig);
-  const { items } = (await kc.makeApiClient(CustomObjectsApi).listNamespacedCustomObject({
-    group: 'kubemaint.io',
-    version: 'v1alpha1',
-    namespace: 'kubemaint',
-    plural: 'maintenancerequests',
-  })) as { items: unknown[] };
+function assertSimulatedHost(done: RequestView[]): void {
   for (const request of done) {
-    const text = JSON.stringify(items.find((o) => JSON.stringify(o).includes(request.id)));
-    assert.match(text, /host command issued: kubemaint-sim-host (reboot|upgrade v)/, text);
-    assert.doesNotMatch(text, /nsenter/);
+    const notes = request.history.map((h) => h.note ?? '').join('\n');
+    assert.match(notes, /host command issued: kubemaint-sim-host (reboot|upgrade v)/, notes);
+    assert.doesNotMatch(notes, /nsenter/);
   }
 }
 
@@ -158,7 +169,10 @@ describe('a simulated node never acts on this machine', { timeout: 900_000 }, ()
     env = { PATH: fakes.path };
   });
   after(async () => {
-    for (const cli of running) await stop(cli);
+    // Last started first: an attached sim deletes its nodes through the API it joined.
+    for (const cli of running.reverse()) {
+      if (cli.child.exitCode === null) await cli.stop().catch(() => cli.child.kill('SIGKILL'));
+    }
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -197,13 +211,13 @@ describe('a simulated node never acts on this machine', { timeout: 900_000 }, ()
       after.get('fleet-batch-0003')?.kubelet,
       before.get('fleet-batch-0003')?.kubelet,
     );
-    await assertSimulatedHost(kubeconfig, done);
+    assertSimulatedHost(done);
     assert.equal(fakes.calls(), '', 'no host command reached this machine');
     await stop(sim);
   });
 
   it('attached to another API: a reboot and an upgrade done', async () => {
-    const { kubeconfig } = await startSim('api', [
+    const { sim, kubeconfig } = await startSim('api', [
       '--scenario',
       'empty',
       '--api-version',
@@ -230,7 +244,7 @@ describe('a simulated node never acts on this machine', { timeout: 900_000 }, ()
     kc.loadFromFile(kubeconfig);
     await kc.makeApiClient(CoreV1Api).patchNode({
       name: 'sim-node-0',
-      body: { metadata: { labels: { 'kubemaint.io/reboot-required': 'true' } } },
+      body: [{ op: 'add', path: '/metadata/labels/kubemaint.io~1reboot-required', value: 'true' }],
     });
     const nodes = nodesOf(kubeconfig);
     const before = await nodes();
@@ -242,12 +256,14 @@ describe('a simulated node never acts on this machine', { timeout: 900_000 }, ()
     const after = await nodes();
     assert.notEqual(after.get('sim-node-0')?.bootID, before.get('sim-node-0')?.bootID);
     assert.equal(after.get('sim-node-1')?.kubelet, 'v1.31.4');
-    await assertSimulatedHost(kubeconfig, done);
+    assertSimulatedHost(done);
     assert.equal(fakes.calls(), '', 'no host command reached this machine');
+    await stop(attach);
+    await stop(sim);
   });
 
   it('the executor image mapped as --help shows it (npx tsx src/cli/main.ts): a reboot done', async () => {
-    const { kubeconfig } = await startSim(
+    const { sim, kubeconfig } = await startSim(
       'mapped',
       [
         '--scenario',
@@ -272,7 +288,8 @@ describe('a simulated node never acts on this machine', { timeout: 900_000 }, ()
       after.get('fleet-general-0004')?.bootID,
       before.get('fleet-general-0004')?.bootID,
     );
-    await assertSimulatedHost(kubeconfig, done);
+    assertSimulatedHost(done);
     assert.equal(fakes.calls(), '', 'no host command reached this machine');
+    await stop(sim);
   });
 });
