@@ -42,14 +42,16 @@ export interface SimOptions {
 
 export const PODS_HELP =
   "Pods as processes: kubemaint's executor image (ghcr.io/kubemaint/kubemaint:*) runs as this very\n" +
-  "kubemaint, so `kubemaint serve` with `cluster.type: kubeconfig` at the sim's kubeconfig reboots and\n" +
-  'upgrades simulated nodes end to end; --image maps other images (the first matching pattern wins).\n' +
-  "A simulated node never acts on this machine: every pod process gets the sim's host endpoint\n" +
-  "(KUBEMAINT_SIM_HOST_URL), kubemaint's executor sends its host commands there whatever its\n" +
-  'settings say, and nsenter, systemctl, reboot, shutdown, halt, poweroff and kill come first on the\n' +
-  "process's PATH as shims of the simulated host (`nsenter … -- sh` and other ways off the node are\n" +
-  'refused). A mapped command that calls the real binaries by absolute path is not stopped by them:\n' +
-  'map only commands you would run on this machine yourself (SECURITY.md).\n\n';
+  'kubemaint by default, so a `kubemaint serve` whose config says\n' +
+  '  cluster: {type: kubeconfig, kubeconfig: {path: .kubemaint/sim.kubeconfig}}\n' +
+  'reboots and upgrades simulated nodes end to end after `kubemaint approve ID`. --image maps other\n' +
+  'images (the first matching pattern wins). A simulated node never acts on this machine: every pod\n' +
+  "process gets the sim's host endpoint (KUBEMAINT_SIM_HOST_URL), kubemaint's executor sends its host\n" +
+  'commands there whatever its settings say, and nsenter, systemctl, reboot, shutdown, halt, poweroff\n' +
+  "and kill come first on the process's PATH as shims that reboot the simulated node or refuse,\n" +
+  'saying why (`nsenter … -- sh`, a power-off, a signal to PID 1). Not stopped: a command you map with\n' +
+  "--image that calls a binary by absolute path or a shell builtin (sh -c 'kill …') acts on this\n" +
+  'machine as you; map only what you would run yourself (SECURITY.md).\n\n';
 
 const scenarioHelp = Object.entries(SCENARIO_DESCRIPTIONS)
   .map(([name, describe]) => `  ${name.padEnd(7)} ${describe}`)
