@@ -19,6 +19,18 @@ import { waitFor } from '../support/sim.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
+/** Four nodes: fleet-general-0004 needs a reboot, fleet-batch-0003's kubelet is a minor behind. */
+const FLEET = [
+  '--scenario',
+  'fleet',
+  '--nodes',
+  '4',
+  '--pods-per-node',
+  '1',
+  '--reboot-downtime',
+  '5',
+];
+
 /** Fakes of the host commands in `dir`, each recording its call and succeeding (nothing real is reached). */
 function plantFakes(dir: string): { path: string; calls: () => string } {
   const record = join(dir, 'calls');
@@ -185,16 +197,7 @@ describe('a simulated node never acts on this machine', { timeout: 900_000 }, ()
   };
 
   it("standalone, kubemaint's own images by default: a reboot and an upgrade done", async () => {
-    const { sim, kubeconfig } = await startSim('standalone', [
-      '--scenario',
-      'fleet',
-      '--nodes',
-      '4',
-      '--pods-per-node',
-      '1',
-      '--reboot-downtime',
-      '5',
-    ]);
+    const { sim, kubeconfig } = await startSim('standalone', FLEET);
     const nodes = nodesOf(kubeconfig);
     const before = await nodes();
     const cwd = mkdtempSync(join(dir, 'standalone-'));
@@ -265,18 +268,7 @@ describe('a simulated node never acts on this machine', { timeout: 900_000 }, ()
   it('the executor image mapped as --help shows it (npx tsx src/cli/main.ts): a reboot done', async () => {
     const { sim, kubeconfig } = await startSim(
       'mapped',
-      [
-        '--scenario',
-        'fleet',
-        '--nodes',
-        '4',
-        '--pods-per-node',
-        '1',
-        '--reboot-downtime',
-        '5',
-        '--image',
-        'ghcr.io/kubemaint/kubemaint:*=npx tsx src/cli/main.ts',
-      ],
+      [...FLEET, '--image', 'ghcr.io/kubemaint/kubemaint:*=npx tsx src/cli/main.ts'],
       ROOT,
     );
     const nodes = nodesOf(kubeconfig);
