@@ -11,6 +11,7 @@
  * machine and is refused. `kill` of PID 1 with systemd's reboot signal is a reboot; any other
  * signal to PID 1, to a process group or to every process is refused; a signal to another PID is
  * the caller's own business (a local process can send it without the shim) and is passed on.
+ * `init 6` and `telinit 6` reboot; `systemd-run` (how a kubelet restart is scheduled) is refused.
  */
 
 /** The commands a pod process finds first on its PATH. */
@@ -22,6 +23,9 @@ export const HOST_SHIMS = /** @type {const} */ ([
   'halt',
   'poweroff',
   'kill',
+  'init',
+  'telinit',
+  'systemd-run',
 ]);
 
 /**
@@ -68,6 +72,13 @@ export function shimAction(name, args) {
       return refuse(`${name} would power the node off`);
     case 'kill':
       return kill(args);
+    case 'init':
+    case 'telinit':
+      return args.length === 1 && args[0] === '6'
+        ? REBOOT
+        : refuse(`${name} ${args.join(' ')} is not runlevel 6 (a reboot)`);
+    case 'systemd-run':
+      return refuse('systemd-run would schedule a unit on the machine that runs the simulator');
     case 'kubemaint-sim-host':
       return { kind: 'host', argv: [...args] };
     default:

@@ -47,11 +47,12 @@ export const PODS_HELP =
   'reboots and upgrades simulated nodes end to end after `kubemaint approve ID`. --image maps other\n' +
   'images (the first matching pattern wins). A simulated node never acts on this machine: every pod\n' +
   "process gets the sim's host endpoint (KUBEMAINT_SIM_HOST_URL), kubemaint's executor sends its host\n" +
-  'commands there whatever its settings say, and nsenter, systemctl, reboot, shutdown, halt, poweroff\n' +
-  "and kill come first on the process's PATH as shims that reboot the simulated node or refuse,\n" +
-  'saying why (`nsenter … -- sh`, a power-off, a signal to PID 1). Not stopped: a command you map with\n' +
-  "--image that calls a binary by absolute path or a shell builtin (sh -c 'kill …') acts on this\n" +
-  'machine as you; map only what you would run yourself (SECURITY.md).\n\n';
+  'commands there whatever its settings say, and nsenter, systemctl, reboot, shutdown, halt, poweroff,\n' +
+  "kill, init, telinit and systemd-run come first on the process's PATH as shims that reboot the\n" +
+  'simulated node or refuse, saying why (`nsenter … -- sh`, a power-off, a signal to PID 1).\n' +
+  'Not stopped: a command you map with --image that calls a binary by absolute path or a shell\n' +
+  "builtin (sh -c 'kill …') acts on this machine as you; map only what you would run yourself\n" +
+  '(SECURITY.md).\n\n';
 
 const scenarioHelp = Object.entries(SCENARIO_DESCRIPTIONS)
   .map(([name, describe]) => `  ${name.padEnd(7)} ${describe}`)

@@ -25,6 +25,8 @@ describe('host shims of a simulated node', () => {
     ['kill', ['-SIGRTMIN+5', '1']],
     ['kill', ['-39', '1']],
     ['kill', ['-n', '39', '--', '1']],
+    ['telinit', ['6']],
+    ['nsenter', ['-m/proc/1/ns/mnt', '--', 'init', '6']],
   ];
   for (const [name, args] of reboots) {
     it(`${name} ${args.join(' ')} reboots the simulated node`, () => {
@@ -63,6 +65,21 @@ describe('host shims of a simulated node', () => {
     ['kill', ['-9', '--', '-1234'], /a process group or every process/],
     ['kill', ['-l'], /only numeric PIDs/],
     ['kill', ['%1'], /only numeric PIDs/],
+    ['init', ['0'], /init 0 is not runlevel 6/],
+    ['telinit', ['1'], /telinit 1 is not runlevel 6/],
+    [
+      'nsenter',
+      [
+        '-m/proc/1/ns/mnt',
+        '--',
+        'systemd-run',
+        '--on-active=15',
+        'systemctl',
+        'restart',
+        'kubelet',
+      ],
+      /systemd-run would schedule a unit on the machine/,
+    ],
   ];
   for (const [name, args, says] of refusals) {
     it(`refuses ${name} ${args.join(' ')}, saying why`, () => {
