@@ -12,9 +12,9 @@
  * `getBuiltinModule` rather than `fetch` or an `import` of `node:http`, either of which loads Node's
  * internal undici. TypeScript checks it from its JSDoc (`allowJs`, `@ts-check`).
  *
- * `--as NAME` is how the sim's shims (nsenter, systemctl, reboot, shutdown, halt, poweroff, kill, init, telinit, systemd-run,
- * first on a pod process's PATH) reach it: host-shim.mjs says what NAME ARGS means on a simulated
- * node, and what it refuses.
+ * `--as NAME` is how the sim's shims (nsenter, systemctl, reboot and the rest of HOST_SHIMS, first
+ * on a pod process's PATH) reach it: host-shim.mjs says what NAME ARGS means on a simulated node,
+ * and what it refuses.
  */
 import { shimAction } from './host-shim.mjs';
 

@@ -1,10 +1,10 @@
 /**
  * The folder of host-command shims the sim puts first on the PATH of every pod it runs as a
- * process: `nsenter`, `systemctl`, `reboot`, `shutdown`, `halt`, `poweroff`, `kill`, `init`, `telinit` and
- * `systemd-run`, each
- * `kubemaint-sim-host --as NAME "$@"` (host-shim.mjs says what they do on a simulated node). A pod
- * process that calls one of them by name, as kured and kubemaint's own production settings do,
- * reaches the simulated host, never the machine that runs the sim (DESIGN invariant 11).
+ * process: `nsenter`, `systemctl`, `reboot`, `shutdown`, `halt`, `poweroff`, `kill`, `init`,
+ * `telinit` and `systemd-run`, each `kubemaint-sim-host --as NAME "$@"` (host-shim.mjs says what
+ * they do on a simulated node). A pod process that calls one of them by name, as kured and
+ * kubemaint's own production settings do, reaches the simulated host, never the machine that runs
+ * the sim (DESIGN invariant 11).
  *
  * Written at run time into a private temporary folder (mode 0700, a name nobody can guess) rather
  * than shipped: the launcher's path differs between a checkout and the installed package, and a

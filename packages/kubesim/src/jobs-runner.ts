@@ -3,12 +3,11 @@
  * (`images: { "ghcr.io/kubemaint/kubemaint:*": { command: [...] } }`) runs as a LOCAL child process with
  * the container's resolved env plus `KUBECONFIG`, `NODE_NAME`, `POD_NAME`, `POD_NAMESPACE` and
  * `KUBEMAINT_SIM_HOST_URL`; its exit code becomes the container's. Its PATH starts with the host
- * shims (host-shims-dir.ts: nsenter, systemctl, reboot, shutdown, halt, poweroff, kill, init, telinit,
- * systemd-run go to the
- * simulated host), then `kubemaint-sim-host`; the pod's env cannot change PATH, NODE_NAME or the host
- * endpoint (DESIGN invariant 11: a simulated node's processes never act on the real machine). The mapping stands for the image's
- * binary: it replaces `command[0]` (or the entrypoint when `command` is unset) and the rest of
- * `command` and `args` follow. Killing a pod sends SIGTERM, then SIGKILL after the grace period.
+ * shims (host-shims-dir.ts: nsenter, systemctl, reboot, … go to the simulated host), then
+ * `kubemaint-sim-host`; the pod's env cannot change PATH, NODE_NAME or the host endpoint (DESIGN
+ * invariant 11: a simulated node's processes never act on the real machine). The mapping stands
+ * for the image's binary: it replaces `command[0]` (or the entrypoint when `command` is unset) and
+ * the rest of `command` and `args` follow. Killing a pod sends SIGTERM, then SIGKILL after the grace period.
  *
  * What a process gets besides (`PodLaunch`: env, kubeconfig) is the caller's: the embedded sim
  * resolves it from its store and hands over its own kubeconfig; an attached kubelet reads it from
