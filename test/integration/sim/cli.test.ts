@@ -157,7 +157,7 @@ describe('kubemaint sim (child process)', { concurrency: true }, () => {
       'KUBEMAINT_SIM_HOST_URL',
       'cluster: {type: kubeconfig',
       'nsenter … -- sh',
-      'by absolute path or a shell builtin',
+      'by absolute path',
     ]) {
       assert.ok(cli.out().includes(name), `--help mentions ${name}`);
     }
