@@ -15,6 +15,7 @@ import { kubePorts } from '../adapters/kube/executor-ports.js';
 import type { Clock as ExecutorClock, HostResult } from '../app/ports.js';
 import { runExecutor, type ExecutorOutcome } from '../app/executor/run-executor.js';
 import type { ExecutorSettings } from '../app/executor/settings.js';
+import { onSimulatedNode } from '../app/executor/simulated-node.js';
 import type { ControlSettings } from '../app/control/settings.js';
 import { EXIT } from '../core/exit-codes.js';
 import { ANN_NODE, LABEL_HOOK, LABEL_REQUEST } from '../core/names.js';
@@ -25,14 +26,7 @@ import { buildExecutorJob } from '../../templates/executor-job.js';
 export const NOOP_IMAGE = 'example.invalid/kubemaint-noop:1';
 
 /** Executor settings for the sim: its host endpoint stands for the machine, so no nsenter prefix. */
-export function simExecutorSettings(settings: ExecutorSettings): ExecutorSettings {
-  return {
-    ...settings,
-    hostPrefix: [],
-    reboot: { method: 'command', command: ['kubemaint-sim-host', 'reboot'] },
-    upgrade: { command: ['kubemaint-sim-host', 'upgrade', '{{version}}'], restartCommand: [] },
-  };
-}
+export const simExecutorSettings = onSimulatedNode;
 
 /** The real executor Job manifest (templates/executor-job.ts) with the no-op image. */
 export function inProcessJobFor(

@@ -109,6 +109,9 @@ const ResourcesSchema = z
     }
   });
 
+/** Where kubemaint's own executor image is published (the default `executor.image`, without its tag). */
+export const EXECUTOR_IMAGE_REPOSITORY = 'ghcr.io/kubemaint/kubemaint';
+
 export const ExecutorSchema = z.strictObject({
   image: checkedText((text) =>
     IMAGE.test(text)
@@ -117,7 +120,7 @@ export const ExecutorSchema = z.strictObject({
           message: `${describeValue(text)} is not an image reference`,
           hint: 'e.g. ghcr.io/acme/kubemaint:0.1.0',
         },
-  ).default(`ghcr.io/kubemaint/kubemaint:${VERSION}`),
+  ).default(`${EXECUTOR_IMAGE_REPOSITORY}:${VERSION}`),
   /** Unset: Kubernetes' default (Always for `:latest`, IfNotPresent otherwise). */
   imagePullPolicy: z.enum(['Always', 'IfNotPresent', 'Never']).optional(),
   serviceAccount: dnsLabel('kubemaint-executor').default('kubemaint-executor'),

@@ -11,10 +11,20 @@
  * times the CPU of a bare `node`; now 1.5 times), only built-ins, and http taken with
  * `getBuiltinModule` rather than `fetch` or an `import` of `node:http`, either of which loads Node's
  * internal undici. TypeScript checks it from its JSDoc (`allowJs`, `@ts-check`).
+ *
+ * `--as NAME` is how the sim's shims (nsenter, systemctl, reboot and the rest of HOST_SHIMS, first
+ * on a pod process's PATH) reach it: host-shim.mjs says what NAME ARGS means on a simulated node,
+ * and what it refuses.
  */
+import { shimAction } from './host-shim.mjs';
+
+export { HOST_SHIMS } from './host-shim.mjs';
+
 const USAGE = `usage: kubemaint-sim-host reboot
        kubemaint-sim-host upgrade <version>     (e.g. v1.31.4)
        kubemaint-sim-host status
+       kubemaint-sim-host --as NAME ARGS…       (what the sim's shims on a pod's PATH run, e.g.
+                                                 --as nsenter -m/proc/1/ns/mnt -- systemctl reboot)
 env:   KUBEMAINT_SIM_HOST_URL  the sim's host endpoint (set by the sim on its pods)
        NODE_NAME               the node this host is`;
 
@@ -33,6 +43,7 @@ export async function main(
     stderr: (s) => void process.stderr.write(s),
   },
 ) {
+  if (argv[0] === '--as') return shim(argv[1] ?? '', argv.slice(2), env, out);
   const [command, version] = argv;
   const base = env['KUBEMAINT_SIM_HOST_URL'];
   const node = env['NODE_NAME'];
@@ -69,6 +80,31 @@ export async function main(
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     out.stderr(`kubemaint-sim-host: cannot reach the sim host endpoint at ${base}: ${message}\n`);
+    return 1;
+  }
+}
+
+/**
+ * A host command called by name on a simulated node: done through the host endpoint, passed on
+ * (a signal to a PID other than 1), or refused with exit 126 ("cannot execute") and the reason.
+ * @param {string} name
+ * @param {readonly string[]} args
+ * @param {Record<string, string | undefined>} env
+ * @param {{ stdout: (s: string) => void; stderr: (s: string) => void }} out
+ * @returns {Promise<number>}
+ */
+async function shim(name, args, env, out) {
+  const action = shimAction(name, args);
+  if (action.kind === 'host') return main(action.argv, env, out);
+  if (action.kind === 'refuse') {
+    out.stderr(`${name} (simulated node ${env['NODE_NAME'] ?? '?'}): refused: ${action.why}\n`);
+    return 126;
+  }
+  try {
+    for (const pid of action.pids) process.kill(pid, action.signal);
+    return 0;
+  } catch (error) {
+    out.stderr(`kill: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }
 }

@@ -73,7 +73,7 @@ export {
 } from './scenarios/builders.js';
 export { REBOOT_MARKS } from './scenarios/marks.js';
 export { KUBELET_VERSION, type HostAction, type HostControls } from './host.js';
-export { SIM_BIN_DIR, type ImageMap, type ImageMapping } from './jobs-runner.js';
+export { SIM_BIN_DIR, mappingFor, type ImageMap, type ImageMapping } from './jobs-runner.js';
 export { SimError, type SimErrorCode } from './errors.js';
 export { silentLogger, type Logger } from './log.js';
 

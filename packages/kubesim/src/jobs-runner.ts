@@ -2,9 +2,12 @@
  * The pod runner behind the kubelets: a container whose image is mapped in the sim config
  * (`images: { "ghcr.io/kubemaint/kubemaint:*": { command: [...] } }`) runs as a LOCAL child process with
  * the container's resolved env plus `KUBECONFIG`, `NODE_NAME`, `POD_NAME`, `POD_NAMESPACE` and
- * `KUBEMAINT_SIM_HOST_URL`; its exit code becomes the container's. The mapping stands for the image's
- * binary: it replaces `command[0]` (or the entrypoint when `command` is unset) and the rest of
- * `command` and `args` follow. Killing a pod sends SIGTERM, then SIGKILL after the grace period.
+ * `KUBEMAINT_SIM_HOST_URL`; its exit code becomes the container's. Its PATH starts with the host
+ * shims (host-shims-dir.ts: nsenter, systemctl, reboot, … go to the simulated host), then
+ * `kubemaint-sim-host`; the pod's env cannot change PATH, NODE_NAME or the host endpoint (DESIGN
+ * invariant 11: a simulated node's processes never act on the real machine). The mapping stands
+ * for the image's binary: it replaces `command[0]` (or the entrypoint when `command` is unset) and
+ * the rest of `command` and `args` follow. Killing a pod sends SIGTERM, then SIGKILL after the grace period.
  *
  * What a process gets besides (`PodLaunch`: env, kubeconfig) is the caller's: the embedded sim
  * resolves it from its store and hands over its own kubeconfig; an attached kubelet reads it from
@@ -13,6 +16,7 @@
 import { spawn } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeHostShims, type HostShims } from './host-shims-dir.js';
 import type { Logger } from './log.js';
 import type { Container } from './controllers/shapes.js';
 import type { KObject, SimClock } from './types.js';
@@ -97,6 +101,10 @@ export function createJobsRunner(options: {
   const output = new Map<string, { uid: string; text: string }>();
   const running = new Set<ReturnType<typeof spawn>>();
   let stopped = false;
+  // Written at the first process and removed at stopAll: a sim that runs no process writes none.
+  let shims: HostShims | undefined;
+  const shimsDir = (): string =>
+    (shims ??= writeHostShims(resolve(SIM_BIN_DIR, 'kubemaint-sim-host'))).dir;
 
   const spawnContainer = (
     pod: KObject,
@@ -114,7 +122,11 @@ export function createJobsRunner(options: {
     };
     const [file, ...base] = mapping.command;
     const argv = [...base, ...(container.command?.slice(1) ?? []), ...(container.args ?? [])];
-    const path = [SIM_BIN_DIR, dirname(process.execPath), process.env['PATH'] ?? ''].join(':');
+    // The shims first, then the sim's own commands, then what the sim was started with (nothing
+    // before it: a fake host command planted there by a test is what a pod finds, not /usr/bin's),
+    // and node last, for a mapped command that needs one.
+    const inherited = process.env['PATH'] ?? '';
+    const path = [shimsDir(), SIM_BIN_DIR, inherited, dirname(process.execPath)].join(':');
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       ...mapping.env,
@@ -177,6 +189,8 @@ export function createJobsRunner(options: {
       stopped = true;
       for (const child of running) child.kill('SIGKILL');
       running.clear();
+      shims?.remove();
+      shims = undefined;
     },
     start(pod, container, onExit) {
       const mapping = mappingFor(options.images, container.image);
@@ -187,6 +201,8 @@ export function createJobsRunner(options: {
       };
       let prepared: PodLaunch | Promise<PodLaunch>;
       try {
+        // No shims, no process: without them a host command by name would reach the real machine.
+        shimsDir();
         prepared = options.prepare(pod, container);
       } catch (error) {
         queueMicrotask(() => configError(error));

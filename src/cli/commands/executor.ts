@@ -69,7 +69,7 @@ export function registerExecutorCommand(program: Command): void {
     .action(async (options: Options, command: Command) => {
       const env = process.env;
       const { logFormat } = command.optsWithGlobals<{ logFormat?: LogFormat }>();
-      const settings = withUpgradeScript(await executorSettings(env, options.config, logFormat));
+      const configured = withUpgradeScript(await executorSettings(env, options.config, logFormat));
       const log = createLogger({ service: 'executor' }).child({
         node: options.node,
         request: options.request,
@@ -78,14 +78,22 @@ export function registerExecutorCommand(program: Command): void {
       const [
         { createKubeClient, loadKubeConfig },
         { kubePorts },
-        { processHost },
+        { executorHost },
         { runExecutor },
       ] = await Promise.all([
         import('../../adapters/kube/client.js'),
         import('../../adapters/kube/executor-ports.js'),
-        import('../../app/executor/host-process.js'),
+        import('../../compose/executor-host.js'),
         import('../../app/executor/run-executor.js'),
       ]);
+      // On a simulated node the host is the simulator's, whatever the settings say (ADR 0036).
+      const { host, settings, simulated } = executorHost(env, configured);
+      if (simulated) {
+        log.info(
+          { hostEndpoint: simulated },
+          "simulated node: host commands go to the simulator's host endpoint (the configured host prefix and commands are not used)",
+        );
+      }
       const client = createKubeClient(loadKubeConfig(options.kubeconfig));
       const pod = env['POD_NAME']
         ? `${env['POD_NAMESPACE'] ?? 'default'}/${env['POD_NAME']}`
@@ -93,7 +101,7 @@ export function registerExecutorCommand(program: Command): void {
       const outcome = await runExecutor(
         {
           ...kubePorts(client, log, systemClock, settings.namespace),
-          host: processHost,
+          host,
           clock: systemClock,
           log,
         },

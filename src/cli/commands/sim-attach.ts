@@ -12,6 +12,7 @@ import { createLogger } from '../../log.js';
 import { KUBELET_VERSION } from '@kubemaint/kubesim/names';
 import type { SimOptions } from './sim.js';
 import { number, parseImages, parseLabels } from './sim-options.js';
+import { withKubemaintImages } from '../../compose/sim-host.js';
 
 export const ATTACH_HELP =
   'Attach mode (--attach KUBECONFIG): N simulated nodes join that apiserver, kwok-style, and its real\n' +
@@ -24,20 +25,13 @@ export const ATTACH_HELP =
   "host=URL (KUBEMAINT_SIM_HOST_URL of the pods, `kubemaint-sim-host`). A pod's process finds its\n" +
   'service-account token, ca.crt and namespace in $KUBEMAINT_SIM_SERVICEACCOUNT_DIR and, with\n' +
   "--hosts-dir, its node's file system in $KUBEMAINT_SIM_HOST_ROOT (e.g. var/run/reboot-required). Example:\n" +
-  '  kubemaint sim --attach .kubemaint/real-cluster/admin.kubeconfig --nodes 3 \\\n' +
-  "    --image 'ghcr.io/kubemaint/kubemaint:*=npx tsx src/cli/main.ts'";
+  '  kubemaint sim --attach .kubemaint/real-cluster/admin.kubeconfig --nodes 3\n' +
+  'With --hosts-dir, the agent image (kubemaint-agent:*) runs the real reporter agent too\n' +
+  '(bin/kubemaint-sim-agent, in a checkout).';
 
 /** Options that only mean something for the embedded sim, and the ones only for attach mode. */
 const EMBEDDED_ONLY = ['scenario', 'podsPerNode', 'port', 'kubeconfig', 'apiVersion', 'state'];
-const ATTACH_ONLY = [
-  'namePrefix',
-  'label',
-  'kubeletVersion',
-  'hostPort',
-  'rebootDowntime',
-  'hostsDir',
-  'cleanup',
-];
+const ATTACH_ONLY = ['namePrefix', 'label', 'kubeletVersion', 'hostPort', 'hostsDir', 'cleanup'];
 
 const flag = (name: string): string => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 
@@ -80,7 +74,9 @@ export async function runAttach(options: SimOptions, command: Command): Promise<
     'a positive number of seconds',
   );
   const scale = number('--scale', options.scale, (n) => n > 0, 'a positive number');
-  const images = parseImages(options.image);
+  const images = withKubemaintImages(parseImages(options.image), {
+    agent: options.hostsDir !== undefined,
+  });
   const labels = parseLabels(options.label);
   const kubeconfig = resolve(options.attach ?? '');
   const { attachSim } = await import('@kubemaint/kubesim/attach');

@@ -17,6 +17,7 @@ import {
 import { ATTACH_HELP, refuseAttachOptions, runAttach } from './sim-attach.js';
 import { number, parseImages } from './sim-options.js';
 import { kubemaintAccessObjects } from '../../compose/sim-access.js';
+import { withKubemaintImages } from '../../compose/sim-host.js';
 
 export interface SimOptions {
   scenario: string;
@@ -38,6 +39,20 @@ export interface SimOptions {
   hostsDir?: string;
   cleanup?: boolean;
 }
+
+export const PODS_HELP =
+  "Pods as processes: kubemaint's executor image (ghcr.io/kubemaint/kubemaint:*) runs as this very\n" +
+  'kubemaint by default, so a `kubemaint serve` whose config says\n' +
+  '  cluster: {type: kubeconfig, kubeconfig: {path: .kubemaint/sim.kubeconfig}}\n' +
+  'reboots and upgrades simulated nodes end to end after `kubemaint approve ID`. --image maps other\n' +
+  'images (the first matching pattern wins). A simulated node never acts on this machine: every pod\n' +
+  "process gets the sim's host endpoint (KUBEMAINT_SIM_HOST_URL), kubemaint's executor sends its host\n" +
+  'commands there whatever its settings say, and nsenter, systemctl, reboot, shutdown, halt, poweroff,\n' +
+  "kill, init, telinit and systemd-run come first on the process's PATH as shims that reboot the\n" +
+  'simulated node or refuse, saying why (`nsenter … -- sh`, a power-off, a signal to PID 1).\n' +
+  'Not stopped: a command you map with --image that calls a binary by absolute path or a shell\n' +
+  "builtin (sh -c 'kill …') acts on this machine as you; map only what you would run yourself\n" +
+  '(SECURITY.md).\n\n';
 
 const scenarioHelp = Object.entries(SCENARIO_DESCRIPTIONS)
   .map(([name, describe]) => `  ${name.padEnd(7)} ${describe}`)
@@ -74,7 +89,7 @@ export function registerSimCommand(program: Command): void {
     .option('--api-version <v>', 'the version /version reports (kubectl picks its binary by it)')
     .option(
       '--image <pattern=command>',
-      'run pods of matching images as this local command (repeatable)',
+      "run pods of matching images as this local command (repeatable; kubemaint's own need none)",
       (value: string, previous: string[]) => [...previous, value],
       [] as string[],
     )
@@ -91,7 +106,7 @@ export function registerSimCommand(program: Command): void {
     )
     .option('--kubelet-version <v>', "attach: the kubelets' version (default: the apiserver's)")
     .option('--host-port <port>', 'attach: host endpoint port on 127.0.0.1 (0 picks one)', '0')
-    .option('--reboot-downtime <seconds>', 'attach: how long a rebooted node is down', '60')
+    .option('--reboot-downtime <seconds>', 'how long a rebooted node is down', '60')
     .option(
       '--hosts-dir <dir>',
       "attach: the hosts' file systems, DIR/<node>/ each (pods get KUBEMAINT_SIM_HOST_ROOT; a reboot empties var/run)",
@@ -101,6 +116,7 @@ export function registerSimCommand(program: Command): void {
       'after',
       `\nScenarios:\n${scenarioHelp}\n\nThe sim writes its kubeconfig (TLS with its own CA, a bearer token) so that\n` +
         '`kubectl --kubeconfig PATH get nodes` works without extra flags.\n\n' +
+        PODS_HELP +
         ATTACH_HELP,
     )
     .action(async (options: SimOptions, command: Command) => {
@@ -141,7 +157,16 @@ export function registerSimCommand(program: Command): void {
         kubeconfigPath: options.kubeconfig,
         scale: number('--scale', options.scale, (n) => n > 0, 'a positive number'),
         ...(options.apiVersion ? { version: options.apiVersion } : {}),
-        images: parseImages(options.image),
+        images: withKubemaintImages(parseImages(options.image), { agent: false }),
+        delays: {
+          rebootDowntimeMs:
+            number(
+              '--reboot-downtime',
+              options.rebootDowntime ?? '60',
+              (n) => n > 0,
+              'a positive number of seconds',
+            ) * 1_000,
+        },
         log: createLogger({ service: 'sim' }),
       });
       // kubemaint's own kinds, as `kubectl apply -k infra/k8s` installs them on a real cluster.

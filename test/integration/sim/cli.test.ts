@@ -152,6 +152,12 @@ describe('kubemaint sim (child process)', { concurrency: true }, () => {
       '--kubeconfig',
       '--scale',
       '--state',
+      '--reboot-downtime',
+      // A simulated node's host commands, and what is not stopped (ADR 0036).
+      'KUBEMAINT_SIM_HOST_URL',
+      'cluster: {type: kubeconfig',
+      'nsenter … -- sh',
+      'by absolute path',
     ]) {
       assert.ok(cli.out().includes(name), `--help mentions ${name}`);
     }

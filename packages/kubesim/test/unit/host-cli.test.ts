@@ -71,6 +71,25 @@ describe('kubemaint-sim-host against the host endpoint', () => {
     assert.equal(JSON.parse(status.stdout).bootID, 'b-1');
   });
 
+  it('answers a shim (--as NAME) with the simulated host, or refuses it with exit 126', async () => {
+    const reboot = await cli(
+      ['--as', 'nsenter', '-m/proc/1/ns/mnt', '--', 'systemctl', 'reboot'],
+      env(),
+    );
+    assert.equal(reboot.code, 0, reboot.stderr);
+    assert.deepEqual(host.calls.splice(0), ['node-1:reboot']);
+    const upgrade = await cli(
+      ['--as', 'nsenter', '--', 'kubemaint-sim-host', 'upgrade', 'v1.32.1'],
+      env(),
+    );
+    assert.equal(upgrade.code, 0, upgrade.stderr);
+    assert.deepEqual(host.calls.splice(0), ['node-1:upgrade:v1.32.1']);
+    const off = await cli(['--as', 'nsenter', '-m/proc/1/ns/mnt', '--', 'sh', '-c', 'true'], env());
+    assert.equal(off.code, 126);
+    assert.match(off.stderr, /^nsenter \(simulated node node-1\): refused: .*would run "sh"/);
+    assert.deepEqual(host.calls, []);
+  });
+
   const failures: [string, string[], Record<string, string | undefined>, number, RegExp][] = [
     [
       'no endpoint in the env',
@@ -148,7 +167,7 @@ describe('kubemaint-sim-host against the host endpoint', () => {
     const ours = loaded.seen.filter((url) => !url.startsWith('node:'));
     assert.deepEqual(
       ours.map((url) => url.replace(/^.*\/(bin|src)\//, '$1/')),
-      ['bin/kubemaint-sim-host', 'src/host-cli.mjs'],
+      ['bin/kubemaint-sim-host', 'src/host-cli.mjs', 'src/host-shim.mjs'],
     );
     assert.equal(loaded.undici, false, "Node's internal undici was loaded");
   });
