@@ -39,6 +39,15 @@ const SOURCES: readonly [feature: string, name: (env: Env) => string][] = [
   ['CREDENTIALS_ENV_VARS', () => 'environment (AWS_ACCESS_KEY_ID)'],
 ];
 
+/**
+ * The chain's last links tag nothing: the ECS fallback of container credentials, and the instance
+ * metadata service, which is the one left when no container endpoint is set.
+ */
+const untagged = (env: Env): string =>
+  env['AWS_CONTAINER_CREDENTIALS_FULL_URI'] || env['AWS_CONTAINER_CREDENTIALS_RELATIVE_URI']
+    ? 'container credentials (EKS Pod Identity or ECS)'
+    : 'instance metadata (IMDSv2), the instance role';
+
 const profileOf = (env: Env): string => env['AWS_PROFILE']?.trim() || 'default';
 
 export function credentialsFrom(env: Env): CredentialProvider {
@@ -69,7 +78,7 @@ export function credentialsFrom(env: Env): CredentialProvider {
       secretAccessKey: found.secretAccessKey,
       ...(found.sessionToken ? { sessionToken: found.sessionToken } : {}),
       ...(found.expiration ? { expiration: found.expiration } : {}),
-      source: named ? named[1](env) : 'the AWS SDK chain',
+      source: named ? named[1](env) : untagged(env),
     };
   };
 }
