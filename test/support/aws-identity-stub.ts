@@ -156,9 +156,9 @@ export async function startIdentityStub(): Promise<IdentityStub> {
       // SSM GetParameter, signed in the Authorization header.
       if (req.method === 'POST' && req.headers['x-amz-target'] === 'AmazonSSM.GetParameter') {
         const source = headerSignatureSource(req, body);
-        if (typeof source !== 'string' || !(source in KEYS))
-          return json(400, { __type: 'InvalidSignatureException', message: String(source) });
-        verified.push({ api: 'ssm', source: source as Source });
+        if (typeof source !== 'string')
+          return json(400, { __type: 'InvalidSignatureException', message: source.error });
+        verified.push({ api: 'ssm', source });
         return json(200, {
           Parameter: { Name: PARAMETER.name, Type: 'SecureString', Value: PARAMETER.value },
         });
@@ -227,7 +227,7 @@ function presignProblem(
 }
 
 /** The source whose key signed a header-signed request, or why the signature fails. */
-function headerSignatureSource(req: IncomingMessage, body: string): string | { error: string } {
+function headerSignatureSource(req: IncomingMessage, body: string): Source | { error: string } {
   const m =
     /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/.exec(
       String(req.headers.authorization ?? ''),
