@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -198,5 +199,57 @@ describe('AWS credentials from each source of the standard chain', () => {
       );
       return true;
     });
+  });
+});
+
+describe('kubemaint config check names the AWS credentials of an EKS cluster', () => {
+  const caData = Buffer.from(
+    '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n',
+  ).toString('base64');
+  const eksConfig = (dir: string) => {
+    const path = join(dir, 'kubemaint.yaml');
+    writeFileSync(
+      path,
+      `cluster:\n  type: eks\n  eks:\n    name: prod-eu\n    region: ${REGION}\n` +
+        `    endpoint: https://ABC.gr7.${REGION}.eks.amazonaws.com\n    caData: ${caData}\n`,
+    );
+    return path;
+  };
+  /** The CLI as a child process, with exactly this AWS environment (the child's own chain). */
+  const configCheck = (env: NodeJS.ProcessEnv, path: string) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', 'src/cli/main.ts', 'config', 'check', path],
+        { env: { ...env, KUBEMAINT_CONFIG: '' } },
+      );
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      child.on('exit', (code) => resolve({ code, stdout, stderr }));
+    });
+
+  it('web identity: the role, and when the session expires', async () => {
+    const env = cases.find((c) => c.source === 'web-identity')!.setup();
+    const run = await configCheck(env, eksConfig(home));
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^ok: .* is valid \(cluster eks "prod-eu", /);
+    assert.match(
+      run.stdout,
+      new RegExp(
+        `\\nAWS credentials: web identity, role ${ROLE}, expire \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC\\n$`,
+      ),
+    );
+  });
+  it('no credentials anywhere: valid config, a warning that says where they are looked for', async () => {
+    const env = environment({});
+    const run = await configCheck(env, eksConfig(home));
+    assert.equal(run.code, 0, run.stderr);
+    assert.doesNotMatch(run.stdout, /AWS credentials/);
+    assert.match(
+      run.stderr,
+      /warning: AWS credentials missing: .*\(kubemaint reads the standard AWS chain: /,
+    );
   });
 });
