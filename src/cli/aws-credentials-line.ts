@@ -6,21 +6,35 @@
  */
 import { credentialsFrom, type Env } from '../adapters/aws/credentials.js';
 import type { Config } from '../config/schema.js';
+import type { EksConfig } from '../config/schema-cluster.js';
 import { KubemaintError } from '../errors.js';
 
-const usesEks = (config: Config): boolean =>
-  config.clusters
-    ? config.clusters.some((entry) => entry.cluster.type === 'eks')
-    : config.cluster.type === 'eks';
+/** The EKS clusters' settings, one per role they assume (none: the chain's own identity). */
+function eksIdentities(config: Config): EksConfig[] {
+  const clusters = config.clusters
+    ? config.clusters.map((entry) => entry.cluster)
+    : [config.cluster];
+  const byRole = new Map<string | undefined, EksConfig>();
+  for (const cluster of clusters)
+    if (cluster.type === 'eks' && !byRole.has(cluster.eks.roleArn))
+      byRole.set(cluster.eks.roleArn, cluster.eks);
+  return [...byRole.values()];
+}
 
-/** undefined when no cluster is EKS; `ok` false when no source of the chain had credentials. */
-export async function awsCredentialsLine(
+/**
+ * One line per identity the EKS clusters are reached as (none when no cluster is EKS); `ok` false
+ * when the chain had no credentials or the role could not be assumed.
+ */
+export async function awsCredentialsLines(
   config: Config,
   env: Env,
-): Promise<{ ok: boolean; line: string } | undefined> {
-  if (!usesEks(config)) return undefined;
+): Promise<{ ok: boolean; line: string }[]> {
+  return Promise.all(eksIdentities(config).map((eks) => lineFor(eks, env)));
+}
+
+async function lineFor(eks: EksConfig, env: Env): Promise<{ ok: boolean; line: string }> {
   try {
-    const found = await credentialsFrom(env)();
+    const found = await credentialsFrom(env, { roleArn: eks.roleArn, region: eks.region })();
     const until = found.expiration
       ? `, expire ${found.expiration.toISOString().slice(0, 16).replace('T', ' ')} UTC`
       : '';

@@ -204,7 +204,7 @@ function eksKubeConfig(cluster: Extract<ClusterConfig, { type: 'eks' }>, env: No
   const tokens = createEksTokenProvider({
     clusterName: cluster.eks.name,
     region: cluster.eks.region,
-    credentials: credentialsFrom(env),
+    credentials: credentialsFrom(env, { roleArn: cluster.eks.roleArn, region: cluster.eks.region }),
     now: () => new Date(),
   });
   const kubeConfig = new EksKubeConfig(tokens);

@@ -2,6 +2,7 @@
  * One loopback server that speaks, for the credential chain's tests, each AWS endpoint the standard
  * provider chain and kubemaint call, with their real protocols:
  * - STS `AssumeRoleWithWebIdentity` (awsQuery form POST, XML answer) for IRSA;
+ * - STS `AssumeRole`, its SigV4 header checked (who assumed is recorded), for `cluster.eks.roleArn`;
  * - STS `GetCallerIdentity` reached through a presigned URL (the EKS token), its SigV4 checked the way
  *   STS checks it (canonical query without the signature, signed host and x-k8s-aws-id, the clock);
  * - the SSO portal's `GetRoleCredentials` (`GET /federation/credentials`, bearer token header);
@@ -14,7 +15,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { referenceSignature, sha256 } from '../unit/adapters/aws/independent-sigv4.js';
 
-export type Source = 'env' | 'profile' | 'sso' | 'web-identity' | 'container' | 'imds';
+export type Source = 'env' | 'profile' | 'sso' | 'web-identity' | 'container' | 'imds' | 'assumed';
 
 export const KEYS: Record<Source, { accessKeyId: string; secretAccessKey: string }> = {
   env: { accessKeyId: 'AKIAENVENVENVENV0001', secretAccessKey: 'env-secret' },
@@ -23,6 +24,7 @@ export const KEYS: Record<Source, { accessKeyId: string; secretAccessKey: string
   'web-identity': { accessKeyId: 'ASIAWEBIDWEBIDWEB004', secretAccessKey: 'webid-secret' },
   container: { accessKeyId: 'ASIACONTAINERCONT005', secretAccessKey: 'container-secret' },
   imds: { accessKeyId: 'ASIAIMDSIMDSIMDSI006', secretAccessKey: 'imds-secret' },
+  assumed: { accessKeyId: 'ASIAASSUMEDASSUMED07', secretAccessKey: 'assumed-secret' },
 };
 export const SESSION_TOKEN = 'session-token-of-';
 export const WEB_IDENTITY_TOKEN = 'eyJ.web-identity.jwt';
@@ -36,7 +38,7 @@ export interface IdentityStub {
   /** Method and path of every request, in order. */
   calls: string[];
   /** Sources whose credentials signed an SSM call or an EKS token that verified. */
-  verified: { api: 'ssm' | 'eks-token'; source: Source; cluster?: string }[];
+  verified: { api: 'ssm' | 'eks-token' | 'assume-role'; source: Source; cluster?: string }[];
   close(): Promise<void>;
 }
 
@@ -85,6 +87,27 @@ export async function startIdentityStub(): Promise<IdentityStub> {
             `<SessionToken>${SESSION_TOKEN}web-identity</SessionToken><Expiration>${expiration()}</Expiration></Credentials>` +
             `<AssumedRoleUser><Arn>${form.get('RoleArn')}/${form.get('RoleSessionName')}</Arn><AssumedRoleId>AROA:x</AssumedRoleId></AssumedRoleUser>` +
             `</AssumeRoleWithWebIdentityResult><ResponseMetadata><RequestId>r-1</RequestId></ResponseMetadata></AssumeRoleWithWebIdentityResponse>`,
+        );
+      }
+      // STS AssumeRole (awsQuery), signed by the identity that assumes.
+      if (req.method === 'POST' && form.get('Action') === 'AssumeRole') {
+        const by = headerSignatureSource(req, body);
+        if (typeof by !== 'string')
+          return send(
+            403,
+            'text/xml',
+            `<ErrorResponse><Error><Code>SignatureDoesNotMatch</Code><Message>${by.error}</Message></Error></ErrorResponse>`,
+          );
+        verified.push({ api: 'assume-role', source: by });
+        const k = KEYS.assumed;
+        return send(
+          200,
+          'text/xml',
+          `<AssumeRoleResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><AssumeRoleResult>` +
+            `<Credentials><AccessKeyId>${k.accessKeyId}</AccessKeyId><SecretAccessKey>${k.secretAccessKey}</SecretAccessKey>` +
+            `<SessionToken>${SESSION_TOKEN}assumed</SessionToken><Expiration>${expiration()}</Expiration></Credentials>` +
+            `<AssumedRoleUser><Arn>${form.get('RoleArn')}/${form.get('RoleSessionName')}</Arn><AssumedRoleId>AROA:y</AssumedRoleId></AssumedRoleUser>` +
+            `</AssumeRoleResult><ResponseMetadata><RequestId>r-2</RequestId></ResponseMetadata></AssumeRoleResponse>`,
         );
       }
       // STS GetCallerIdentity through a presigned URL: the EKS token, verified as STS does.

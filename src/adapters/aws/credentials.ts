@@ -10,6 +10,7 @@
  * reads the process environment and files itself.
  */
 import { KubemaintError } from '../../errors.js';
+import type { SdkProvider } from './credential-chain.js';
 import type { AwsCredentials } from './signer.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -50,43 +51,75 @@ const untagged = (env: Env): string =>
 
 const profileOf = (env: Env): string => env['AWS_PROFILE']?.trim() || 'default';
 
-export function credentialsFrom(env: Env): CredentialProvider {
+export interface CredentialOptions {
+  /** Assume this role with the chain's credentials (STS AssumeRole), as `cluster.eks.roleArn` asks. */
+  readonly roleArn?: string | undefined;
+  /** The region of the STS call that assumes it. */
+  readonly region?: string | undefined;
+}
+
+export function credentialsFrom(env: Env, options: CredentialOptions = {}): CredentialProvider {
   const fromEnv = credentialsInEnv(env);
-  if (fromEnv) return () => Promise.resolve(fromEnv);
-  let chain: Promise<() => Promise<SdkCredentials>> | undefined;
+  // Loaded on first use: the CLI's other commands and the Slack acknowledgement never pay for it.
+  let sdk: Promise<typeof import('./credential-chain.js')> | undefined;
+  const loadSdk = () => (sdk ??= import('./credential-chain.js'));
+  let chain: Promise<SdkProvider> | undefined;
+  const base: CredentialProvider = fromEnv
+    ? () => Promise.resolve(fromEnv)
+    : async () => {
+        const loading = (chain ??= loadSdk().then((m) => m.nodeChain()));
+        return described(await resolve(await loading), env);
+      };
+  const { roleArn, region } = options;
+  if (!roleArn) return base;
+  let assumed: Promise<SdkProvider> | undefined;
   return async () => {
-    // Loaded on first use: the CLI's other commands and the Slack acknowledgement never pay for it.
-    chain ??= import('@aws-sdk/credential-provider-node').then(({ defaultProvider }) =>
-      defaultProvider({}),
-    );
-    let found: SdkCredentials;
-    try {
-      found = await (await chain)();
-    } catch (error) {
-      throw new KubemaintError('config_invalid', `AWS credentials missing: ${messageOf(error)}`, {
-        hint:
-          'kubemaint reads the standard AWS chain: AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, a profile ' +
-          '(AWS_PROFILE; `aws sso login` for SSO), IRSA (AWS_WEB_IDENTITY_TOKEN_FILE and AWS_ROLE_ARN), ' +
-          'EKS Pod Identity or ECS, or the EC2 instance role',
-        cause: error,
-      });
-    }
-    const features = Object.keys(found.$source ?? {});
-    const named = SOURCES.find(([feature]) => features.includes(feature));
-    return {
-      accessKeyId: found.accessKeyId,
-      secretAccessKey: found.secretAccessKey,
-      ...(found.sessionToken ? { sessionToken: found.sessionToken } : {}),
-      ...(found.expiration ? { expiration: found.expiration } : {}),
-      source: named ? named[1](env) : untagged(env),
-    };
+    const loading = (assumed ??= loadSdk().then((m) =>
+      m.assumedRole(base, roleArn, region ?? regionFromEnv(env)),
+    ));
+    const via = (await base()).source;
+    const found = described(await resolve(await loading, `assuming ${roleArn}`), env);
+    return { ...found, source: `role ${roleArn}, assumed with ${via}` };
   };
 }
 
-interface SdkCredentials extends AwsCredentials {
-  readonly expiration?: Date;
-  readonly $source?: Readonly<Record<string, unknown>>;
+async function resolve(provider: SdkProvider, doing?: string): Promise<SdkCredentials> {
+  try {
+    return await provider();
+  } catch (error) {
+    if (doing) {
+      throw new KubemaintError(
+        'config_invalid',
+        `AWS credentials: ${doing} failed: ${messageOf(error)}`,
+        {
+          hint: 'the role must trust the identity kubemaint runs as (its trust policy) and allow sts:AssumeRole',
+          cause: error,
+        },
+      );
+    }
+    throw new KubemaintError('config_invalid', `AWS credentials missing: ${messageOf(error)}`, {
+      hint:
+        'kubemaint reads the standard AWS chain: AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, a profile ' +
+        '(AWS_PROFILE; `aws sso login` for SSO), IRSA (AWS_WEB_IDENTITY_TOKEN_FILE and AWS_ROLE_ARN), ' +
+        'EKS Pod Identity or ECS, or the EC2 instance role',
+      cause: error,
+    });
+  }
 }
+
+function described(found: SdkCredentials, env: Env): ResolvedCredentials {
+  const features = Object.keys(found.$source ?? {});
+  const named = SOURCES.find(([feature]) => features.includes(feature));
+  return {
+    accessKeyId: found.accessKeyId,
+    secretAccessKey: found.secretAccessKey,
+    ...(found.sessionToken ? { sessionToken: found.sessionToken } : {}),
+    ...(found.expiration ? { expiration: found.expiration } : {}),
+    source: named ? named[1](env) : untagged(env),
+  };
+}
+
+type SdkCredentials = Awaited<ReturnType<SdkProvider>>;
 
 const messageOf = (error: unknown): string =>
   (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';

@@ -8,7 +8,7 @@ import { DEMO_CONFIG_SOURCE, defaultsAsYaml } from '../../config/defaults.js';
 import { configPath, loadConfig } from '../../config/load.js';
 import { summarizeConfig } from '../../config/summary.js';
 import { configWarnings } from '../../config/warnings.js';
-import { awsCredentialsLine } from '../aws-credentials-line.js';
+import { awsCredentialsLines } from '../aws-credentials-line.js';
 import { out, err } from '../output.js';
 
 const CONVENTIONAL = 'kubemaint.yaml';
@@ -31,10 +31,10 @@ export function registerConfigCommand(program: Command): void {
       const loaded = loadConfig({ path, env });
       const what = path ?? `no config file given, so ${DEMO_CONFIG_SOURCE}`;
       out(`ok: ${what} is valid (${summarizeConfig(loaded)})\n`);
-      const aws = await awsCredentialsLine(loaded, env);
-      if (aws?.ok) out(`${aws.line}\n`);
-      const warnings = [...(loaded.deprecated ?? []), ...configWarnings(loaded)];
-      for (const warning of aws && !aws.ok ? [...warnings, aws.line] : warnings)
+      const aws = await awsCredentialsLines(loaded, env);
+      for (const { line } of aws.filter((a) => a.ok)) out(`${line}\n`);
+      const failed = aws.filter((a) => !a.ok).map((a) => a.line);
+      for (const warning of [...(loaded.deprecated ?? []), ...configWarnings(loaded), ...failed])
         err(`warning: ${warning}\n`);
     });
 

@@ -175,6 +175,38 @@ describe('AWS credentials from each source of the standard chain', () => {
     });
   }
 
+  it("cluster.eks.roleArn: the role assumed with the chain's credentials signs the SSM read and the token", async () => {
+    const env = cases.find((c) => c.source === 'web-identity')!.setup();
+    const assumedRole = 'arn:aws:iam::444455556666:role/kubemaint-prod';
+    const credentials = credentialsFrom(env, { roleArn: assumedRole, region: REGION });
+    const resolved = await credentials();
+    assert.equal(resolved.accessKeyId, KEYS.assumed.accessKeyId);
+    assert.equal(resolved.source, `role ${assumedRole}, assumed with web identity, role ${ROLE}`);
+    assert.equal(
+      await getParameter(PARAMETER.name, {
+        region: REGION,
+        credentials,
+        now: () => new Date(),
+        endpoint: `${stub.url}/`,
+      }),
+      PARAMETER.value,
+    );
+    const { token } = await createEksTokenProvider({
+      clusterName: 'prod-eu',
+      region: REGION,
+      credentials,
+      now: () => new Date(),
+      stsEndpoint: stub.url,
+    }).get();
+    const answer = await fetch(decodeEksToken(token), { headers: { 'x-k8s-aws-id': 'prod-eu' } });
+    assert.equal(answer.status, 200, await answer.text());
+    assert.deepEqual(stub.verified.slice(-3), [
+      { api: 'assume-role', source: 'web-identity' },
+      { api: 'ssm', source: 'assumed' },
+      { api: 'eks-token', source: 'assumed', cluster: 'prod-eu' },
+    ]);
+  });
+
   it('an EKS token replayed for another cluster does not authenticate', async () => {
     const env = cases[0]!.setup();
     const { token } = await createEksTokenProvider({
