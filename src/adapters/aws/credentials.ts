@@ -10,6 +10,7 @@
  * reads the process environment and files itself.
  */
 import { KubemaintError } from '../../errors.js';
+import type * as Sdk from './credential-chain.js';
 import type { SdkProvider } from './credential-chain.js';
 import type { AwsCredentials } from './signer.js';
 
@@ -61,7 +62,7 @@ export interface CredentialOptions {
 export function credentialsFrom(env: Env, options: CredentialOptions = {}): CredentialProvider {
   const fromEnv = credentialsInEnv(env);
   // Loaded on first use: the CLI's other commands and the Slack acknowledgement never pay for it.
-  let sdk: Promise<typeof import('./credential-chain.js')> | undefined;
+  let sdk: Promise<typeof Sdk> | undefined;
   const loadSdk = () => (sdk ??= import('./credential-chain.js'));
   let chain: Promise<SdkProvider> | undefined;
   const base: CredentialProvider = fromEnv
