@@ -14,7 +14,7 @@
  *   two openings merge (`30 1 * * 0`, 1h, New York 2026-11-01: 01:30 EDT to 02:30 EST). Sub-hourly
  *   patterns therefore keep covering the repeated hour.
  */
-import { Cron } from 'croner';
+import { Cron, CronPattern } from 'croner';
 import { formatDuration, parseDuration } from './duration.js';
 import { DAY_MS, dayAt, dayResolver, loadZone, zoneProblem } from './window-zone.js';
 import type { Span } from './window-spans.js';
@@ -43,8 +43,15 @@ const FIELDS = [
 ] as const;
 
 // sloppyRanges: `5/15` is `5-59/15`, as Vixie cron reads it. utcOffset 0: a clock without DST.
-const read = (pattern: string): Cron =>
-  new Cron(pattern, { utcOffset: 0, mode: '5-part', sloppyRanges: true });
+const OPTIONS = { mode: '5-part', sloppyRanges: true } as const;
+const read = (pattern: string): Cron => new Cron(pattern, { ...OPTIONS, utcOffset: 0 });
+
+/** A cron as croner read it: which days fire (croner's `match`), and its times of day. */
+export interface CronSchedule {
+  readonly cron: Cron;
+  /** Seconds since midnight of every firing on a day that fires, ascending (croner's parsed fields). */
+  readonly times: readonly number[];
+}
 
 /**
  * The cron, checked, as croner reads it on a UTC clock. Five fields only: croner would also take
@@ -52,7 +59,7 @@ const read = (pattern: string): Cron =>
  */
 export function parseCronPattern(
   text: string,
-): { ok: true; cron: Cron } | { ok: false; message: string } {
+): { ok: true; value: CronSchedule } | { ok: false; message: string } {
   const source = text.trim();
   const parts = source.split(/\s+/).filter(Boolean);
   if (!source.startsWith('@') && parts.length !== 5) {
@@ -64,7 +71,13 @@ export function parseCronPattern(
     };
   }
   try {
-    return { ok: true, cron: read(source) };
+    const cron = read(source);
+    // In five fields the times of day do not depend on the day: croner's hour and minute fields.
+    const { hour, minute } = new CronPattern(source, undefined, OPTIONS);
+    const times = hour.flatMap((h, hi) =>
+      h ? minute.flatMap((m, mi) => (m ? [hi * 3600 + mi * 60] : [])) : [],
+    );
+    return { ok: true, value: { cron, times } };
   } catch (error) {
     return { ok: false, message: `cron ${JSON.stringify(source)}: ${refusal(parts, error)}` };
   }
@@ -90,13 +103,23 @@ function accepts(parts: string[], index: number): boolean {
   }
 }
 
-/** The wall-clock firings in [fromWall, toWall), each a wall time encoded as a UTC timestamp. */
-export function wallFirings(cron: Cron, fromWall: number, toWall: number): number[] {
+/**
+ * The wall-clock firings in [fromWall, toWall), each a wall time encoded as a UTC timestamp. Day by
+ * day: croner says whether a day fires (one `match` of its first time), the times come from its
+ * fields. Walking croner's nextRun instead costs about 0.15 ms a firing, 0.3 s for a week of a
+ * five-minute pattern, on every tick.
+ */
+export function wallFirings(schedule: CronSchedule, fromWall: number, toWall: number): number[] {
+  const [first] = schedule.times;
+  if (first === undefined) return [];
   const firings: number[] = [];
-  // nextRun is strictly after its argument: start one millisecond early so fromWall itself counts.
-  for (let run = cron.nextRun(new Date(fromWall - 1)); run && run.getTime() < toWall;) {
-    firings.push(run.getTime());
-    run = cron.nextRun(run);
+  for (let day = Math.floor(fromWall / DAY_MS); day * DAY_MS < toWall; day++) {
+    const midnight = day * DAY_MS;
+    if (!schedule.cron.match(new Date(midnight + first * 1000))) continue;
+    for (const second of schedule.times) {
+      const wall = midnight + second * 1000;
+      if (wall >= fromWall && wall < toWall) firings.push(wall);
+    }
   }
   return firings;
 }
@@ -130,9 +153,12 @@ export function compileCronWindow(
     // Whole local days, one either side: a wall time near midnight may lie on either side of an instant.
     const firstDay = dayAt(zone, from - duration) - 1;
     const lastDay = dayAt(zone, to) + 1;
-    for (const wall of wallFirings(cron.cron, firstDay * DAY_MS, (lastDay + 1) * DAY_MS)) {
+    // One resolver a day: it asks the zone for offsets, a firing only does arithmetic.
+    let resolver = { day: Number.NaN, resolve: (_second: number): number[] => [] };
+    for (const wall of wallFirings(cron.value, firstDay * DAY_MS, (lastDay + 1) * DAY_MS)) {
       const day = Math.floor(wall / DAY_MS);
-      for (const start of dayResolver(zone, day)((wall - day * DAY_MS) / 1000)) {
+      if (resolver.day !== day) resolver = { day, resolve: dayResolver(zone, day) };
+      for (const start of resolver.resolve((wall - day * DAY_MS) / 1000)) {
         if (start < to && start + duration > from) spans.push({ start, end: start + duration });
       }
     }

@@ -13,7 +13,7 @@ function firings(text: string, month = '2026-08'): string[] {
   const from = Date.parse(`${month}-01T00:00:00Z`);
   const to = new Date(from);
   to.setUTCMonth(to.getUTCMonth() + 1);
-  return wallFirings(parsed.cron, from, to.getTime()).map((ms) =>
+  return wallFirings(parsed.value, from, to.getTime()).map((ms) =>
     new Date(ms).toISOString().slice(8, 16).replace('T', ' '),
   );
 }
