@@ -5,9 +5,9 @@
  *
  * The pattern is croner's (ADR 0039): 5 fields, names, ranges, steps (`5/15` = `5-59/15`), `#` for the
  * nth weekday, `L`, `W`, the `@daily`-style macros, and day-of-month OR day-of-week when both are
- * restricted. croner walks the firings on a clock without DST (UTC); the zone is applied here, so
- * that no window is silently lost (croner's own DST rule fires a fixed time once in a repeated hour
- * and skips an interval pattern's times in a gap):
+ * restricted. croner says which days fire, on a clock without DST (UTC), and its parsed fields give
+ * the times of day; the zone is applied here, so that no window is silently lost (croner's own DST
+ * rule fires a fixed time once in a repeated hour and skips an interval pattern's times in a gap):
  * - a firing time inside a spring-forward gap fires when the clock jumps (`30 2 * * 0` in New York on
  *   2026-03-08 opens at 03:00 EDT);
  * - a firing time inside a fall-back overlap fires at both instants the wall clock shows it, and the

@@ -11,7 +11,6 @@
  */
 import { KubemaintError } from '../../errors.js';
 import type * as Sdk from './credential-chain.js';
-import type { SdkProvider } from './credential-chain.js';
 import type { AwsCredentials } from './signer.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -64,7 +63,7 @@ export function credentialsFrom(env: Env, options: CredentialOptions = {}): Cred
   // Loaded on first use: the CLI's other commands and the Slack acknowledgement never pay for it.
   let sdk: Promise<typeof Sdk> | undefined;
   const loadSdk = () => (sdk ??= import('./credential-chain.js'));
-  let chain: Promise<SdkProvider> | undefined;
+  let chain: Promise<Sdk.SdkProvider> | undefined;
   const base: CredentialProvider = fromEnv
     ? () => Promise.resolve(fromEnv)
     : async () => {
@@ -73,7 +72,7 @@ export function credentialsFrom(env: Env, options: CredentialOptions = {}): Cred
       };
   const { roleArn, region } = options;
   if (!roleArn) return base;
-  let assumed: Promise<SdkProvider> | undefined;
+  let assumed: Promise<Sdk.SdkProvider> | undefined;
   return async () => {
     const loading = (assumed ??= loadSdk().then((m) =>
       m.assumedRole(base, roleArn, region ?? regionFromEnv(env)),
@@ -84,7 +83,7 @@ export function credentialsFrom(env: Env, options: CredentialOptions = {}): Cred
   };
 }
 
-async function resolve(provider: SdkProvider, doing?: string): Promise<SdkCredentials> {
+async function resolve(provider: Sdk.SdkProvider, doing?: string): Promise<SdkCredentials> {
   try {
     return await provider();
   } catch (error) {
@@ -120,7 +119,7 @@ function described(found: SdkCredentials, env: Env): ResolvedCredentials {
   };
 }
 
-type SdkCredentials = Awaited<ReturnType<SdkProvider>>;
+type SdkCredentials = Awaited<ReturnType<Sdk.SdkProvider>>;
 
 const messageOf = (error: unknown): string =>
   (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
