@@ -87,8 +87,12 @@ const pureCore = {
     '**/app/**',
     '@kubemaint/kubesim',
     '@kubemaint/kubesim/*',
+    '@aws-sdk/*',
+    '@smithy/*',
+    'node-cron',
   ],
-  message: 'src/core is pure: take facts in, return decisions out (luxon is its only dependency).',
+  message:
+    'src/core is pure: take facts in, return decisions out (luxon and croner are its only dependencies, ADR 0039).',
 };
 
 export default defineConfig(

@@ -8,7 +8,7 @@
  * in the invocation that answers it. This file imports nothing heavy: it is the whole cold start of
  * an acknowledgement.
  */
-import { credentialsFromEnv, regionFromEnv } from '../src/adapters/aws/credentials.js';
+import { credentialsFrom, regionFromEnv } from '../src/adapters/aws/credentials.js';
 import { invokeAsync } from '../src/adapters/aws/lambda-invoke.js';
 import type { Env } from '../src/adapters/aws/ssm-environment.js';
 import { createLogger, type Logger } from '../src/log.js';
@@ -54,7 +54,7 @@ export function createSlackEntry(env: Env, options: SlackEntryOptions = {}) {
     handOff: async (event) => {
       const { requestId } = await invokeAsync(env['AWS_LAMBDA_FUNCTION_NAME'] ?? '', event, {
         region: regionFromEnv(env),
-        credentials: credentialsFromEnv(env),
+        credentials: credentialsFrom(env),
         now: () => new Date(),
         ...(env['AWS_ENDPOINT_URL_LAMBDA'] ? { endpoint: env['AWS_ENDPOINT_URL_LAMBDA'] } : {}),
       });

@@ -11,8 +11,8 @@ import {
   LABEL_REQUEST,
   MANAGED_BY,
   jobName,
-  labelValue,
 } from '../src/core/names.js';
+import { labelValue } from './label-value.js';
 
 /** The env var carrying the executor's settings as JSON (built by the control plane from its config). */
 export const SETTINGS_ENV = 'KUBEMAINT_EXECUTOR_SETTINGS';

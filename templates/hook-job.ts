@@ -16,8 +16,8 @@ import {
   LABEL_REQUEST,
   MANAGED_BY,
   hookJobName,
-  labelValue,
 } from '../src/core/names.js';
+import { labelValue } from './label-value.js';
 
 export interface HookJobParams {
   node: string;

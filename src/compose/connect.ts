@@ -10,7 +10,7 @@ import { resolve } from 'node:path';
 import { KubeConfig, type User } from '@kubernetes/client-node';
 import { loadKubeConfig } from '../adapters/kube/client.js';
 import { impersonating } from '../adapters/kube/whoami.js';
-import { credentialsFromEnv } from '../adapters/aws/credentials.js';
+import { credentialsFrom } from '../adapters/aws/credentials.js';
 import { createEksTokenProvider, type EksTokenProvider } from '../adapters/aws/eks-token-cache.js';
 import type { ClusterConfig, Config } from '../config/schema.js';
 import { KubemaintError } from '../errors.js';
@@ -167,9 +167,13 @@ function useContext(kubeConfig: KubeConfig, context: string): void {
   kubeConfig.setCurrentContext(context);
 }
 
-/** client-node reads the user's token on every request, so a fresh one is handed out each time. */
+/**
+ * client-node reads the user's token on every request: both of its async entry points first make
+ * sure the token is current (signing is async now that the credentials chain is), then read it.
+ */
 class EksKubeConfig extends KubeConfig {
   readonly #tokens: EksTokenProvider;
+  #token = '';
 
   constructor(tokens: EksTokenProvider) {
     super();
@@ -178,7 +182,21 @@ class EksKubeConfig extends KubeConfig {
 
   override getCurrentUser(): User | null {
     const user = super.getCurrentUser();
-    return user ? { ...user, token: this.#tokens.get().token } : null;
+    return user ? { ...user, token: this.#token } : null;
+  }
+
+  override async applyToHTTPSOptions(
+    ...args: Parameters<KubeConfig['applyToHTTPSOptions']>
+  ): Promise<void> {
+    this.#token = (await this.#tokens.get()).token;
+    return super.applyToHTTPSOptions(...args);
+  }
+
+  override async applySecurityAuthentication(
+    ...args: Parameters<KubeConfig['applySecurityAuthentication']>
+  ): Promise<void> {
+    this.#token = (await this.#tokens.get()).token;
+    return super.applySecurityAuthentication(...args);
   }
 }
 
@@ -186,7 +204,7 @@ function eksKubeConfig(cluster: Extract<ClusterConfig, { type: 'eks' }>, env: No
   const tokens = createEksTokenProvider({
     clusterName: cluster.eks.name,
     region: cluster.eks.region,
-    credentials: () => credentialsFromEnv(env),
+    credentials: credentialsFrom(env, { roleArn: cluster.eks.roleArn, region: cluster.eks.region }),
     now: () => new Date(),
   });
   const kubeConfig = new EksKubeConfig(tokens);

@@ -6,7 +6,7 @@
  * never considered) and the executor's own pod, which its own drain must never evict (invariant 7).
  * Pure: the caller lists the pods, answers the DaemonSet lookups and passes `now`.
  */
-import { LABEL_MANAGED_BY, LABEL_NODE, MANAGED_BY, labelValue } from './names.js';
+import { ANN_NODE, LABEL_MANAGED_BY, LABEL_NODE, MANAGED_BY } from './names.js';
 import { matchesSelector, parseSelector } from '@kubemaint/label-selector';
 
 export interface OwnerReference {
@@ -151,8 +151,9 @@ const KUBECTL_CHAIN: readonly Filter[] = [
 
 function isSelf(pod: Pod, options: DrainFilterOptions): boolean {
   const labels = pod.metadata.labels ?? {};
-  if (labels[LABEL_MANAGED_BY] === MANAGED_BY && labels[LABEL_NODE] === labelValue(options.node))
-    return true;
+  // The annotation carries the node's full name; the label only a hash of a long one (names.ts).
+  const node = pod.metadata.annotations?.[ANN_NODE] ?? labels[LABEL_NODE];
+  if (labels[LABEL_MANAGED_BY] === MANAGED_BY && node === options.node) return true;
   const self = options.selfPod;
   if (!self) return false;
   return self.includes('/') ? podRef(pod) === self : pod.metadata.name === self;

@@ -2,8 +2,6 @@
  * Names other tools rely on (DESIGN §3): labels, annotations, Lease and Job names. One place, so a
  * rename cannot drift between the executor, the tick, the agent and the manifests.
  */
-import { sha256Hex } from './sha256.js';
-
 export const DOMAIN = 'kubemaint.io';
 
 export const LABEL_REBOOT_REQUIRED = `${DOMAIN}/reboot-required`;
@@ -27,24 +25,6 @@ export const ANN_LAST_MAINTENANCE = `${DOMAIN}/last-maintenance`;
 export const ANN_NODE = `${DOMAIN}/node`;
 /** `json` or `text`: how a process logs; the control plane sets it in the executor Jobs it starts. */
 export const ENV_LOG_FORMAT = 'KUBEMAINT_LOG_FORMAT';
-
-const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
-
-/**
- * A node name or request id as a label value. Label values hold at most 63 characters, node names
- * up to 253 (a DNS subdomain): a longer or otherwise invalid one becomes its first 50 characters,
- * `-` and 12 hex of its sha256, so the apiserver accepts the Job (a raw long name is a 422) and every
- * reader finds the same value. Whatever sets or selects a label carrying such a name goes through
- * this; the full name travels in ANN_NODE.
- */
-export function labelValue(name: string): string {
-  if (name.length <= 63 && LABEL_VALUE.test(name)) return name;
-  const head = name
-    .slice(0, 50)
-    .replace(/[^A-Za-z0-9._-]/g, '-')
-    .replace(/^[^A-Za-z0-9]+/, '');
-  return `${head}${head ? '-' : ''}${sha256Hex(name).slice(0, 12)}`;
-}
 
 export const slotName = (index: number): string => `kubemaint-slot-${index}`;
 

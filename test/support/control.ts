@@ -19,8 +19,8 @@ import {
   LABEL_REQUEST,
   MANAGED_BY,
   jobName,
-  labelValue,
 } from '../../src/core/names.js';
+import { labelValue } from '../../templates/label-value.js';
 import { compileSchedule, type WindowSpec } from '../../src/core/windows.js';
 
 const everything = (() => {

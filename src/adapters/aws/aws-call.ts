@@ -1,5 +1,5 @@
 /**
- * One signed AWS API call over HTTPS (SigV4, our own signer: no SDK), and AWS's JSON error shape read
+ * One signed AWS API call over HTTPS (SigV4 by AWS's signer, signer.ts), and AWS's JSON error shape read
  * back. Lambda Invoke, SSM GetParameter and Secrets Manager all go through here, so timeouts and
  * network errors read the same everywhere. Sent with node:http(s), not fetch: the Slack function
  * makes two of these calls before it acknowledges (ADR 0018), and Node loads its fetch (undici) on
@@ -9,12 +9,13 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { KubemaintError } from '../../errors.js';
 import { signRequest } from './sign-request.js';
-import type { AwsCredentials } from './sigv4.js';
+import type { AwsCredentials } from './signer.js';
 
 /** What every AWS API caller takes; each API's options add its endpoint and timeout defaults. */
 export interface AwsCallOptions {
   readonly region: string;
-  readonly credentials: AwsCredentials;
+  /** Fixed credentials, or a provider (credentials.ts) asked before each call, so a rotated role session is used. */
+  readonly credentials: AwsCredentials | (() => Promise<AwsCredentials>);
   readonly now: () => Date;
   /** In place of the public regional endpoint: a VPC endpoint, or a local server in tests. */
   readonly endpoint?: string;
@@ -44,12 +45,13 @@ export async function awsPost(
   options: AwsCallOptions,
   defaultTimeoutMs: number,
 ): Promise<{ response: AwsResponse; text: string }> {
-  const signed = signRequest({
+  const signed = await signRequest({
     method: 'POST',
     url: call.url,
     headers: call.headers,
     body: call.body,
-    credentials: options.credentials,
+    credentials:
+      typeof options.credentials === 'function' ? await options.credentials() : options.credentials,
     scope: { region: options.region, service: call.service },
     now: options.now(),
   });

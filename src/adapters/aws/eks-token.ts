@@ -1,6 +1,6 @@
 /**
- * The EKS bearer token, made the way aws-iam-authenticator makes it (pkg/token/token.go), without
- * the aws CLI or the AWS SDK: a presigned STS GetCallerIdentity URL whose signature also covers the
+ * The EKS bearer token, made the way aws-iam-authenticator makes it (pkg/token/token.go), presigned
+ * by AWS's signer (presign.ts): a presigned STS GetCallerIdentity URL whose signature also covers the
  * `x-k8s-aws-id: <cluster>` header, base64url-encoded without padding behind `k8s-aws-v1.`.
  * The cluster's authenticator replays the URL against STS to learn who signed it.
  *
@@ -8,7 +8,7 @@
  */
 import { KubemaintError } from '../../errors.js';
 import { presignUrl } from './presign.js';
-import type { AwsCredentials } from './sigv4.js';
+import type { AwsCredentials } from './signer.js';
 
 export const EKS_TOKEN_PREFIX = 'k8s-aws-v1.';
 export const CLUSTER_ID_HEADER = 'x-k8s-aws-id';
@@ -39,7 +39,7 @@ const REGION = /^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$/;
 /** EKS cluster names: 1–100 characters, alphanumeric first, then alphanumerics, `-` and `_`. */
 const CLUSTER_NAME = /^[0-9A-Za-z][A-Za-z0-9\-_]{0,99}$/;
 
-export function eksToken(input: EksTokenInput): EksToken {
+export async function eksToken(input: EksTokenInput): Promise<EksToken> {
   if (!CLUSTER_NAME.test(input.clusterName)) {
     throw new KubemaintError(
       'config_invalid',
@@ -55,7 +55,7 @@ export function eksToken(input: EksTokenInput): EksToken {
     });
   }
   const endpoint = input.stsEndpoint ?? defaultStsEndpoint(input.region);
-  const presigned = presignUrl({
+  const presigned = await presignUrl({
     url: `${endpoint.replace(/\/+$/, '')}/?Action=GetCallerIdentity&Version=2011-06-15`,
     headers: { [CLUSTER_ID_HEADER]: input.clusterName },
     credentials: input.credentials,

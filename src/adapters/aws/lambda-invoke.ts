@@ -1,5 +1,5 @@
 /**
- * Asynchronous Lambda invocation (`InvocationType: Event`) over HTTPS with SigV4, no AWS SDK. The
+ * Asynchronous Lambda invocation (`InvocationType: Event`) over HTTPS, SigV4-signed by AWS's signer. The
  * Slack function uses it to hand work that outlives Slack's 3-second acknowledgement to a second
  * invocation of itself: a Lambda is frozen the moment it answers, so work left running would stall.
  * API: https://docs.aws.amazon.com/lambda/latest/api/API_Invoke.html (202 Accepted for Event).

@@ -2,19 +2,15 @@
  * SigV4 query signing ("presigning"): the signature travels in the URL, so whoever holds the URL can
  * make that one request until it expires. The EKS token is exactly such a URL.
  */
+import { escapeUri } from '@smithy/util-uri-escape';
 import { KubemaintError } from '../../errors.js';
 import {
-  ALGORITHM,
-  EMPTY_PAYLOAD_HASH,
-  amzDate,
-  canonicalHeaders,
-  canonicalQuery,
-  credentialScope,
-  signParts,
+  ExplainedSigner,
+  requestOf,
   type AwsCredentials,
   type SignatureParts,
   type SigningScope,
-} from './sigv4.js';
+} from './signer.js';
 
 export interface PresignInput {
   /** @default 'GET' */
@@ -27,16 +23,17 @@ export interface PresignInput {
   readonly now: Date;
   /** X-Amz-Expires, 1 s to 7 days. */
   readonly expiresSeconds: number;
-  /** @default the hash of an empty body; S3 uses UNSIGNED_PAYLOAD instead. */
+  /** @default the hash of an empty body; S3 signs UNSIGNED-PAYLOAD instead. */
   readonly payloadHash?: string;
 }
 
 export type PresignedUrl = SignatureParts & { readonly url: string };
 
 const MAX_EXPIRES_SECONDS = 7 * 24 * 3600;
+/** Where the signer takes a given payload hash from (kept out of the URL and the signed headers). */
+const PAYLOAD_HASH_HEADER = 'x-amz-content-sha256';
 
-export function presignUrl(input: PresignInput): PresignedUrl {
-  const url = new URL(input.url);
+export async function presignUrl(input: PresignInput): Promise<PresignedUrl> {
   if (
     !Number.isInteger(input.expiresSeconds) ||
     input.expiresSeconds < 1 ||
@@ -47,38 +44,33 @@ export function presignUrl(input: PresignInput): PresignedUrl {
       `presign: expiresSeconds must be a whole number from 1 to ${MAX_EXPIRES_SECONDS}, got ${input.expiresSeconds}`,
     );
   }
-  const headers = { ...input.headers, host: url.host };
-  const { signedHeaders } = canonicalHeaders(headers);
-  const params: [string, string][] = [...url.searchParams.entries()];
-  params.push(
-    ['X-Amz-Algorithm', ALGORITHM],
-    [
-      'X-Amz-Credential',
-      `${input.credentials.accessKeyId}/${credentialScope(input.now, input.scope)}`,
-    ],
-    ['X-Amz-Date', amzDate(input.now)],
-    ['X-Amz-Expires', String(input.expiresSeconds)],
-    ['X-Amz-SignedHeaders', signedHeaders],
+  const url = new URL(input.url);
+  const given: Record<string, string> =
+    input.payloadHash === undefined ? {} : { [PAYLOAD_HASH_HEADER]: input.payloadHash };
+  const signer = new ExplainedSigner(input.credentials, input.scope);
+  const kept = new Set(Object.keys(given));
+  const presigned = await signer.presign(
+    requestOf(input.method ?? 'GET', url, { ...input.headers, ...given }),
+    {
+      signingDate: input.now,
+      expiresIn: input.expiresSeconds,
+      unhoistableHeaders: kept,
+      unsignableHeaders: kept,
+    },
   );
-  // Temporary credentials: the token is part of the signed query (botocore and the Go SDK do the same).
-  if (input.credentials.sessionToken) {
-    params.push(['X-Amz-Security-Token', input.credentials.sessionToken]);
-  }
-  const query = canonicalQuery(params);
-  const parts = signParts({
-    method: input.method ?? 'GET',
-    path: url.pathname,
-    query,
-    headers,
-    payloadHash: input.payloadHash ?? EMPTY_PAYLOAD_HASH,
-    secretAccessKey: input.credentials.secretAccessKey,
-    scope: input.scope,
-    now: input.now,
-  });
+  const { 'X-Amz-Signature': signature, ...query } = presigned.query ?? {};
+  // Sorted as signed, the signature last, as aws-iam-authenticator and botocore print it.
+  const text = Object.entries(query)
+    .flatMap(([name, value]) =>
+      (Array.isArray(value) ? value : [value]).map((v) => [name, v ?? '']),
+    )
+    .map(([name, value]) => `${escapeUri(name!)}=${escapeUri(value!)}`)
+    .sort()
+    .join('&');
   return {
-    canonicalRequest: parts.canonicalRequest,
-    stringToSign: parts.stringToSign,
-    signature: parts.signature,
-    url: `${url.origin}${url.pathname}?${query}&X-Amz-Signature=${parts.signature}`,
+    canonicalRequest: signer.canonicalRequest,
+    stringToSign: signer.stringToSign,
+    signature: String(signature),
+    url: `${url.origin}${url.pathname}?${text}&X-Amz-Signature=${String(signature)}`,
   };
 }

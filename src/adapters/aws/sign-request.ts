@@ -1,18 +1,14 @@
 /**
  * SigV4 header signing: adds X-Amz-Date (and X-Amz-Security-Token) and the Authorization header to
- * a request with a body, as the AWS JSON protocols (SSM, Secrets Manager) expect.
+ * a request with a body, as the AWS JSON protocols (SSM, Secrets Manager, Lambda Invoke) expect.
  */
 import {
-  ALGORITHM,
-  amzDate,
-  canonicalQuery,
-  credentialScope,
-  sha256Hex,
-  signParts,
+  ExplainedSigner,
+  requestOf,
   type AwsCredentials,
   type SignatureParts,
   type SigningScope,
-} from './sigv4.js';
+} from './signer.js';
 
 export interface SignRequestInput {
   readonly method: string;
@@ -31,31 +27,18 @@ export type SignedRequest = SignatureParts & {
   readonly headers: Readonly<Record<string, string>>;
 };
 
-export function signRequest(input: SignRequestInput): SignedRequest {
-  const url = new URL(input.url);
-  const sent: Record<string, string> = { ...input.headers, 'x-amz-date': amzDate(input.now) };
-  if (input.credentials.sessionToken) {
-    sent['x-amz-security-token'] = input.credentials.sessionToken;
-  }
-  // host is signed but not returned: fetch derives the Host header from the URL itself.
-  const parts = signParts({
-    method: input.method,
-    path: url.pathname,
-    query: canonicalQuery([...url.searchParams.entries()]),
-    headers: { ...sent, host: url.host },
-    payloadHash: sha256Hex(input.body),
-    secretAccessKey: input.credentials.secretAccessKey,
-    scope: input.scope,
-    now: input.now,
-  });
-  const authorization =
-    `${ALGORITHM} Credential=${input.credentials.accessKeyId}/${credentialScope(input.now, input.scope)}, ` +
-    `SignedHeaders=${parts.signedHeaders}, Signature=${parts.signature}`;
+export async function signRequest(input: SignRequestInput): Promise<SignedRequest> {
+  const signer = new ExplainedSigner(input.credentials, input.scope);
+  const request = requestOf(input.method, new URL(input.url), input.headers, input.body);
+  const signed = await signer.sign(request, { signingDate: input.now });
+  // host is signed but not returned: the HTTP client derives the Host header from the URL itself.
+  const { host: _host, ...headers } = signed.headers;
+  const authorization = headers['authorization'] ?? '';
   return {
-    canonicalRequest: parts.canonicalRequest,
-    stringToSign: parts.stringToSign,
-    signature: parts.signature,
+    canonicalRequest: signer.canonicalRequest,
+    stringToSign: signer.stringToSign,
+    signature: /Signature=([0-9a-f]+)/.exec(authorization)?.[1] ?? '',
     authorization,
-    headers: { ...sent, authorization },
+    headers,
   };
 }

@@ -7,7 +7,7 @@
  */
 import { KubemaintError } from '../../errors.js';
 import { awsErrorDetail, awsPost, type AwsCallOptions } from './aws-call.js';
-import { credentialsFromEnv, regionFromEnv } from './credentials.js';
+import { credentialsFrom, regionFromEnv } from './credentials.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -25,7 +25,7 @@ export function ssmOptionsFromEnv(
 ): SsmOptions {
   return {
     region: regionFromEnv(env),
-    credentials: credentialsFromEnv(env),
+    credentials: credentialsFrom(env),
     now: options.now ?? (() => new Date()),
     // The AWS SDKs' own variable for a service endpoint (a VPC endpoint; a local stand-in in tests).
     ...(env['AWS_ENDPOINT_URL_SSM'] ? { endpoint: env['AWS_ENDPOINT_URL_SSM'] } : {}),

@@ -5,7 +5,8 @@
  * problem that names the field and the fix, never a crash and never a half-read request.
  */
 import { z } from 'zod';
-import { ANN_NODE, LABEL_NODE, labelValue } from '../../core/names.js';
+import { ANN_NODE, LABEL_NODE } from '../../core/names.js';
+import { labelValue } from '../../../templates/label-value.js';
 import {
   ACTIVE_STATES,
   DECISION_KINDS,

@@ -23,7 +23,8 @@ import {
 import { readsEveryCluster, refuseOneKubeconfigForSeveral } from '../cluster-choice.js';
 import { statusAcross } from './status-across.js';
 import { askAs, decideAs, waitOf, WAIT_HELP } from '../decide-as.js';
-import { out } from '../output.js';
+import { err, out } from '../output.js';
+import { awsCredentialsLines } from '../aws-credentials-line.js';
 
 export const REFUSED_HELP = `
 Exit codes: 0 done; 2 bad flags, arguments or config (no such node, a version that cannot be, the
@@ -76,6 +77,9 @@ export function registerRequestCommands(program: Command): void {
           };
           // Whether what still waits fits the open window, from observed durations (ADR 0017).
           const shown = { ...view, fits: await fitsOf(deps, view.requests) };
+          // On stderr: whose AWS identity an EKS cluster sees, without changing what scripts read.
+          const aws = global.kubeconfig ? [] : await awsCredentialsLines(config, process.env);
+          for (const { ok, line } of aws) err(`${ok ? '' : 'warning: '}${line}\n`);
           out(
             options.json
               ? statusJson(shown)

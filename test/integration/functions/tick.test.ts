@@ -4,6 +4,9 @@
  * config read from a local SSM stand-in, with every way it can be wrong named clearly.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { createTickHandler, type TickControl } from '../../../src/compose/lambda/tick-handler.js';
@@ -169,8 +172,11 @@ describe('loadLambdaConfig (cold start)', () => {
         AWS_REGION: 'eu-west-1',
         KUBEMAINT_CONFIG_YAML_SSM_PARAMETER: '/kubemaint/ci/config',
       }),
-      message: /AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY not set/,
-      hint: /Lambda sets these/,
+      // Past the environment the standard chain reads this process's own: kept off the machine's
+      // files and instance metadata (isolated below), so nothing is asked beyond loopback.
+      isolated: true,
+      message: /^AWS credentials missing: /,
+      hint: /standard AWS chain: AWS_ACCESS_KEY_ID\/AWS_SECRET_ACCESS_KEY, a profile/,
     },
     {
       name: 'the embedded sim as the cluster',
@@ -187,13 +193,26 @@ describe('loadLambdaConfig (cold start)', () => {
   ];
   for (const failure of failures) {
     it(`${failure.name} → config_invalid`, async () => {
-      await assert.rejects(loadLambdaConfig(failure.env()), (error) => {
-        assert.ok(error instanceof KubemaintError, String(error));
-        assert.equal(error.code, 'config_invalid');
-        assert.match(error.message, failure.message);
-        assert.match(error.hint ?? '', failure.hint);
-        return true;
-      });
+      const saved = { ...process.env };
+      const home = mkdtempSync(join(tmpdir(), 'kubemaint-no-aws-'));
+      if ('isolated' in failure) {
+        for (const key of Object.keys(process.env))
+          if (key.startsWith('AWS_')) delete process.env[key];
+        Object.assign(process.env, { HOME: home, AWS_EC2_METADATA_DISABLED: 'true' });
+      }
+      try {
+        await assert.rejects(loadLambdaConfig(failure.env()), (error) => {
+          assert.ok(error instanceof KubemaintError, String(error));
+          assert.equal(error.code, 'config_invalid');
+          assert.match(error.message, failure.message);
+          assert.match(error.hint ?? '', failure.hint);
+          return true;
+        });
+      } finally {
+        for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+        Object.assign(process.env, saved);
+        rmSync(home, { recursive: true, force: true });
+      }
     });
   }
 });

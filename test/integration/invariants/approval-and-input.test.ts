@@ -17,7 +17,8 @@ import {
 import { runTick } from '../../../src/app/control/tick.js';
 import { createKubeClient } from '../../../src/adapters/kube/client.js';
 import { requestStore } from '../../../src/adapters/kube/requests.js';
-import { LABEL_NODE, LABEL_STATE, labelValue } from '../../../src/core/names.js';
+import { LABEL_NODE, LABEL_STATE } from '../../../src/core/names.js';
+import { labelValue } from '../../../templates/label-value.js';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
 import { R } from '@kubemaint/kubesim';
 import { testControlDeps, testControlSettings } from '../../support/control.js';

@@ -164,9 +164,9 @@ describe('parseConfig: each problem is found, with its path and a hint', () => {
     },
     {
       name: 'a window cron the window compiler rejects',
-      doc: { windows: [{ cron: '0 2 L * *', duration: '4h' }] },
+      doc: { windows: [{ cron: '0 2 * * 6#6', duration: '4h' }] },
       path: 'windows[0].cron',
-      message: /L/,
+      message: /day-of-week "6#6"/,
     },
     {
       name: 'a weekly window with a cron key too',

@@ -8,7 +8,7 @@ import {
   type DrainFilterOptions,
   type Pod,
 } from '../../../src/core/drain-filters.js';
-import { labelValue } from '../../../src/core/names.js';
+import { labelValue } from '../../../templates/label-value.js';
 
 const NOW = new Date('2026-03-01T10:00:00Z');
 const rs = { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-7f9', controller: true };
@@ -139,15 +139,25 @@ describe('selectPodsToDrain: one pod through the chain', () => {
       'skip',
     ],
     [
-      'our executor pod on a node whose 253-character name its label can only hash',
+      'our executor pod on a node whose 253-character name its label can only hash (the annotation has it)',
       bare('kubemaint-r-1a2b3c-long-x', {
         labels: {
           'app.kubernetes.io/managed-by': 'kubemaint',
           'kubemaint.io/node': labelValue(LONG),
         },
+        annotations: { 'kubemaint.io/node': LONG },
       }),
       { ...base, node: LONG },
       'skip',
+    ],
+    [
+      'an executor annotation for another node does not protect a pod, whatever its label',
+      pod('y', {
+        labels: { 'app.kubernetes.io/managed-by': 'kubemaint', 'kubemaint.io/node': 'node-a' },
+        annotations: { 'kubemaint.io/node': 'node-a.other' },
+      }),
+      base,
+      'evict',
     ],
     [
       'an executor label for another node does not protect a pod',

@@ -7,8 +7,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { labelValue } from '../../../src/core/names.js';
-import { sha256Hex } from '../../../src/core/sha256.js';
+import { labelValue } from '../../../templates/label-value.js';
 
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
@@ -23,18 +22,6 @@ const nodeName = fc
       .replace(/[.-]+$/, ''),
   )
   .filter((name) => name !== '');
-
-describe('sha256Hex', () => {
-  it('is node:crypto’s digest, padding boundaries and UTF-8 included', () => {
-    for (const text of ['', 'abc', 'a'.repeat(55), 'a'.repeat(56), 'a'.repeat(64), 'ünï 🔥'])
-      assert.equal(sha256Hex(text), digest(text), JSON.stringify(text));
-    fc.assert(
-      fc.property(fc.string({ unit: 'binary', maxLength: 300 }), (text) => {
-        assert.equal(sha256Hex(text), digest(text));
-      }),
-    );
-  });
-});
 
 describe('labelValue', () => {
   it('keeps a name that is already a label value', () => {

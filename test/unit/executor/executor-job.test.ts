@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { labelValue } from '../../../src/core/names.js';
+import { labelValue } from '../../../templates/label-value.js';
 import { buildExecutorJob, type ExecutorJobParams } from '../../../templates/executor-job.js';
 
 const golden = (name: string) => new URL(`../../fixtures/golden/${name}`, import.meta.url);

@@ -1,20 +1,21 @@
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   EKS_TOKEN_PREFIX,
   decodeEksToken,
   eksToken,
+  type EksToken,
 } from '../../../../src/adapters/aws/eks-token.js';
 import { createEksTokenProvider } from '../../../../src/adapters/aws/eks-token-cache.js';
-import { credentialsFromEnv, regionFromEnv } from '../../../../src/adapters/aws/credentials.js';
+import { regionFromEnv } from '../../../../src/adapters/aws/credentials.js';
 import { KubemaintError } from '../../../../src/errors.js';
 import { referenceSignature } from './independent-sigv4.js';
 
 describe('eksToken', () => {
-  it('reproduces a token made by heptio-authenticator-aws (the ancestor of aws-iam-authenticator)', () => {
+  it('reproduces a token made by heptio-authenticator-aws (the ancestor of aws-iam-authenticator)', async () => {
     // Vector: keys, cluster id and time that heptio-authenticator-aws used, with the URL it printed,
     // as recorded in pplu/AWSv4Signer t/03_eks.t. That tool signed for the global endpoint.
-    const { token } = eksToken({
+    const { token } = await eksToken({
       clusterName: 'scrumptious-wardrobe-1531912697',
       region: 'us-east-1',
       credentials: {
@@ -39,8 +40,12 @@ describe('eksToken', () => {
     secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY',
     sessionToken: 'IQoJb3JpZ2luX2VjEXAMPLE/token+with=chars',
   };
-  const made = eksToken({ clusterName: 'prod-eu', region: 'eu-west-1', credentials, now });
-  const url = new URL(decodeEksToken(made.token));
+  let made: EksToken;
+  let url: URL;
+  before(async () => {
+    made = await eksToken({ clusterName: 'prod-eu', region: 'eu-west-1', credentials, now });
+    url = new URL(decodeEksToken(made.token));
+  });
 
   it('is k8s-aws-v1. plus base64url without padding', () => {
     assert.ok(made.token.startsWith(EKS_TOKEN_PREFIX));
@@ -81,8 +86,8 @@ describe('eksToken', () => {
   it('expires 15 minutes after it was made', () => {
     assert.equal(made.expiresAt.toISOString(), '2026-11-22T10:15:00.000Z');
   });
-  it('uses the .cn endpoint in China regions', () => {
-    const cn = eksToken({ clusterName: 'c', region: 'cn-north-1', credentials, now });
+  it('uses the .cn endpoint in China regions', async () => {
+    const cn = await eksToken({ clusterName: 'c', region: 'cn-north-1', credentials, now });
     assert.equal(new URL(decodeEksToken(cn.token)).host, 'sts.cn-north-1.amazonaws.com.cn');
   });
   const bad = [
@@ -94,8 +99,8 @@ describe('eksToken', () => {
     { clusterName: 'ok', region: 'Europe', error: /region "Europe" is not valid/ },
   ];
   for (const b of bad) {
-    it(`refuses ${b.clusterName} in ${b.region} with a config error`, () => {
-      assert.throws(
+    it(`refuses ${b.clusterName} in ${b.region} with a config error`, async () => {
+      await assert.rejects(
         () => eksToken({ clusterName: b.clusterName, region: b.region, credentials, now }),
         (e: unknown) =>
           e instanceof KubemaintError && e.code === 'config_invalid' && b.error.test(e.message),
@@ -124,58 +129,39 @@ describe('createEksTokenProvider', () => {
     };
   }
 
-  it('keeps the same token while more than a minute of validity remains', () => {
+  it('keeps the same token while more than a minute of validity remains', async () => {
     const { provider, advance, signings } = setup();
-    const first = provider.get();
+    const first = await provider.get();
     advance(13 * 60_000 + 59_000);
-    assert.equal(provider.get(), first);
+    assert.equal(await provider.get(), first);
     assert.equal(signings(), 1);
   });
-  it('signs a new token one minute before expiry, with fresh credentials', () => {
+  it('signs a new token one minute before expiry, with fresh credentials', async () => {
     const { provider, advance, signings } = setup();
-    const first = provider.get();
+    const first = await provider.get();
     advance(14 * 60_000);
-    const second = provider.get();
+    const second = await provider.get();
     assert.notEqual(second.token, first.token);
     assert.equal(signings(), 2);
     assert.match(decodeEksToken(second.token), /X-Amz-Credential=AKID2%2F/);
     assert.equal(second.expiresAt.toISOString(), '2026-11-22T10:29:00.000Z');
   });
-  it('signs anew after invalidate()', () => {
+  it('shares one signing between callers that ask at once', async () => {
     const { provider, signings } = setup();
-    provider.get();
+    const [a, b] = await Promise.all([provider.get(), provider.get()]);
+    assert.equal(a, b);
+    assert.equal(signings(), 1);
+  });
+  it('signs anew after invalidate()', async () => {
+    const { provider, signings } = setup();
+    await provider.get();
     provider.invalidate();
-    provider.get();
+    await provider.get();
     assert.equal(signings(), 2);
   });
 });
 
-describe('credentials from the Lambda environment', () => {
-  it('reads the key pair and the session token', () => {
-    assert.deepEqual(
-      credentialsFromEnv({
-        AWS_ACCESS_KEY_ID: 'ASIA1',
-        AWS_SECRET_ACCESS_KEY: 's',
-        AWS_SESSION_TOKEN: 't',
-      }),
-      { accessKeyId: 'ASIA1', secretAccessKey: 's', sessionToken: 't' },
-    );
-  });
-  it('leaves the session token out when it is not set', () => {
-    assert.deepEqual(
-      credentialsFromEnv({ AWS_ACCESS_KEY_ID: 'AKIA1', AWS_SECRET_ACCESS_KEY: 's' }),
-      {
-        accessKeyId: 'AKIA1',
-        secretAccessKey: 's',
-      },
-    );
-  });
-  it('names every missing variable', () => {
-    assert.throws(
-      () => credentialsFromEnv({ AWS_ACCESS_KEY_ID: ' ' }),
-      /AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY not set/,
-    );
-  });
+describe('the AWS region', () => {
   it('reads the region from AWS_REGION, then AWS_DEFAULT_REGION', () => {
     assert.equal(
       regionFromEnv({ AWS_REGION: 'eu-west-1', AWS_DEFAULT_REGION: 'us-east-1' }),
