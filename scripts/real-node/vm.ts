@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { APISERVER_GUEST_ADDRESS, APISERVER_GUEST_PORT, KERNEL_APPEND } from './guest.js';
+import { RealClusterError } from '../real-cluster/errors.js';
 import { run } from './run.js';
 
 export interface VmSpec {
@@ -117,7 +118,9 @@ export async function startVm(spec: VmSpec): Promise<number> {
   });
   const pid = runningPid(spec.dir);
   if (pid === undefined) {
-    throw new Error(`QEMU for ${spec.name} exited at once — log: ${join(spec.dir, 'qemu.log')}`);
+    throw new RealClusterError(
+      `QEMU for ${spec.name} exited at once — log: ${join(spec.dir, 'qemu.log')}, console log: ${consoleLog(spec.dir)}`,
+    );
   }
   return pid;
 }
