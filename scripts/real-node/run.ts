@@ -28,7 +28,7 @@ export function run(command: string, args: string[], options: RunOptions): Promi
       reject(
         new RealClusterError(
           error.code === 'ENOENT'
-            ? `${command} is not installed: ${options.what} needs it (${options.needs}; scripts/test-deps.sh installs everything real nodes need)`
+            ? `${command} is not installed: ${options.what} needs it (${options.needs}; scripts/real-node/deps.sh installs everything real nodes need)`
             : `${options.what}: cannot run ${command}: ${error.message}`,
         ),
       );
