@@ -93,7 +93,7 @@ program
     '--ready-timeout <seconds>',
     'fail when a node is not Ready after this long',
     seconds,
-    600,
+    2400,
   )
   .option('--memory <MiB>', "each VM's memory", (raw) => Number(raw), 1024)
   .option(

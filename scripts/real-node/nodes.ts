@@ -27,7 +27,7 @@ import { DEFAULT_NODE_STATE_DIR } from './paths.js';
 import { buildRootfs } from './rootfs.js';
 import { sandboxImage } from './sandbox-image.js';
 import { makeSeed } from './seed.js';
-import { consoleLog, kernelBoots, runningPid, startVm, stopVm } from './vm.js';
+import { consoleLog, guestStep, kernelBoots, runningPid, startVm, stopVm } from './vm.js';
 
 export interface NodeRecord {
   name: string;
@@ -199,7 +199,7 @@ async function waitReady(
     }
     last = await viewNode(cluster, node.name);
     if (last.ready) return last;
-    const now = last.registered ? 'registered, not Ready yet' : 'booting';
+    const now = last.registered ? 'registered, not Ready yet' : `booting: ${guestStep(node.dir)}`;
     if (now !== told) {
       say(`  ${node.name}: ${now} (${Math.round((Date.now() - started) / 1000)} s)`);
       told = now;
@@ -306,7 +306,8 @@ export async function nodesUp(options: NodesUpOptions): Promise<NodesState> {
         `  ${spec.name}: VM started (kubelet v${version.full}, ssh 127.0.0.1:${record.sshPort}, console ${record.console})`,
       );
     }
-    const timeout = options.readyTimeoutS ?? 600;
+    // A disk's first boot imports the images (the CLI image alone took over 14 min under TCG on a loaded machine).
+    const timeout = options.readyTimeoutS ?? 2400;
     const views = await Promise.all(
       state.nodes.map((node) => waitReady(cluster, node, timeout, say)),
     );

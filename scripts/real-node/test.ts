@@ -88,7 +88,7 @@ await withLock(join(root, 'run.lock'), say, async () => {
       dir: nodesDir,
       clusterDir,
       images,
-      readyTimeoutS: 1200,
+      readyTimeoutS: 3000,
       say,
     });
     say(`2 real nodes Ready after ${seconds(nodesStarted)} (including any build)`);

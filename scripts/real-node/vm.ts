@@ -143,3 +143,16 @@ export function kernelBoots(dir: string): number {
   if (!existsSync(consoleLog(dir))) return 0;
   return (readFileSync(consoleLog(dir), 'utf8').match(/Linux version \d/g) ?? []).length;
 }
+
+/** What the guest's systemd is doing, from the console log's last unit line (progress for `up`). */
+export function guestStep(dir: string): string {
+  if (!existsSync(consoleLog(dir))) return 'QEMU starting';
+  const text = readFileSync(consoleLog(dir), 'utf8').slice(-8_000);
+  // eslint-disable-next-line no-control-regex -- the console's colours are escape sequences
+  const plain = text.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '');
+  const steps = [
+    ...plain.matchAll(/(Starting|Started|Finished|Reached target) [^\n]*? - ([^\n.]+)/g),
+  ];
+  const step = steps.at(-1);
+  return step ? `${step[1]} ${step[2]?.trim()}` : 'kernel and init starting';
+}
