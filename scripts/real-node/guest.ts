@@ -36,6 +36,9 @@ shutdownGracePeriodCriticalPods: 5s
 # TCG is slow: a node that reports every 10 s is plenty, and spares the guest's one emulated CPU.
 nodeStatusReportFrequency: 1m
 serializeImagePulls: false
+# Under TCG on a loaded machine, creating one pod sandbox took over the default 2 min: the kubelet gave
+# up (DeadlineExceeded) and tried again, for ever.
+runtimeRequestTimeout: 10m
 resolvConf: /etc/resolv.conf
 # A small disk: do not let image garbage collection decide the test's images are unused.
 imageGCHighThresholdPercent: 100
