@@ -4,8 +4,17 @@
 # completion script `kubemaint completion zsh` prints. Installs what is missing when
 # it can (root with apt-get); otherwise says what to install and fails, so a test never silently skips
 # a real peer.
+#
+# Other suites name their own needs: test-deps.sh LABEL BINARY=PACKAGE… (scripts/real-node/deps.sh).
 set -euo pipefail
 declare -A need=([prometheus]=prometheus [prometheus-alertmanager]=prometheus-alertmanager [amtool]=prometheus-alertmanager [chromium]=chromium [zsh]=zsh)
+label=test-deps
+if [ $# -gt 0 ]; then
+  label=$1
+  shift
+  need=()
+  for pair in "$@"; do need[${pair%%=*}]=${pair#*=}; done
+fi
 missing=()
 for bin in "${!need[@]}"; do
   command -v "$bin" >/dev/null 2>&1 || missing+=("${need[$bin]}")
@@ -13,13 +22,13 @@ done
 [ ${#missing[@]} -eq 0 ] && exit 0
 packages=$(printf '%s\n' "${missing[@]}" | sort -u | tr '\n' ' ')
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-  echo "test-deps: installing Debian packages: $packages" >&2
+  echo "$label: installing Debian packages: $packages" >&2
   apt-get update -qq >/dev/null
   # Installed binaries only: the packages' own services are not started (policy-rc.d 101).
   printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $packages >/dev/null
   rm -f /usr/sbin/policy-rc.d
 else
-  echo "test-deps: missing $packages; install them (Debian: sudo apt-get install $packages) and run again" >&2
+  echo "$label: missing $packages; install them (Debian: sudo apt-get install $packages) and run again" >&2
   exit 1
 fi

@@ -1,6 +1,7 @@
 /**
- * Builds etcd, kube-apiserver, kube-controller-manager and kube-scheduler from Kubernetes' Go modules,
- * once per version: a small wrapper module requires k8s.io/kubernetes and pins every staging module to
+ * Builds Kubernetes' commands from its Go modules, once per version and target: the control plane
+ * (etcd, kube-apiserver, kube-controller-manager, kube-scheduler) or a node (the kubelet, for
+ * `npm run real-node`): a small wrapper module requires k8s.io/kubernetes and pins every staging module to
  * the matching v0.X.Y tag (k8s.io/kubernetes's own `replace … => ./staging` lines do not apply to a
  * dependency, and `go install pkg@version` refuses modules with replace lines). etcd comes from the
  * same module graph, so it is the version this Kubernetes was tested with.
@@ -19,43 +20,76 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { BINARIES, cacheDirFor, type KubernetesVersion } from './versions.js';
+import { cacheDirFor, type Binary, type KubernetesVersion } from './versions.js';
 import { RealClusterError } from './errors.js';
 import { withLock } from './lock.js';
 
-export interface BuiltBinaries {
+/** What one build makes: each binary's name and the Go package it is built from. */
+export interface BuildTarget<B extends string = string> {
+  /** Its cache folder inside the version's (empty: the version's own folder). */
+  folder: string;
+  packages: Record<B, string>;
+}
+
+export const CONTROL_PLANE: BuildTarget<Binary> = {
+  folder: '',
+  packages: {
+    etcd: 'go.etcd.io/etcd/server/v3',
+    'kube-apiserver': 'k8s.io/kubernetes/cmd/kube-apiserver',
+    'kube-controller-manager': 'k8s.io/kubernetes/cmd/kube-controller-manager',
+    'kube-scheduler': 'k8s.io/kubernetes/cmd/kube-scheduler',
+  },
+};
+
+/** A real node's kubelet (`npm run real-node`): the same wrapper module, one more command. */
+export const NODE: BuildTarget<'kubelet'> = {
+  folder: 'node',
+  packages: { kubelet: 'k8s.io/kubernetes/cmd/kubelet' },
+};
+
+export interface BuiltBinaries<B extends string = Binary> {
   dir: string;
-  paths: Record<(typeof BINARIES)[number], string>;
+  paths: Record<B, string>;
   info: BuildInfo;
 }
 
 export interface BuildInfo {
   kubernetes: string;
-  etcd: string;
+  /** The etcd module's version (control plane builds only). */
+  etcd?: string;
   go: string;
   seconds: number;
   builtAt: string;
 }
 
-const PACKAGES: Record<(typeof BINARIES)[number], string> = {
-  etcd: 'go.etcd.io/etcd/server/v3',
-  'kube-apiserver': 'k8s.io/kubernetes/cmd/kube-apiserver',
-  'kube-controller-manager': 'k8s.io/kubernetes/cmd/kube-controller-manager',
-  'kube-scheduler': 'k8s.io/kubernetes/cmd/kube-scheduler',
-};
+const binariesOf = <B extends string>(target: BuildTarget<B>) =>
+  Object.keys(target.packages) as B[];
 
-function binPaths(dir: string): BuiltBinaries['paths'] {
-  return Object.fromEntries(BINARIES.map((b) => [b, join(dir, b)])) as BuiltBinaries['paths'];
+function binPaths<B extends string>(dir: string, target: BuildTarget<B>): Record<B, string> {
+  return Object.fromEntries(binariesOf(target).map((b) => [b, join(dir, b)])) as Record<B, string>;
 }
 
+const targetDir = (version: KubernetesVersion, target: BuildTarget) =>
+  join(cacheDirFor(version), target.folder);
+
 /** The cached build of this version, or undefined when it has not been built (completely) yet. */
-export function cachedBuild(version: KubernetesVersion): BuiltBinaries | undefined {
-  const dir = join(cacheDirFor(version), 'bin');
-  const infoPath = join(cacheDirFor(version), 'build.json');
-  if (!existsSync(infoPath) || !BINARIES.every((b) => existsSync(join(dir, b)))) return undefined;
+export function cachedBuild(version: KubernetesVersion): BuiltBinaries | undefined;
+export function cachedBuild<B extends string>(
+  version: KubernetesVersion,
+  target: BuildTarget<B>,
+): BuiltBinaries<B> | undefined;
+export function cachedBuild(
+  version: KubernetesVersion,
+  target: BuildTarget = CONTROL_PLANE,
+): BuiltBinaries<string> | undefined {
+  const root = targetDir(version, target);
+  const dir = join(root, 'bin');
+  const infoPath = join(root, 'build.json');
+  if (!existsSync(infoPath) || !binariesOf(target).every((b) => existsSync(join(dir, b))))
+    return undefined;
   return {
     dir,
-    paths: binPaths(dir),
+    paths: binPaths(dir, target),
     info: JSON.parse(readFileSync(infoPath, 'utf8')) as BuildInfo,
   };
 }
@@ -88,13 +122,13 @@ ${replaces}
 `;
 }
 
-const TOOLS_GO = `//go:build tools
+const toolsGo = (target: BuildTarget) => `//go:build tools
 
 // Package tools keeps the commands' packages in the module graph for go mod tidy.
 package tools
 
 import (
-${Object.values(PACKAGES)
+${Object.values(target.packages)
   .map((p) => `\t_ "${p}"`)
   .join('\n')}
 )
@@ -129,17 +163,29 @@ export function runGo(
   });
 }
 
+export function build(
+  version: KubernetesVersion,
+  say: (line: string) => void,
+): Promise<BuiltBinaries>;
+export function build<B extends string>(
+  version: KubernetesVersion,
+  say: (line: string) => void,
+  target: BuildTarget<B>,
+): Promise<BuiltBinaries<B>>;
 export async function build(
   version: KubernetesVersion,
   say: (line: string) => void,
-): Promise<BuiltBinaries> {
-  const cached = cachedBuild(version);
+  target: BuildTarget = CONTROL_PLANE,
+): Promise<BuiltBinaries<string>> {
+  const cached = cachedBuild(version, target);
   if (cached) return cached;
   const go = goVersion();
-  const root = cacheDirFor(version);
+  const root = targetDir(version, target);
   mkdirSync(root, { recursive: true });
-  return withLock(join(root, 'build.lock'), say, async () => {
-    const again = cachedBuild(version); // another process finished it while we waited
+  const binaries = binariesOf(target);
+  // One lock per version, whatever the target: two builds of a version never compile at once.
+  return withLock(join(cacheDirFor(version), 'build.lock'), say, async () => {
+    const again = cachedBuild(version, target); // another process finished it while we waited
     if (again) return again;
     const started = Date.now();
     const src = join(root, 'src');
@@ -150,7 +196,7 @@ export async function build(
     mkdirSync(scratch, { recursive: true });
     writeFileSync(logPath, '');
     writeFileSync(join(src, 'go.mod'), wrapperGoMod(version));
-    writeFileSync(join(src, 'tools.go'), TOOLS_GO);
+    writeFileSync(join(src, 'tools.go'), toolsGo(target));
     // GOTOOLCHAIN=local: a module that needs a newer Go fails clearly instead of fetching a toolchain.
     const env = { ...process.env, GOTOOLCHAIN: 'local', GOFLAGS: '-mod=mod', CGO_ENABLED: '0' };
     say(
@@ -158,10 +204,9 @@ export async function build(
     );
     say('  resolving modules (go mod tidy)…');
     await runGo(['mod', 'tidy'], src, logPath, env);
-    const etcd =
-      /go\.etcd\.io\/etcd\/server\/v3 (v\S+)/.exec(
-        readFileSync(join(src, 'go.mod'), 'utf8'),
-      )?.[1] ?? 'unknown';
+    const etcd = /go\.etcd\.io\/etcd\/server\/v3 (v\S+)/.exec(
+      readFileSync(join(src, 'go.mod'), 'utf8'),
+    )?.[1];
     const stamp = (key: string, value: string) =>
       `-X k8s.io/component-base/version.${key}=${value}`;
     // Without these, /version says v0.0.0-master and kubectl's version pick goes wrong (reference §2.3).
@@ -174,7 +219,7 @@ export async function build(
       stamp('gitTreeState', 'clean'),
       stamp('buildDate', new Date().toISOString().replace(/\.\d+Z$/, 'Z')),
     ].join(' ');
-    say(`  compiling ${BINARIES.join(', ')} (etcd ${etcd})…`);
+    say(`  compiling ${binaries.join(', ')}${etcd ? ` (etcd ${etcd})` : ''}…`);
     const ticker = setInterval(
       () => say(`  still compiling… ${Math.round((Date.now() - started) / 60_000)} min so far`),
       120_000,
@@ -188,7 +233,7 @@ export async function build(
           ldflags,
           '-o',
           `${scratch}/`,
-          ...Object.values(PACKAGES),
+          ...Object.values(target.packages),
         ],
         src,
         logPath,
@@ -198,7 +243,7 @@ export async function build(
       clearInterval(ticker);
     }
     // `go build -o dir/` names etcd's binary after its module path without the /v3 suffix: server.
-    renameSync(join(scratch, 'server'), join(scratch, 'etcd'));
+    if (binaries.includes('etcd')) renameSync(join(scratch, 'server'), join(scratch, 'etcd'));
     const dir = join(root, 'bin');
     rmSync(dir, { recursive: true, force: true });
     renameSync(scratch, dir);
@@ -210,7 +255,7 @@ export async function build(
       builtAt: new Date().toISOString(),
     };
     writeFileSync(join(root, 'build.json'), `${JSON.stringify(info, null, 2)}\n`);
-    say(`built Kubernetes ${version.full} in ${info.seconds} s: ${dir}`);
-    return { dir, paths: binPaths(dir), info };
+    say(`built Kubernetes ${version.full} (${binaries.join(', ')}) in ${info.seconds} s: ${dir}`);
+    return { dir, paths: binPaths(dir, target), info };
   });
 }

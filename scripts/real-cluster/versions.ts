@@ -84,8 +84,12 @@ export function parseKubernetesVersion(raw: string): KubernetesVersion {
   };
 }
 
+/** `$XDG_CACHE_HOME`, else `~/.cache`: builds kept there survive every clone of the project. */
+export function cacheBase(): string {
+  return process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache');
+}
+
 /** `$XDG_CACHE_HOME/kubemaint/kubernetes/v1.34.4`, else `~/.cache/…`: kept across clones of the project. */
 export function cacheDirFor(version: KubernetesVersion): string {
-  const base = process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache');
-  return join(base, 'kubemaint', 'kubernetes', `v${version.full}`);
+  return join(cacheBase(), 'kubemaint', 'kubernetes', `v${version.full}`);
 }

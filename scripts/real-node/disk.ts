@@ -1,0 +1,146 @@
+/**
+ * One node disk image per kubelet version: the cached Debian root file system, the kubelet, and the
+ * guest files (guest.ts), made into a sparse ext4 image with `mke2fs -d` — no loop mount, no root
+ * privilege beyond reading the tree. The kernel and initrd are copied beside it for QEMU's direct
+ * kernel boot. The cache folder's name carries a hash of everything that goes in, so a changed unit or
+ * configuration makes a new image and a kept machine rebuilds nothing.
+ */
+import { createHash } from 'node:crypto';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
+import { withLock } from '../real-cluster/lock.js';
+import { RealClusterError } from '../real-cluster/errors.js';
+import type { BuiltBinaries } from '../real-cluster/build.js';
+import { ENABLED_UNITS, GUEST_FILES } from './guest.js';
+import { nodeCacheDir } from './paths.js';
+import { run } from './run.js';
+import type { Rootfs } from './rootfs.js';
+
+/** The image's size; sparse, so only what is written takes room. */
+const DISK_SIZE = '6G';
+
+export interface NodeDisk {
+  image: string;
+  kernel: string;
+  initrd: string;
+  info: { kubelet: string; seconds: number; builtAt: string };
+}
+
+function diskRoot(kubelet: BuiltBinaries<'kubelet'>, rootfs: Rootfs): string {
+  const key = createHash('sha256')
+    .update(JSON.stringify({ GUEST_FILES, ENABLED_UNITS, DISK_SIZE, rootfs: rootfs.dir }))
+    .update(kubelet.info.builtAt)
+    .digest('hex')
+    .slice(0, 12);
+  return join(nodeCacheDir(), `disk-${kubelet.info.kubernetes}-${key}`);
+}
+
+function cached(root: string): NodeDisk | undefined {
+  const infoPath = join(root, 'disk.json');
+  if (!existsSync(infoPath)) return undefined;
+  return {
+    image: join(root, 'disk.img'),
+    kernel: join(root, 'vmlinuz'),
+    initrd: join(root, 'initrd.img'),
+    info: JSON.parse(readFileSync(infoPath, 'utf8')) as NodeDisk['info'],
+  };
+}
+
+/** The newest file in the rootfs's /boot whose name starts with `prefix` (there is one kernel). */
+function bootFile(tree: string, prefix: string): string {
+  const name = readdirSync(join(tree, 'boot'))
+    .filter((f) => f.startsWith(prefix))
+    .sort()
+    .at(-1);
+  if (!name) {
+    throw new RealClusterError(
+      `the root file system at ${tree} has no /boot/${prefix}*: remove ${dirname(tree)} so it is made again`,
+    );
+  }
+  return join(tree, 'boot', name);
+}
+
+export async function buildDisk(
+  kubelet: BuiltBinaries<'kubelet'>,
+  rootfs: Rootfs,
+  say: (line: string) => void,
+): Promise<NodeDisk> {
+  const root = diskRoot(kubelet, rootfs);
+  const ready = cached(root);
+  if (ready) return ready;
+  mkdirSync(root, { recursive: true });
+  return withLock(join(root, 'build.lock'), say, async () => {
+    const again = cached(root);
+    if (again) return again;
+    const started = Date.now();
+    const tree = join(root, 'tree.partial');
+    const logPath = join(root, 'build.log');
+    writeFileSync(logPath, '');
+    rmSync(tree, { recursive: true, force: true });
+    say(`making the node disk image for kubelet ${kubelet.info.kubernetes} (log: ${logPath})`);
+    // A copy, so the shared root file system stays as mmdebstrap left it (reflinks where the disk can).
+    await run('cp', ['-a', '--reflink=auto', rootfs.dir, tree], {
+      logPath,
+      what: 'copying the root file system',
+      needs: 'coreutils',
+    });
+    for (const [path, file] of Object.entries(GUEST_FILES)) {
+      const target = join(tree, path);
+      mkdirSync(dirname(target), { recursive: true });
+      rmSync(target, { force: true });
+      writeFileSync(target, file.content);
+      chmodSync(target, file.mode);
+    }
+    for (const [unit, wantedBy] of ENABLED_UNITS) {
+      const wants = join(tree, 'etc/systemd/system', `${wantedBy}.wants`);
+      mkdirSync(wants, { recursive: true });
+      const link = join(wants, unit.split('/').at(-1) ?? unit);
+      rmSync(link, { force: true });
+      symlinkSync(unit, link);
+    }
+    copyFileSync(kubelet.paths.kubelet, join(tree, 'usr/bin/kubelet'));
+    chmodSync(join(tree, 'usr/bin/kubelet'), 0o755);
+    const image = join(root, 'disk.img');
+    await run(
+      'mke2fs',
+      [
+        '-q',
+        '-F',
+        '-t',
+        'ext4',
+        '-L',
+        'root',
+        '-E',
+        'root_owner=0:0',
+        '-d',
+        tree,
+        `${image}.partial`,
+        DISK_SIZE,
+      ],
+      { logPath, what: 'mke2fs -d (the node disk image)', needs: 'apt-get install e2fsprogs' },
+    );
+    copyFileSync(bootFile(tree, 'vmlinuz-'), join(root, 'vmlinuz'));
+    copyFileSync(bootFile(tree, 'initrd.img-'), join(root, 'initrd.img'));
+    renameSync(`${image}.partial`, image);
+    rmSync(tree, { recursive: true, force: true });
+    const info = {
+      kubelet: kubelet.info.kubernetes,
+      seconds: Math.round((Date.now() - started) / 1000),
+      builtAt: new Date().toISOString(),
+    };
+    writeFileSync(join(root, 'disk.json'), `${JSON.stringify(info, null, 2)}\n`);
+    say(`node disk image ready in ${info.seconds} s: ${image}`);
+    return { image, kernel: join(root, 'vmlinuz'), initrd: join(root, 'initrd.img'), info };
+  });
+}

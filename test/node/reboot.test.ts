@@ -1,0 +1,344 @@
+/**
+ * A real reboot of a real node, driven by kubemaint end to end: two Debian VMs (QEMU TCG, containerd,
+ * a kubelet built here) joined to the real control plane, kubemaint's manifests (infra/k8s) applied and
+ * its images — built here, imported into each VM's containerd, never pulled — running on them. A real
+ * /var/run/reboot-required on one VM's host → the agent DaemonSet's pod marks its node → serve (run as
+ * a user runs it against a cluster) proposes → alice and bob approve on the CLI as themselves (two-
+ * person rule) → serve's Job runs the executor's container on that node: it takes its slot, drains
+ * through the Eviction API (a PDB refuses at first), and runs `systemctl reboot` through nsenter → the
+ * guest really reboots (its console shows a second kernel boot) → the kubelet comes back with a new
+ * bootID, /run is empty again so the sentinel is gone, the agent clears its mark → serve proves it and
+ * uncordons. Run by `npm run test:node` (scripts/real-node/test.ts).
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { INFRA_K8S, realCluster, type RealCluster } from '../support/real-cluster.js';
+import { runCli, startCli, type LongRunning } from '../support/cli-process.js';
+import { imageNameOf, poll, realNodes, type RealNodes } from '../support/real-nodes.js';
+
+const MINUTE = 60_000;
+
+interface NodeJson {
+  metadata: { name: string; labels?: Record<string, string> };
+  spec?: { unschedulable?: boolean; taints?: { key: string; effect: string }[] };
+  status: {
+    nodeInfo: { bootID: string; kubeletVersion: string };
+    conditions?: { type: string; status: string }[];
+  };
+}
+
+interface PodJson {
+  metadata: { name: string; labels?: Record<string, string> };
+  spec: { nodeName?: string };
+  status: {
+    phase: string;
+    containerStatuses?: { image: string; imageID: string; ready: boolean }[];
+  };
+}
+
+interface StatusJson {
+  requests: { id: string; node: string; action: string; state: string; reasons: string[] }[];
+}
+
+describe('a real node rebooted by kubemaint, end to end', { timeout: 60 * MINUTE }, () => {
+  let cluster: RealCluster;
+  let nodes: RealNodes;
+  let dir: string;
+  let serve: LongRunning | undefined;
+  let target: string;
+  let other: string;
+  let cliImage: string;
+  let bootBefore: string;
+  const taintsSeen = new Set<string>();
+  let watching: NodeJS.Timeout | undefined;
+  const kubeconfigs: Record<string, string> = {};
+
+  const node = (name: string) =>
+    JSON.parse(cluster.kubectl(['get', 'node', name, '-o', 'json'])) as NodeJson;
+  const pods = (namespace: string, selector?: string) =>
+    (
+      JSON.parse(
+        cluster.kubectl([
+          'get',
+          'pods',
+          '-n',
+          namespace,
+          ...(selector ? ['-l', selector] : []),
+          '-o',
+          'json',
+        ]),
+      ) as { items: PodJson[] }
+    ).items;
+  const status = async (): Promise<StatusJson> => {
+    const result = await runCli(['status', '--json', '--config', 'kubemaint.yaml'], { cwd: dir });
+    assert.equal(result.code, 0, result.stderr);
+    return JSON.parse(result.stdout) as StatusJson;
+  };
+  const rebootRequest = async () =>
+    (await status()).requests.find((r) => r.node === target && r.action === 'reboot');
+
+  before(async () => {
+    cluster = await realCluster();
+    nodes = realNodes();
+    assert.ok(nodes.nodes.length >= 2, 'two real nodes: one to reboot, one to take its pods');
+    [target, other] = nodes.nodes.map((n) => n.name) as [string, string];
+    const archives = (process.env['KUBEMAINT_NODE_IMAGES'] ?? '').split(':').filter(Boolean);
+    const named = archives.map(imageNameOf);
+    cliImage =
+      named.find((n) => /\/kubemaint:/.test(n)) ??
+      assert.fail(`no CLI image in ${archives.join(', ')}`);
+    const agentImage =
+      named.find((n) => /kubemaint-agent:/.test(n)) ??
+      assert.fail(`no agent image in ${archives.join(', ')}`);
+    dir = mkdtempSync(join(tmpdir(), 'kubemaint-node-e2e-'));
+
+    cluster.kubectl(['apply', '--server-side', '--force-conflicts', '-k', INFRA_K8S]);
+    // serve runs outside the cluster, as `npx kubemaint serve` against a kubeconfig; the agent runs on
+    // the VMs from the image built here (whatever name infra/k8s gives it, the archive's is the truth).
+    cluster.kubectl(['scale', 'deployment/kubemaint-serve', '-n', 'kubemaint', '--replicas=0']);
+    cluster.kubectl([
+      'set',
+      'image',
+      '-n',
+      'kubemaint',
+      'daemonset/kubemaint-agent',
+      `agent=${agentImage}`,
+    ]);
+
+    // The shop's web app: both replicas on the node to reboot (the other node cordoned meanwhile), a PDB
+    // that keeps both, so kubemaint's drain is refused until a third replica runs elsewhere. The pods run
+    // the local sandbox image: a process that sleeps until SIGTERM.
+    cluster.kubectl(['cordon', other]);
+    cluster.kubectl(['create', 'namespace', 'shop']);
+    cluster.kubectl(['apply', '-f', '-'], {
+      input: JSON.stringify({
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'web', namespace: 'shop' },
+        spec: {
+          replicas: 2,
+          selector: { matchLabels: { app: 'web' } },
+          template: {
+            metadata: { labels: { app: 'web' } },
+            spec: {
+              terminationGracePeriodSeconds: 5,
+              containers: [
+                { name: 'web', image: 'kubemaint.local/pause:1', imagePullPolicy: 'Never' },
+              ],
+            },
+          },
+        },
+      }),
+    });
+    cluster.kubectl([
+      'create',
+      'poddisruptionbudget',
+      'web',
+      '-n',
+      'shop',
+      '--selector=app=web',
+      '--min-available=2',
+    ]);
+    cluster.kubectl(['rollout', 'status', 'deployment/web', '-n', 'shop', '--timeout=600s']);
+    cluster.kubectl(['uncordon', other]);
+
+    // alice and bob: people with kubemaint's person role (infra/k8s/rbac-people.yaml) and node read access.
+    const people = ['alice', 'bob'];
+    const subjects = people.map((name) => ({
+      apiGroup: 'rbac.authorization.k8s.io',
+      kind: 'User',
+      name,
+    }));
+    const roleRef = (name: string) => ({
+      apiGroup: 'rbac.authorization.k8s.io',
+      kind: 'ClusterRole',
+      name,
+    });
+    cluster.kubectl(['apply', '-f', '-'], {
+      input: JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'List',
+        items: [
+          {
+            apiVersion: 'rbac.authorization.k8s.io/v1',
+            kind: 'ClusterRole',
+            metadata: { name: 'node-e2e-node-reader' },
+            rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch'] }],
+          },
+          {
+            apiVersion: 'rbac.authorization.k8s.io/v1',
+            kind: 'ClusterRoleBinding',
+            metadata: { name: 'node-e2e-node-reader' },
+            roleRef: roleRef('node-e2e-node-reader'),
+            subjects,
+          },
+          {
+            apiVersion: 'rbac.authorization.k8s.io/v1',
+            kind: 'RoleBinding',
+            metadata: { name: 'node-e2e-people', namespace: 'kubemaint' },
+            roleRef: roleRef('kubemaint:person'),
+            subjects,
+          },
+        ],
+      }),
+    });
+    for (const person of people) kubeconfigs[person] = cluster.userKubeconfig(person);
+
+    writeFileSync(
+      join(dir, 'kubemaint.yaml'),
+      `cluster:
+  type: kubeconfig
+  kubeconfig:
+    path: ${cluster.serviceAccountKubeconfig('kubemaint', 'kubemaint-serve')}
+approval:
+  twoPerson: true
+  approvers:
+    kubernetes:
+      users: [alice, bob]
+agent:
+  period: 10s
+# The executor's image is the one built here and imported into the nodes: never pulled.
+executor:
+  image: ${cliImage}
+  imagePullPolicy: IfNotPresent
+`,
+    );
+    serve = startCli(
+      ['serve', '--config', 'kubemaint.yaml', '--ops-port', '0', '--ops-host', '127.0.0.1'],
+      {
+        cwd: dir,
+      },
+    );
+    await serve.waitFor(/serve ready: /, 2 * MINUTE);
+    bootBefore = node(target).status.nodeInfo.bootID;
+    // Every taint the nodes carry while the test runs: the node lifecycle controller's come and go.
+    watching = setInterval(() => {
+      try {
+        for (const t of node(target).spec?.taints ?? []) taintsSeen.add(`${t.key}:${t.effect}`);
+      } catch {
+        // a kubectl that failed while the machine is loaded: the next one looks again
+      }
+    }, 3_000);
+  });
+
+  after(async () => {
+    if (watching) clearInterval(watching);
+    await serve?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("the agent's pod, from the image built here, marks its node when the host asks for a reboot", async () => {
+    await poll(
+      'the agent pods running on both nodes',
+      () => {
+        const running = pods('kubemaint', 'app.kubernetes.io/name=kubemaint-agent').filter(
+          (p) => p.status.containerStatuses?.[0]?.ready,
+        );
+        return running.length >= 2 ? running : undefined;
+      },
+      15 * MINUTE,
+      5_000,
+    );
+    assert.equal(node(target).metadata.labels?.['kubemaint.io/reboot-required'], undefined);
+    // What unattended-upgrades writes after a kernel update: /var/run is the host's tmpfs.
+    nodes.ssh(target, "printf '*** System restart required ***\\n' > /var/run/reboot-required");
+    await poll(
+      'the agent marks the node',
+      () => node(target).metadata.labels?.['kubemaint.io/reboot-required'] === 'true',
+      5 * MINUTE,
+    );
+    assert.equal(node(other).metadata.labels?.['kubemaint.io/reboot-required'], undefined);
+  });
+
+  it('serve proposes; alice and bob approve on the CLI as themselves', async () => {
+    const proposed = await poll('the proposal', rebootRequest, 5 * MINUTE, 5_000);
+    assert.equal(proposed.state, 'proposed');
+    const first = await runCli(
+      ['approve', proposed.id, '--kubeconfig', kubeconfigs['alice']!, '--config', 'kubemaint.yaml'],
+      { cwd: dir },
+    );
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stdout, /first of two approvals/);
+    const second = await runCli(
+      ['approve', proposed.id, '--kubeconfig', kubeconfigs['bob']!, '--config', 'kubemaint.yaml'],
+      { cwd: dir },
+    );
+    assert.equal(second.code, 0, second.stderr);
+    assert.match(second.stdout, /approve by k8s:bob: r-[0-9a-f]{6} is approved/);
+  });
+
+  it('the drain waits for the PDB, the executor container reboots the VM, and the new bootID proves it', async () => {
+    const blocked = await poll(
+      'the PDB refusal',
+      async () =>
+        (await rebootRequest())?.reasons.find((r) => /PDB shop\/web allows 0 disruptions/.test(r)),
+      5 * MINUTE,
+      5_000,
+    );
+    assert.match(blocked, /shop\/web-/);
+    assert.notEqual(node(target).spec?.unschedulable, true, 'not cordoned while the PDB refuses');
+    cluster.kubectl(['scale', 'deployment/web', '-n', 'shop', '--replicas=3']);
+
+    const executor = await poll(
+      "the executor's container running on the node",
+      () =>
+        pods('kubemaint').find(
+          (p) =>
+            p.spec.nodeName === target &&
+            p.metadata.labels?.['job-name'] &&
+            p.status.containerStatuses?.[0]?.imageID,
+        ),
+      15 * MINUTE,
+      5_000,
+    );
+    const container = executor.status.containerStatuses![0]!;
+    assert.equal(container.image, cliImage, 'the image built here');
+    assert.match(container.imageID, /sha256:[0-9a-f]{64}/);
+
+    const done = await poll(
+      'the reboot done',
+      async () => {
+        const r = await rebootRequest();
+        if (r?.state === 'failed') assert.fail(`the reboot failed: ${JSON.stringify(r)}`);
+        return r?.state === 'done' ? r : undefined;
+      },
+      30 * MINUTE,
+      10_000,
+    );
+    assert.equal(done.state, 'done');
+    const now = node(target);
+    assert.notEqual(now.status.nodeInfo.bootID, bootBefore, 'a new bootID');
+    assert.equal(nodes.kernelBoots(target), 2, 'the console shows a second kernel boot');
+    assert.equal(
+      nodes.sshCode(target, 'test ! -e /var/run/reboot-required'),
+      0,
+      'the sentinel is gone',
+    );
+    assert.notEqual(now.spec?.unschedulable, true, 'uncordoned by kubemaint');
+    assert.equal(
+      now.metadata.labels?.['kubemaint.io/reboot-required'],
+      undefined,
+      'the agent cleared its mark',
+    );
+    const web = pods('shop', 'app=web');
+    assert.equal(
+      web.filter((p) => p.spec.nodeName === target).length,
+      0,
+      'the pods were evicted before',
+    );
+    assert.ok(
+      web.filter((p) => p.spec.nodeName === other && p.status.phase === 'Running').length >= 2,
+    );
+    // The node lifecycle controller's taints while the node was down came, and went.
+    assert.ok(
+      [...taintsSeen].some((t) => /node\.kubernetes\.io\/(unreachable|not-ready)/.test(t)),
+      `the not-ready or unreachable taint was seen (${[...taintsSeen].join(', ')})`,
+    );
+    const left = (now.spec?.taints ?? []).map((t) => t.key);
+    assert.deepEqual(left, [], 'no taint is left');
+    process.stderr.write(`# taints seen on ${target}: ${[...taintsSeen].join(', ')}\n`);
+  });
+});
