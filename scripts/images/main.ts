@@ -6,7 +6,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { buildImages, buildRootfs, overBudget, sizeTable, writeSummary } from './build.js';
+import { buildImages, buildRootfs, overBudget, sizeTable } from './build.js';
 import { renderDockerfile } from './dockerfile.js';
 import { ARCHES, IMAGES, imageNamed, REPO_ROOT, type Arch } from './spec.js';
 import { ImageBuildError, run, say } from './tools.js';
@@ -15,7 +15,9 @@ function archList(raw: string): Arch[] {
   const arches = raw.split(',').map((a) => a.trim().replace(/^linux\//, ''));
   for (const arch of arches) {
     if (!(ARCHES as readonly string[]).includes(arch)) {
-      throw new InvalidArgumentError(`${arch} is not a platform the images are built for (${ARCHES.join(', ')})`);
+      throw new InvalidArgumentError(
+        `${arch} is not a platform the images are built for (${ARCHES.join(', ')})`,
+      );
     }
   }
   return arches as Arch[];
@@ -44,30 +46,52 @@ program
   .description('build every image into --out; its last output line is that folder')
   .option('--out <dir>', 'folder for the archives, their SBOMs and images.json', 'dist/images')
   .option('--platform <list>', 'platforms, comma-separated', archList, [...ARCHES])
-  .option('--image <list>', `images, comma-separated (${IMAGES.map((i) => i.name).join(', ')})`, imageList, IMAGES)
+  .option(
+    '--image <list>',
+    `images, comma-separated (${IMAGES.map((i) => i.name).join(', ')})`,
+    imageList,
+    IMAGES,
+  )
   .option('--refresh', "extract Debian's packages again (their newest security updates)", false)
   .option('--no-bundle', 'use dist/ as it is instead of running `npm run build` first')
   .action(
-    async (options: { out: string; platform: Arch[]; image: typeof IMAGES; refresh: boolean; bundle: boolean }) => {
+    async (options: {
+      out: string;
+      platform: Arch[];
+      image: typeof IMAGES;
+      refresh: boolean;
+      bundle: boolean;
+    }) => {
       const started = performance.now();
       const out = resolve(options.out);
       if (options.bundle) {
         say('bundling the CLI (npm run build)');
-        run('npm', ['run', '--silent', 'build'], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+        run('npm', ['run', '--silent', 'build'], {
+          cwd: REPO_ROOT,
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
       }
-      const built = await buildImages({ out, images: options.image, arches: options.platform, refresh: options.refresh });
-      writeSummary(built, out);
+      const built = await buildImages({
+        out,
+        images: options.image,
+        arches: options.platform,
+        refresh: options.refresh,
+      });
       process.stderr.write(`${sizeTable(built)}\n`);
       const problems = overBudget(built);
       if (problems.length > 0) throw new ImageBuildError(problems.join('; '));
-      say(`done in ${((performance.now() - started) / 1000).toFixed(1)} s; push with skopeo copy --all oci-archive:FILE docker://REGISTRY/NAME:TAG`);
+      say(
+        `done in ${((performance.now() - started) / 1000).toFixed(1)} s; push with skopeo copy --all oci-archive:FILE docker://REGISTRY/NAME:TAG`,
+      );
       process.stdout.write(`${out}\n`);
     },
   );
 
 program
   .command('rootfs')
-  .description("assemble one image's root file system into a folder (the Dockerfiles' build stage runs this)")
+  .description(
+    "assemble one image's root file system into a folder (the Dockerfiles' build stage runs this)",
+  )
   .argument('<image>', `the image (${IMAGES.map((i) => i.name).join(', ')})`)
   .requiredOption('--arch <arch>', `the platform (${ARCHES.join(', ')})`)
   .requiredOption('--out <dir>', 'the folder to fill (emptied first)')
@@ -78,7 +102,9 @@ program
 
 program
   .command('dockerfiles')
-  .description('write infra/image/Dockerfile and infra/agent/Dockerfile from scripts/images/spec.ts')
+  .description(
+    'write infra/image/Dockerfile and infra/agent/Dockerfile from scripts/images/spec.ts',
+  )
   .action(() => {
     for (const spec of IMAGES) {
       writeFileSync(join(REPO_ROOT, spec.dockerfile), renderDockerfile(spec));

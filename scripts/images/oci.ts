@@ -8,7 +8,14 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createWriteStream, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  createWriteStream,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
@@ -49,7 +56,9 @@ export interface ImageMeta {
 }
 
 class Layout {
-  constructor(readonly dir: string) {
+  readonly dir: string;
+  constructor(dir: string) {
+    this.dir = dir;
     mkdirSync(join(dir, 'blobs/sha256'), { recursive: true });
     writeFileSync(join(dir, 'oci-layout'), '{"imageLayoutVersion":"1.0.0"}');
   }
@@ -97,7 +106,8 @@ class Layout {
       createWriteStream(partial),
     );
     const code = await exited;
-    if (code !== 0) throw new ImageBuildError(`tar of ${root} failed (exit ${String(code)}): ${stderr.trim()}`);
+    if (code !== 0)
+      throw new ImageBuildError(`tar of ${root} failed (exit ${String(code)}): ${stderr.trim()}`);
     const hex = digest.digest('hex');
     renameSync(partial, join(this.dir, 'blobs/sha256', hex));
     return {
@@ -116,6 +126,18 @@ function counting(hash: ReturnType<typeof createHash>, count: (n: number) => voi
       done(null, chunk);
     },
   });
+}
+
+/** The `config` of an image's configuration: what the Dockerfile's final stage sets too. */
+export function imageConfig(spec: ImageSpec, labels: Record<string, string>) {
+  return {
+    User: `${spec.user.uid}:${spec.user.gid}`,
+    Env: Object.entries(spec.env).map(([key, value]) => `${key}=${value}`),
+    Entrypoint: spec.entrypoint,
+    ...(spec.cmd.length > 0 ? { Cmd: spec.cmd } : {}),
+    WorkingDir: spec.workdir,
+    Labels: labels,
+  };
 }
 
 /** One platform's image: the base layer (Debian's files, Node.js) and, when the spec has one, the app's. */
@@ -140,14 +162,7 @@ async function platformImage(
   const config = layout.json(MEDIA.config, {
     created,
     ...platform,
-    config: {
-      User: `${spec.user.uid}:${spec.user.gid}`,
-      Env: Object.entries(spec.env).map(([key, value]) => `${key}=${value}`),
-      Entrypoint: spec.entrypoint,
-      ...(spec.cmd.length > 0 ? { Cmd: spec.cmd } : {}),
-      WorkingDir: spec.workdir,
-      Labels: meta.labels,
-    },
+    config: imageConfig(spec, meta.labels),
     rootfs: { type: 'layers', diff_ids: layers.map((layer) => layer.diffId) },
     history: layers.map((_, i) => ({
       created,

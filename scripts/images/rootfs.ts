@@ -92,11 +92,14 @@ export function assembleRootfs(spec: ImageSpec, out: string, inputs: RootfsInput
 /** Copies paths out of the Debian root, following links and ELF dependencies. */
 class DebianCopier {
   private readonly copied = new Set<string>();
-  constructor(
-    private readonly debian: DebianRoot,
-    private readonly out: string,
-    private readonly onCopy: (imagePath: string) => void,
-  ) {}
+  private readonly debian: DebianRoot;
+  private readonly out: string;
+  private readonly onCopy: (imagePath: string) => void;
+  constructor(debian: DebianRoot, out: string, onCopy: (imagePath: string) => void) {
+    this.debian = debian;
+    this.out = out;
+    this.onCopy = onCopy;
+  }
 
   add(path: string, neededBy?: string): void {
     const imagePath = mergedUsr(posix.normalize(path));
@@ -174,28 +177,31 @@ function isElf(file: string): boolean {
   return magic.toString('latin1') === '\x7fELF';
 }
 
+/** The names in the repository a `files` entry's `from` matches (`*` within its one folder). */
+export function repositoryFiles(repo: string, from: string): { dir: string; names: string[] } {
+  const dir = join(repo, dirname(from));
+  const escaped = basename(from).replace(/[.+?^${}()|[\]\\]/g, '\\$&');
+  const matcher = new RegExp(`^${escaped.replace(/\*/g, '.*')}$`);
+  const names = existsSync(dir) ? readdirSync(dir).filter((name) => matcher.test(name)) : [];
+  return { dir, names: names.sort() };
+}
+
 function copyRepositoryFiles(
   spec: ImageSpec,
   repo: string,
   file: ImageSpec['files'][number],
   out: string,
 ): void {
-  const dir = dirname(file.from);
-  const pattern = basename(file.from);
-  const matcher = new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`);
-  const names = existsSync(join(repo, dir))
-    ? readdirSync(join(repo, dir)).filter((name) => matcher.test(name))
-    : [];
+  const { dir, names } = repositoryFiles(repo, file.from);
   if (names.length === 0) {
-    throw new ImageBuildError(
-      `${file.from} matches no file in ${repo}${file.from.startsWith('dist/') ? ': run `npm run build` first' : ''}`,
-    );
+    const hint = file.from.startsWith('dist/') ? ': run `npm run build` first' : '';
+    throw new ImageBuildError(`${file.from} matches no file in ${repo}${hint}`);
   }
   const targetDir = join(out, file.to);
   mkdirSync(targetDir, { recursive: true });
-  for (const name of names.sort()) {
+  for (const name of names) {
     const target = join(targetDir, targetName(spec, name));
-    copyFileSync(join(repo, dir, name), target);
+    copyFileSync(join(dir, name), target);
     chmodSync(target, file.mode ?? 0o644);
   }
 }
@@ -212,9 +218,10 @@ function writeUsers(spec: ImageSpec, out: string): void {
 }
 
 /**
- * V8's compiled code for the bundle, made by the image's own node inside its root (the cache is
- * keyed by the files' paths, node's version and its flags); a foreign architecture's node runs under
- * qemu-user. Readable by everyone: the runtime user is not root.
+ * V8's compiled code for the bundle, made by the image's own node inside its root (a foreign
+ * architecture's node under qemu-user). Node keeps one cache folder per uid (…-<uid>), so it is made
+ * for root, whom the executor Job runs as, and for the image's user, whom serve runs as; a user
+ * without its own folder compiles everything at each start.
  */
 export function makeCompileCache(spec: ImageSpec, rootfs: Rootfs): void {
   const cache = spec.compileCache;
@@ -226,19 +233,37 @@ export function makeCompileCache(spec: ImageSpec, rootfs: Rootfs): void {
     chmodSync(join(rootfs.dir, 'tmp/.qemu'), 0o755);
     prefix.push('/tmp/.qemu');
   }
+  const dir = join(rootfs.dir, cache.dir);
+  mkdirSync(dir, { recursive: true });
+  chmodSync(dir, 0o777);
   const env = { ...spec.env, NODE_COMPILE_CACHE: cache.dir, HOME: '/tmp' };
   try {
-    inRoot(rootfs.dir, [...prefix, '/usr/local/bin/node', '-e', cache.warm], env);
-    inRoot(rootfs.dir, [...prefix, '/usr/local/bin/node', `${spec.workdir}/cli.mjs`, '--version'], env);
+    for (const user of [{ uid: 0, gid: 0 }, spec.user]) {
+      const node = [...prefix, '/usr/local/bin/node'];
+      inRoot(rootfs.dir, user, [...node, '-e', cache.warm], env);
+      inRoot(rootfs.dir, user, [...node, `${spec.workdir}/cli.mjs`, '--version'], env);
+    }
   } finally {
     rmSync(join(rootfs.dir, 'tmp/.qemu'), { force: true });
   }
-  run('sh', ['-c', 'chmod -R a+rX "$1"', 'sh', join(rootfs.dir, cache.dir)]);
+  chmodSync(dir, 0o755);
+  run('sh', ['-c', 'chmod -R a+rX,go-w "$1"', 'sh', dir]);
 }
 
-/** Runs argv with dir as its root: chroot as root, else in a user namespace that maps us to root. */
-export function inRoot(dir: string, argv: string[], env: Record<string, string>): string {
+/**
+ * Runs argv as uid:gid with dir as its root: chroot when we are root (a Docker build stage may
+ * create no user namespace), else a user namespace that maps us to that uid.
+ */
+export function inRoot(
+  dir: string,
+  user: { uid: number; gid: number },
+  argv: string[],
+  env: Record<string, string>,
+): string {
   const options = { env, cwd: '/' };
-  if (process.getuid?.() === 0) return run('chroot', [dir, ...argv], options);
-  return run('unshare', ['--map-root-user', `--root=${dir}`, ...argv], options);
+  if (process.getuid?.() === 0) {
+    return run('chroot', [`--userspec=${user.uid}:${user.gid}`, dir, ...argv], options);
+  }
+  const map = [`--map-user=${user.uid}`, `--map-group=${user.gid}`];
+  return run('unshare', ['--user', ...map, `--root=${dir}`, ...argv], options);
 }

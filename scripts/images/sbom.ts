@@ -19,32 +19,46 @@ interface Component {
   [key: string]: unknown;
 }
 
-/** `node_modules/a/node_modules/b` for every package a source map of the bundle names. */
-export function bundledPackagePaths(dist: string): Set<string> {
+/** `name@version` of every npm package a source map of the bundle has a file of. */
+export function bundledPackages(repo: string): Set<string> {
+  const dist = join(repo, 'dist');
   const paths = new Set<string>();
   const maps = readdirSync(dist).filter((f) => /^cli(-chunk-.*)?\.mjs\.map$/.test(f));
   for (const map of maps) {
     const { sources } = JSON.parse(readFileSync(join(dist, map), 'utf8')) as { sources: string[] };
     for (const source of sources) {
       const match = /((?:node_modules\/(?:@[^/]+\/)?[^/]+\/)+)/.exec(source);
-      if (match) paths.add(match[1]!.replace(/\/$/, ''));
+      if (match) paths.add(match[1]!);
     }
   }
-  return paths;
+  const packages = new Set<string>();
+  for (const path of paths) {
+    const manifest = join(repo, path, 'package.json');
+    if (!existsSync(manifest)) continue;
+    const { name, version } = JSON.parse(readFileSync(manifest, 'utf8')) as {
+      name: string;
+      version: string;
+    };
+    packages.add(`${name}@${version}`);
+  }
+  return packages;
 }
 
+/** npm sbom's components (the whole tree: everything is a devDependency), kept to those bundled. */
 function npmComponents(): Component[] {
-  const bundled = bundledPackagePaths(join(REPO_ROOT, 'dist'));
+  const bundled = bundledPackages(REPO_ROOT);
   const sbom = JSON.parse(
     run('npm', ['sbom', '--sbom-format=cyclonedx', '--sbom-type=application'], { cwd: REPO_ROOT }),
   ) as { components?: Component[] };
-  return (sbom.components ?? []).filter((component) => {
-    const path = component.properties?.find((p) => p.name === 'cdx:npm:package:path')?.value;
-    return path !== undefined && bundled.has(path);
-  });
+  return (sbom.components ?? []).filter((c) => bundled.has(`${c.name}@${c.version}`));
 }
 
-export function writeSbom(spec: ImageSpec, version: string, rootfses: Rootfs[], out: string): string {
+export function writeSbom(
+  spec: ImageSpec,
+  version: string,
+  rootfses: Rootfs[],
+  out: string,
+): string {
   const components: Component[] = [];
   if (spec.node) {
     const node = nodeVersion();

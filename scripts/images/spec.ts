@@ -58,14 +58,26 @@ const WARM_BUNDLE =
   "const fs = require('node:fs'); Promise.all(fs.readdirSync('/app').filter((f) => f.endsWith('.mjs') && f !== 'cli.mjs').map((f) => import('/app/' + f))).then(() => process.exit(0))";
 
 /** The utilities kubemaint-agent.sh calls besides its shell's built-ins (and curl, nsenter). */
-export const AGENT_UTILITIES = ['awk', 'cat', 'cut', 'date', 'grep', 'head', 'od', 'sed', 'sleep', 'tr'];
+export const AGENT_UTILITIES = [
+  'awk',
+  'cat',
+  'cut',
+  'date',
+  'grep',
+  'head',
+  'od',
+  'sed',
+  'sleep',
+  'tr',
+];
 
 export const IMAGES: ImageSpec[] = [
   {
     name: 'kubemaint',
     repository: 'ghcr.io/kubemaint/kubemaint',
     title: 'kubemaint',
-    description: 'kubemaint serve and the executor Job: the esbuild bundle of the CLI on Node.js 24',
+    description:
+      'kubemaint serve and the executor Job: the esbuild bundle of the CLI on Node.js 24',
     dockerfile: 'infra/image/Dockerfile',
     // util-linux provides nsenter: the `command` reboot method runs `nsenter -m/proc/1/ns/mnt -- <argv>`
     // to execute the configured host command in the host's mount namespace (the pod has hostPID).
@@ -97,7 +109,8 @@ export const IMAGES: ImageSpec[] = [
     name: 'kubemaint-agent',
     repository: 'ghcr.io/kubemaint/kubemaint-agent',
     title: 'kubemaint-agent',
-    description: "kubemaint's reporter DaemonSet: a POSIX shell script with busybox and curl (ADR 0003)",
+    description:
+      "kubemaint's reporter DaemonSet: a POSIX shell script with busybox and curl (ADR 0003)",
     dockerfile: 'infra/agent/Dockerfile',
     // curl talks to the API server; nsenter is used only when SENTINEL_COMMAND is configured (and then
     // the DaemonSet must be privileged with hostPID: see infra/k8s/agent-daemonset.yaml).
@@ -118,18 +131,25 @@ export const IMAGES: ImageSpec[] = [
 
 /** The file name a `files` entry lands under (the agent's script drops its `.sh`). */
 export function targetName(spec: ImageSpec, file: string): string {
-  return spec.name === 'kubemaint-agent' && file === 'kubemaint-agent.sh' ? 'kubemaint-agent' : file;
+  return spec.name === 'kubemaint-agent' && file === 'kubemaint-agent.sh'
+    ? 'kubemaint-agent'
+    : file;
 }
 
 export function imageNamed(name: string): ImageSpec {
   const spec = IMAGES.find((image) => image.name === name);
-  if (!spec) throw new Error(`no image named ${name}; the images are ${IMAGES.map((i) => i.name).join(', ')}`);
+  if (!spec)
+    throw new Error(
+      `no image named ${name}; the images are ${IMAGES.map((i) => i.name).join(', ')}`,
+    );
   return spec;
 }
 
 /** The version every image is tagged with: package.json's. */
 export function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(resolve(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+  const pkg = JSON.parse(readFileSync(resolve(REPO_ROOT, 'package.json'), 'utf8')) as {
+    version: string;
+  };
   return pkg.version;
 }
 
@@ -139,7 +159,8 @@ export function nodeVersion(): string {
     packages: Record<string, { version?: string }>;
   };
   const version = lock.packages['node_modules/node']?.version;
-  if (!version) throw new Error('package-lock.json pins no `node` devDependency; run `npm install node@24`');
+  if (!version)
+    throw new Error('package-lock.json pins no `node` devDependency; run `npm install node@24`');
   return version;
 }
 

@@ -35,7 +35,9 @@ export function requireTool(tool: Tool): string {
   const path = which(tool);
   if (!path) {
     const pkg = TOOL_PACKAGES[tool];
-    throw new ImageBuildError(`${tool} is missing: install the Debian package ${pkg} (apt-get install ${pkg})`);
+    throw new ImageBuildError(
+      `${tool} is missing: install the Debian package ${pkg} (apt-get install ${pkg})`,
+    );
   }
   return path;
 }
@@ -50,7 +52,9 @@ export function run(tool: Tool, args: string[], options: SpawnSyncOptions = {}):
   });
   if (result.error) throw new ImageBuildError(`${tool} ${args.join(' ')}: ${result.error.message}`);
   if (result.status !== 0) {
-    const output = `${String(result.stderr ?? '')}\n${String(result.stdout ?? '')}`.trim().split('\n');
+    const output = `${String(result.stderr ?? '')}\n${String(result.stdout ?? '')}`
+      .trim()
+      .split('\n');
     const shown = `${args.slice(0, 6).join(' ')}${args.length > 6 ? ' …' : ''}`;
     throw new ImageBuildError(
       `${tool} ${shown} failed (exit ${String(result.status)}): ${output.slice(-5).join(' | ')}`,
