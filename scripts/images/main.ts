@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { buildImages, buildRootfs, overBudget, sizeTable } from './build.js';
 import { renderDockerfile } from './dockerfile.js';
-import { ARCHES, IMAGES, imageNamed, REPO_ROOT, type Arch } from './spec.js';
+import { ARCHES, IMAGES, imageNamed, REPO_ROOT, type Arch, type ImageSpec } from './spec.js';
 import { ImageBuildError, run, say } from './tools.js';
 
 function archList(raw: string): Arch[] {
@@ -33,11 +33,12 @@ function imageList(raw: string) {
 
 const program = new Command('images')
   .description(
-    'Build the images kubemaint deploys (the CLI image serve and the executor Job run, and the reporter\n' +
-      'agent) as OCI image archives, for linux/amd64 and linux/arm64, without Docker or a registry: files\n' +
-      "from Debian's packages (mmdebstrap --variant=extract), Node.js from the npm registry, this checkout's\n" +
-      'bundle. Debian files and Node.js are cached per version under $XDG_CACHE_HOME/kubemaint/images\n' +
-      '(else ~/.cache/…). Push with: skopeo copy --all oci-archive:FILE docker://REGISTRY/NAME:TAG',
+    'Build the images kubemaint deploys (the CLI image serve and the executor Job run, and the ' +
+      'reporter agent) as OCI image archives for linux/amd64 and linux/arm64, without Docker or a ' +
+      "registry: files from Debian's packages (mmdebstrap --variant=extract), Node.js from the npm " +
+      "registry, this checkout's bundle. Debian's files and Node.js are cached per version under " +
+      '$XDG_CACHE_HOME/kubemaint/images (else ~/.cache/kubemaint/images). Needs root (chroot) or ' +
+      'user namespaces. Push with: skopeo copy --all oci-archive:FILE docker://REGISTRY/NAME:TAG',
   )
   .showHelpAfterError();
 
@@ -45,20 +46,23 @@ program
   .command('build', { isDefault: true })
   .description('build every image into --out; its last output line is that folder')
   .option('--out <dir>', 'folder for the archives, their SBOMs and images.json', 'dist/images')
-  .option('--platform <list>', 'platforms, comma-separated', archList, [...ARCHES])
+  .option(
+    '--platform <list>',
+    `platforms, comma-separated (default: ${ARCHES.join(',')})`,
+    archList,
+  )
   .option(
     '--image <list>',
-    `images, comma-separated (${IMAGES.map((i) => i.name).join(', ')})`,
+    `images, comma-separated (default: ${IMAGES.map((i) => i.name).join(',')})`,
     imageList,
-    IMAGES,
   )
   .option('--refresh', "extract Debian's packages again (their newest security updates)", false)
   .option('--no-bundle', 'use dist/ as it is instead of running `npm run build` first')
   .action(
     async (options: {
       out: string;
-      platform: Arch[];
-      image: typeof IMAGES;
+      platform?: Arch[];
+      image?: ImageSpec[];
       refresh: boolean;
       bundle: boolean;
     }) => {
@@ -73,8 +77,8 @@ program
       }
       const built = await buildImages({
         out,
-        images: options.image,
-        arches: options.platform,
+        images: options.image ?? IMAGES,
+        arches: options.platform ?? ARCHES,
         refresh: options.refresh,
       });
       process.stderr.write(`${sizeTable(built)}\n`);
@@ -92,12 +96,16 @@ program
   .description(
     "assemble one image's root file system into a folder (the Dockerfiles' build stage runs this)",
   )
-  .argument('<image>', `the image (${IMAGES.map((i) => i.name).join(', ')})`)
+  .argument(
+    '<image>',
+    `the image (${IMAGES.map((i) => i.name).join(', ')})`,
+    (raw: string) => imageList(raw)[0]!,
+  )
   .requiredOption('--arch <arch>', `the platform (${ARCHES.join(', ')})`)
   .requiredOption('--out <dir>', 'the folder to fill (emptied first)')
-  .action((name: string, options: { arch: string; out: string }) => {
+  .action((spec: ImageSpec, options: { arch: string; out: string }) => {
     const [arch] = archList(options.arch);
-    buildRootfs(imageNamed(name), arch!, resolve(options.out));
+    buildRootfs(spec, arch!, resolve(options.out));
   });
 
 program

@@ -5,7 +5,7 @@
  * would run them: its user, environment and entrypoint, with chroot, the foreign platform under
  * qemu-user.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -108,11 +108,37 @@ const HOST: Arch | undefined =
  * platform's program runs under qemu-user copied into the root: the kernel here cannot run it, and
  * this machine has no binfmt_misc to hand it to qemu by itself.
  */
-export function runIn(
+export function runIn(image: Unpacked, argv: string[], options: RunOptions = {}): Ran {
+  const { args, env } = chrootCommand(image, argv, options);
+  const result = spawnSync('chroot', args, {
+    env,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** runIn without blocking this process: for a program that talks to a server this process runs. */
+export function runInAsync(
   image: Unpacked,
   argv: string[],
-  options: { uid?: number; env?: Record<string, string>; stdin?: string } = {},
-): Ran {
+  options: RunOptions = {},
+): Promise<Ran> {
+  const { args, env } = chrootCommand(image, argv, options);
+  const child = spawn('chroot', args, { env, stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+export interface RunOptions {
+  uid?: number;
+  env?: Record<string, string>;
+}
+
+function chrootCommand(image: Unpacked, argv: string[], options: RunOptions) {
   const env = Object.fromEntries(image.process.env.map((pair) => pair.split(/=(.*)/s).slice(0, 2)));
   Object.assign(env, options.env ?? {});
   let program = argv;
@@ -121,21 +147,12 @@ export function runIn(
     if (!existsSync(qemu)) {
       copyFileSync(tool(['sh', '-c', `command -v ${QEMU[image.arch]}`]).trim(), qemu);
     }
-    program = [
-      `/tmp/${QEMU[image.arch]}`,
-      resolveInImage(image, env['PATH'] ?? '', argv[0]!),
-      ...argv.slice(1),
-    ];
+    const path = resolveInImage(image, env['PATH'] ?? '', argv[0]!);
+    program = [`/tmp/${QEMU[image.arch]}`, path, ...argv.slice(1)];
   }
   const uid = options.uid ?? image.process.user.uid;
   const gid = options.uid === undefined ? image.process.user.gid : options.uid;
-  const result = spawnSync('chroot', [`--userspec=${uid}:${gid}`, image.rootfs, ...program], {
-    env,
-    encoding: 'utf8',
-    input: options.stdin,
-    timeout: 120_000,
-  });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+  return { args: [`--userspec=${uid}:${gid}`, image.rootfs, ...program], env };
 }
 
 /** A command's path in the image, looked up on the image's PATH (qemu-user takes a path). */

@@ -35,6 +35,7 @@ import { startSimCluster, type AgentCluster } from '../agent/sim-cluster.js';
 import {
   buildImages,
   runIn,
+  runInAsync,
   tool,
   unpack,
   type Built,
@@ -228,10 +229,15 @@ describe('the CLI image (serve and the executor Job)', () => {
     ]) {
       assert.equal(existsSync(join(root, path)), false, path);
     }
+    // /dev is the test's (unpack makes the devices a runtime would mount); /tmp is 1777 on purpose.
     const writable = tool([
       'find',
       root,
       '-xdev',
+      '-path',
+      `${root}/dev`,
+      '-prune',
+      '-o',
       '-perm',
       '-o+w',
       '-not',
@@ -240,6 +246,7 @@ describe('the CLI image (serve and the executor Job)', () => {
       '-not',
       '-path',
       `${root}/tmp`,
+      '-print',
     ]);
     assert.equal(writable.trim(), '');
     const notRoot = tool([
@@ -274,7 +281,7 @@ describe('the agent image', () => {
     assert.ok(lstatSync(join(root, 'usr/local/bin/kubemaint-agent')).mode & 0o111);
   });
 
-  it('marks its node over TLS with the service-account token, as its user (amd64)', () => {
+  it('marks its node over TLS with the service-account token, as its user (amd64)', async () => {
     const agent = image('kubemaint-agent', 'amd64');
     const sa = join(agent.rootfs, 'tmp/sa');
     const host = join(agent.rootfs, 'tmp/host/var/run');
@@ -292,7 +299,7 @@ describe('the agent image', () => {
     ])
       chmodSync(dir, 0o755);
     cluster.setKubemaint('node-3', { labels: {}, annotations: {} });
-    const ran = runIn(agent, AGENT.entrypoint, {
+    const ran = await runInAsync(agent, AGENT.entrypoint, {
       env: {
         NODE_NAME: 'node-3',
         HOST_ROOT: '/tmp/host',
