@@ -55,6 +55,20 @@ export interface ImageMeta {
   epoch: number;
 }
 
+/** GNU tar creating with sorted names, owner 0 and one time: the same files give the same bytes. */
+function reproducibleTar(epoch: number): string[] {
+  return [
+    '--create',
+    '--format=posix',
+    '--pax-option=exthdr.name=%d/PaxHeaders/%f,delete=atime,delete=ctime',
+    '--sort=name',
+    `--mtime=@${epoch}`,
+    '--numeric-owner',
+    '--owner=0',
+    '--group=0',
+  ];
+}
+
 class Layout {
   readonly dir: string;
   constructor(dir: string) {
@@ -74,20 +88,7 @@ class Layout {
   async layer(root: string, entries: string[], epoch: number) {
     const tar = spawn(
       requireTool('tar'),
-      [
-        '--create',
-        '--format=posix',
-        '--pax-option=exthdr.name=%d/PaxHeaders/%f,delete=atime,delete=ctime',
-        '--sort=name',
-        `--mtime=@${epoch}`,
-        '--numeric-owner',
-        '--owner=0',
-        '--group=0',
-        '-C',
-        root,
-        '--',
-        ...entries,
-      ],
+      [...reproducibleTar(epoch), '-C', root, '--', ...entries],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stderr = '';
@@ -224,14 +225,7 @@ export async function writeArchive(
   );
   const file = join(out, `${spec.name}-${meta.version}.oci.tar`);
   run('tar', [
-    '--create',
-    '--format=posix',
-    '--pax-option=exthdr.name=%d/PaxHeaders/%f,delete=atime,delete=ctime',
-    '--sort=name',
-    `--mtime=@${meta.epoch}`,
-    '--numeric-owner',
-    '--owner=0',
-    '--group=0',
+    ...reproducibleTar(meta.epoch),
     '--file',
     `${file}.partial`,
     '-C',
