@@ -59,6 +59,8 @@ export function tool(argv: string[], options: { input?: string } = {}): string {
 
 export interface Unpacked {
   arch: Arch;
+  /** The folder holding it all, removed when the tests are done. */
+  dir: string;
   rootfs: string;
   /** umoci's runtime config for it: the user, args (entrypoint + cmd) and environment it runs with. */
   process: { user: { uid: number; gid: number }; args: string[]; env: string[]; cwd: string };
@@ -90,7 +92,7 @@ export function unpack(archive: string, arch: Arch): Unpacked {
   ] as const) {
     tool(['mknod', '--mode=666', join(rootfs, 'dev', name), 'c', '1', String(minor)]);
   }
-  return { arch, rootfs, process: config.process };
+  return { arch, dir, rootfs, process: config.process };
 }
 
 export interface Ran {

@@ -17,6 +17,7 @@ import {
   mkdtempSync,
   readFileSync,
   readlinkSync,
+  rmSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -65,6 +66,9 @@ const image = (name: string, arch: Arch): Unpacked => {
 
 before(() => {
   built = buildImages();
+});
+after(() => {
+  for (const { dir } of unpacked.values()) rmSync(dir, { recursive: true, force: true });
 });
 
 describe('npm run images: the archives', () => {
