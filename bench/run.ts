@@ -23,6 +23,7 @@ import {
   runRehearseAccuracyBench,
   type AccuracyFigures,
 } from './rehearse-accuracy.js';
+import { imagesTable, imagesWithinBudget, runImagesBench, type ImagesFigures } from './images.js';
 import { runHandoffBench } from './serve-handoff.js';
 import { runSimScaleBench, type SimScaleResult } from './sim-scale.js';
 import {
@@ -215,6 +216,26 @@ const BENCHES: Record<string, Bench> = {
             `| ${i === 0 ? 'kubectl first' : 'kubemaint first'} | ${(r.kubemaint.ms / 1000).toFixed(1)} s | ${(r.kubectl.ms / 1000).toFixed(1)} s (${r.kubectl.version}) | ${r.ratio} |`,
         ),
       ].join('\n'),
+  },
+  images: {
+    title: 'The images, built without Docker (issue 31) — `bench/images.ts`',
+    about:
+      "`npm run images` (both images, linux/amd64 and linux/arm64) on a fresh machine (an empty cache, so Debian 12's packages and Node.js are fetched: network included), on a kept one (the cache full, a new output folder) and once more into the same folder (inputs unchanged). CPU is the build's child processes (mmdebstrap, node under qemu-user for arm64's compile cache, tar, gzip in node), which wanders less than wall time on a shared machine. Sizes are what a node downloads (config and gzipped layers) and unpacks, per platform.",
+    run: () => Promise.resolve(runImagesBench()),
+    section: (f: ImagesFigures) => imagesTable(f),
+    goals: (f: ImagesFigures) => [
+      {
+        goal: 'Images within budget per platform: CLI ≤ 120 MiB, agent ≤ 15 MiB compressed',
+        figure:
+          f.images
+            .map(
+              (i) =>
+                `${i.name} ${i.platforms.map((p) => `${(p.compressedBytes / 1048576).toFixed(1)}`).join('/')} MiB`,
+            )
+            .join(', ') + ' (amd64/arm64)',
+        met: imagesWithinBudget(f),
+      },
+    ],
   },
 };
 

@@ -110,7 +110,7 @@ describe('the Helm chart', () => {
     assert.equal(serveContainer(objects).image, `ghcr.io/kubemaint/kubemaint:${pkg.version}`);
     assert.equal(
       find(objects, 'DaemonSet', 'kubemaint-agent').spec.template.spec.containers[0].image,
-      `kubemaint-agent:${pkg.version}`,
+      `ghcr.io/kubemaint/kubemaint-agent:${pkg.version}`,
     );
   });
 

@@ -100,7 +100,7 @@ describe('kubemaint on the real control plane, end to end', { timeout: 900_000 }
           '--image',
           `ghcr.io/kubemaint/kubemaint:*=${process.execPath} --import ${import.meta.resolve('tsx')} ${MAIN}`,
           '--image',
-          `kubemaint-agent:*=sh ${SIM_AGENT}`,
+          `*/kubemaint-agent:*=sh ${SIM_AGENT}`,
         ],
         { cwd: dir, env: { KUBEMAINT_SIM_AGENT_PERIOD_SECONDS: '2' } },
       );

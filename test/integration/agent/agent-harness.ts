@@ -2,12 +2,13 @@
  * Runs infra/agent/kubemaint-agent.sh as the DaemonSet would: a service-account directory with a
  * token and the cluster CA, a temporary directory standing in for the host's / (HOST_ROOT), and the
  * API server's URL. Each shell under test is a row: dash, and busybox sh with busybox's own
- * utilities first on PATH (what the alpine image has).
+ * utilities first on PATH (what the agent image has: scripts/images/spec.ts).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { AGENT_UTILITIES } from '../../../scripts/images/spec.js';
 
 export const SCRIPT = resolve(import.meta.dirname, '../../../infra/agent/kubemaint-agent.sh');
 
@@ -20,15 +21,13 @@ export interface Shell {
 
 const has = (bin: string): boolean => spawnSync('sh', ['-c', `command -v ${bin}`]).status === 0;
 
-const BUSYBOX_UTILS = ['awk', 'cat', 'cut', 'date', 'grep', 'head', 'od', 'sed', 'sleep', 'tr'];
-
 /** The shells present on this machine; dash is required, busybox is added when installed. */
 export function availableShells(): Shell[] {
   const shells: Shell[] = [{ name: 'dash', argv: ['dash', SCRIPT], pathPrefix: undefined }];
   if (has('busybox')) {
     const dir = mkdtempSync(join(tmpdir(), 'kubemaint-busybox-'));
     const busybox = spawnSync('sh', ['-c', 'command -v busybox']).stdout.toString().trim();
-    for (const util of BUSYBOX_UTILS) symlinkSync(busybox, join(dir, util));
+    for (const util of AGENT_UTILITIES) symlinkSync(busybox, join(dir, util));
     shells.push({ name: 'busybox sh', argv: ['busybox', 'sh', SCRIPT], pathPrefix: dir });
   }
   return shells;

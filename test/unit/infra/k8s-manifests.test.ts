@@ -1123,7 +1123,7 @@ describe('kubectl kustomize infra/k8s', () => {
           (d as unknown as { spec: { template: { spec: PodSpec } } }).spec.template.spec
             .containers[0]!.image,
       );
-    assert.deepEqual(image, ['kubemaint-agent:0.1.0']);
+    assert.deepEqual(image, ['ghcr.io/kubemaint/kubemaint-agent:0.1.0']);
     const serve = rendered.filter((d) => d.kind === 'Deployment').map((d) => d.metadata.name);
     assert.deepEqual(serve, ['kubemaint-serve']);
   });
