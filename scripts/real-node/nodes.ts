@@ -1,7 +1,7 @@
 /**
  * `up`, `down` and `status` of a set of real VM nodes joined to `npm run real-cluster`'s control plane.
  * Everything lives in one state folder (.kubemaint/real-node): `state.json` names the nodes, each node's
- * folder holds its disk (kept across `down`/`up`, so images are imported once per disk), its seed disk
+ * folder holds its disk (kept across `down`/`up` while its disk image is the same), its seed disk
  * (made fresh each `up`), its console log and QEMU's pid file. A failed `up` stops the VMs it started.
  */
 import { execFileSync } from 'node:child_process';
