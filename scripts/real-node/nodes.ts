@@ -184,6 +184,10 @@ export async function nodesDown(
   return stopped;
 }
 
+/** The Node's status was written by the VM's current boot, not kept in etcd from the one before. */
+export const fromThisBoot = (view: NodeView, bootBefore: string | undefined): boolean =>
+  view.bootID !== undefined && view.bootID !== bootBefore;
+
 /**
  * Ready from this boot: a Node kept in etcd from an earlier run still says Ready (until the node
  * controller's grace period runs out), so the bootID must differ from the one it had before the VM started.
@@ -205,7 +209,7 @@ async function waitReady(
       );
     }
     last = await viewNode(cluster, node.name);
-    const thisBoot = last.bootID !== undefined && last.bootID !== bootBefore;
+    const thisBoot = fromThisBoot(last, bootBefore);
     if (last.ready && thisBoot) return last;
     const now = !last.registered
       ? `booting: ${guestStep(node.dir)}`
