@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The servers and browser that tests start for real (Debian's packages): Prometheus, Alertmanager (with
 # amtool; Debian names its binary prometheus-alertmanager) and Chromium; and zsh, which loads the
-# completion script `kubemaint completion zsh` prints. Installs what is missing when
+# completion script `kubemaint completion zsh` prints; containerd (a private daemon imports images into a
+# node disk's tree, test/integration/real-node/preload.test.ts; its service is not started) and e2fsprogs
+# (mke2fs -d and debugfs, the node disk tests). Installs what is missing when
 # it can (root with apt-get); otherwise says what to install and fails, so a test never silently skips
 # a real peer.
 #
 # Other suites name their own needs: test-deps.sh LABEL BINARY=PACKAGE… (scripts/real-node/deps.sh).
 set -euo pipefail
-declare -A need=([prometheus]=prometheus [prometheus-alertmanager]=prometheus-alertmanager [amtool]=prometheus-alertmanager [chromium]=chromium [zsh]=zsh)
+declare -A need=([prometheus]=prometheus [prometheus-alertmanager]=prometheus-alertmanager [amtool]=prometheus-alertmanager [chromium]=chromium [zsh]=zsh [containerd]=containerd [ctr]=containerd [mke2fs]=e2fsprogs [debugfs]=e2fsprogs [e2label]=e2fsprogs)
 label=test-deps
 if [ $# -gt 0 ]; then
   label=$1
