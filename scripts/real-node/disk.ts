@@ -1,8 +1,8 @@
 /**
  * One node disk image per kubelet version and set of images: the cached Debian root file system, the
  * kubelet, the guest files (guest.ts) and the images already imported into containerd (preload.ts),
- * made into a sparse ext4 image with `mke2fs -d` — no loop mount, no root privilege beyond reading the
- * tree. The kernel and initrd are copied beside it for QEMU's direct kernel boot. The cache folder's
+ * made into a sparse ext4 image with `mke2fs -d` — no loop mount (root for the import: it keeps owners
+ * and makes overlay whiteouts' device nodes). The kernel and initrd are copied beside it for QEMU's direct kernel boot. The cache folder's
  * name carries a hash of everything that goes in (the images by their content's digest), so a changed
  * unit, configuration or image makes a new disk image and a kept machine rebuilds nothing.
  */

@@ -11,6 +11,7 @@ import { RealClusterError } from '../real-cluster/errors.js';
 import { DEFAULT_KUBERNETES_VERSION, parseKubernetesVersion } from '../real-cluster/versions.js';
 import { buildNode, nodesDown, nodesUp, readNodesState, viewNode } from './nodes.js';
 import { DEFAULT_NODE_STATE_DIR } from './paths.js';
+import { imageArchives } from './preload.js';
 import { sshArgs } from './ssh.js';
 import { kernelBoots, runningPid } from './vm.js';
 
@@ -67,6 +68,7 @@ program
     "image archives (docker-archive or OCI tar) imported into the disk's containerd (as `up --image`)",
   )
   .action(async (versions: string[], options: { image?: string[] }) => {
+    const images = imageArchives(options.image ?? []);
     const wanted =
       versions.length > 0
         ? versions
@@ -76,11 +78,7 @@ program
           ];
     // One after another: two Go builds at once would only share the machine's cores.
     for (const raw of wanted) {
-      const disk = await buildNode(
-        parseKubernetesVersion(raw),
-        (options.image ?? []).map((p) => resolve(p)),
-        say,
-      );
+      const disk = await buildNode(parseKubernetesVersion(raw), images, say);
       console.log(disk.image);
     }
   });
@@ -134,7 +132,7 @@ program
         })),
         dir: opts().dir,
         clusterDir: opts().clusterDir,
-        images: (options.image ?? []).map((p) => resolve(p)),
+        images: imageArchives(options.image ?? []),
         readyTimeoutS: options.readyTimeout,
         memoryMiB: options.memory,
         fresh: options.fresh ?? false,

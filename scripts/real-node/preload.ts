@@ -8,9 +8,16 @@
  * (its metadata names snapshots by key; the snapshotter's paths are relative to its root).
  */
 import { spawn } from 'node:child_process';
-import { createWriteStream, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  createWriteStream,
+  existsSync,
+  mkdtempSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RealClusterError } from '../real-cluster/errors.js';
 import { run } from './run.js';
@@ -38,6 +45,19 @@ disabled_plugins = ["io.containerd.grpc.v1.cri"]
 [metrics]
   address = ""
 `;
+}
+
+/** `--image` paths made absolute; one that is no file fails before anything starts or builds. */
+export function imageArchives(paths: string[]): string[] {
+  return paths.map((path) => {
+    const absolute = resolve(path);
+    if (!existsSync(absolute) || !statSync(absolute).isFile()) {
+      throw new RealClusterError(
+        `--image ${path}: no such file; name a docker-archive or OCI tar (npm run images -- build --out DIR makes kubemaint-<version>.oci.tar and kubemaint-agent-<version>.oci.tar)`,
+      );
+    }
+    return absolute;
+  });
 }
 
 /** `ctr`'s arguments for one archive: the CRI namespace, unpacked into overlayfs (the guest's snapshotter). */

@@ -98,6 +98,19 @@ describe('npm run real-node with bad input', () => {
     assert.match(prefix.stderr, /real-node: --name-prefix "Vm_1" is not a DNS label/);
   });
 
+  it('an --image that is no file: named, with how to make the archives, before anything builds or starts', () => {
+    for (const command of ['build', 'up']) {
+      const result = cli(command, '--image', join(dir, 'no-such.oci.tar'));
+      assert.equal(result.status, 1, command);
+      assert.match(
+        result.stderr,
+        /^real-node: --image .*no-such\.oci\.tar: no such file; name a docker-archive or OCI tar \(npm run images/m,
+        command,
+      );
+      assert.doesNotMatch(result.stderr, /control plane|making|building/, command);
+    }
+  });
+
   it('ssh to a node that is not up names the nodes that are', () => {
     const result = cli('--dir', join(dir, 'none'), 'ssh', 'kubemaint-vm-9', '--', 'true');
     assert.equal(result.status, 1);
