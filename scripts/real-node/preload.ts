@@ -3,7 +3,7 @@
  * containerd (the root file system's own binary, the very version the guest runs) whose root is the
  * tree's /var/lib/containerd and whose socket and state are a temporary folder, so it shares nothing with
  * any containerd of the machine. `ctr -n k8s.io images import` at host speed took ~5 s for the CLI,
- * agent and sandbox images; the same import inside a TCG guest at first boot took over 16 min.
+ * agent and sandbox images; the same import inside a TCG guest at first boot took over 14 min for the CLI image alone.
  * The guest's containerd finds content, image records and overlayfs snapshots where it looks for them
  * (its metadata names snapshots by key; the snapshotter's paths are relative to its root).
  */
