@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The servers and browser that tests start for real (Debian's packages): Prometheus, Alertmanager (with
 # amtool; Debian names its binary prometheus-alertmanager) and Chromium; and zsh, which loads the
-# completion script `kubemaint completion zsh` prints; and what `npm run images` and its test run
-# (mmdebstrap, readelf from binutils, qemu-user, skopeo, umoci, containerd with runc). Installs what is missing when
+# completion script `kubemaint completion zsh` prints; what `npm run images` and its test run
+# (mmdebstrap, readelf from binutils, qemu-user, skopeo, umoci, containerd with runc); and e2fsprogs
+# (mke2fs -d and debugfs, the node disk tests; containerd's private daemon imports images into a node
+# disk's tree, test/integration/real-node/preload.test.ts, and its service is never started). Installs
+# what is missing when
 # it can (root with apt-get); otherwise says what to install and fails, so a test never silently skips
 # a real peer.
 #
@@ -10,7 +13,8 @@
 set -euo pipefail
 declare -A need=([prometheus]=prometheus [prometheus-alertmanager]=prometheus-alertmanager [amtool]=prometheus-alertmanager [chromium]=chromium [zsh]=zsh
   [mmdebstrap]=mmdebstrap [readelf]=binutils [qemu-aarch64-static]=qemu-user-static [qemu-x86_64-static]=qemu-user-static
-  [skopeo]=skopeo [umoci]=umoci [containerd]=containerd [ctr]=containerd [runc]=runc)
+  [skopeo]=skopeo [umoci]=umoci [containerd]=containerd [ctr]=containerd [runc]=runc
+  [mke2fs]=e2fsprogs [debugfs]=e2fsprogs [e2label]=e2fsprogs)
 label=test-deps
 if [ $# -gt 0 ]; then
   label=$1

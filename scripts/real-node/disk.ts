@@ -1,9 +1,10 @@
 /**
- * One node disk image per kubelet version: the cached Debian root file system, the kubelet, and the
- * guest files (guest.ts), made into a sparse ext4 image with `mke2fs -d` — no loop mount, no root
- * privilege beyond reading the tree. The kernel and initrd are copied beside it for QEMU's direct
- * kernel boot. The cache folder's name carries a hash of everything that goes in, so a changed unit or
- * configuration makes a new image and a kept machine rebuilds nothing.
+ * One node disk image per kubelet version and set of images: the cached Debian root file system, the
+ * kubelet, the guest files (guest.ts) and the images already imported into containerd (preload.ts),
+ * made into a sparse ext4 image with `mke2fs -d` — no loop mount (root for the import: it keeps owners
+ * and makes overlay whiteouts' device nodes). The kernel and initrd are copied beside it for QEMU's direct kernel boot. The cache folder's
+ * name carries a hash of everything that goes in (the images by their content's digest), so a changed
+ * unit, configuration or image makes a new disk image and a kept machine rebuilds nothing.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -18,12 +19,13 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { withLock } from '../real-cluster/lock.js';
 import { RealClusterError } from '../real-cluster/errors.js';
 import type { BuiltBinaries } from '../real-cluster/build.js';
 import { ENABLED_UNITS, GUEST_FILES } from './guest.js';
 import { nodeCacheDir } from './paths.js';
+import { preloadImages } from './preload.js';
 import { run } from './run.js';
 import type { Rootfs } from './rootfs.js';
 
@@ -34,12 +36,33 @@ export interface NodeDisk {
   image: string;
   kernel: string;
   initrd: string;
-  info: { kubelet: string; seconds: number; builtAt: string };
+  info: {
+    kubelet: string;
+    /** Archive file name → the sha256 of its content, as imported into the disk's containerd. */
+    images: Record<string, string>;
+    seconds: number;
+    importSeconds: number;
+    builtAt: string;
+  };
 }
 
-function diskRoot(kubelet: BuiltBinaries<'kubelet'>, rootfs: Rootfs): string {
+/** The sha256 of each archive's content, by file name (what the disk's cache key and info record). */
+export function imageDigests(archives: string[]): Record<string, string> {
+  return Object.fromEntries(
+    archives.map((archive) => [
+      basename(archive),
+      createHash('sha256').update(readFileSync(archive)).digest('hex'),
+    ]),
+  );
+}
+
+function diskRoot(
+  kubelet: BuiltBinaries<'kubelet'>,
+  rootfs: Rootfs,
+  images: Record<string, string>,
+): string {
   const key = createHash('sha256')
-    .update(JSON.stringify({ GUEST_FILES, ENABLED_UNITS, DISK_SIZE, rootfs: rootfs.dir }))
+    .update(JSON.stringify({ GUEST_FILES, ENABLED_UNITS, DISK_SIZE, rootfs: rootfs.dir, images }))
     .update(kubelet.info.builtAt)
     .digest('hex')
     .slice(0, 12);
@@ -71,12 +94,15 @@ function bootFile(tree: string, prefix: string): string {
   return join(tree, 'boot', name);
 }
 
+/** `archives`: image archives (docker-archive or OCI tar) imported into the disk's containerd. */
 export async function buildDisk(
   kubelet: BuiltBinaries<'kubelet'>,
   rootfs: Rootfs,
+  archives: string[],
   say: (line: string) => void,
 ): Promise<NodeDisk> {
-  const root = diskRoot(kubelet, rootfs);
+  const images = imageDigests(archives);
+  const root = diskRoot(kubelet, rootfs, images);
   const ready = cached(root);
   if (ready) return ready;
   mkdirSync(root, { recursive: true });
@@ -111,6 +137,10 @@ export async function buildDisk(
     }
     copyFileSync(kubelet.paths.kubelet, join(tree, 'usr/bin/kubelet'));
     chmodSync(join(tree, 'usr/bin/kubelet'), 0o755);
+    const importStarted = Date.now();
+    say(`  importing ${archives.length} image(s) into the disk's containerd (a private daemon)`);
+    await preloadImages({ tree, archives, logPath });
+    const importSeconds = Math.round((Date.now() - importStarted) / 1000);
     const image = join(root, 'disk.img');
     await run(
       'mke2fs',
@@ -136,11 +166,15 @@ export async function buildDisk(
     rmSync(tree, { recursive: true, force: true });
     const info = {
       kubelet: kubelet.info.kubernetes,
+      images,
       seconds: Math.round((Date.now() - started) / 1000),
+      importSeconds,
       builtAt: new Date().toISOString(),
     };
     writeFileSync(join(root, 'disk.json'), `${JSON.stringify(info, null, 2)}\n`);
-    say(`node disk image ready in ${info.seconds} s: ${image}`);
+    say(
+      `node disk image ready in ${info.seconds} s (images imported in ${importSeconds} s): ${image}`,
+    );
     return { image, kernel: join(root, 'vmlinuz'), initrd: join(root, 'initrd.img'), info };
   });
 }

@@ -1,9 +1,9 @@
 /**
  * The files every node's disk carries on top of the Debian root file system: the kubelet's unit and
  * configuration, containerd's, the pod network (a bridge local to the VM), the network address, and the
- * units that take a node's identity and images from its seed disk at boot. Nothing here names a node:
- * the per-node part (name, certificate, kubelet port, SSH key, images) is the seed disk (seed.ts), so one
- * disk image per kubelet version serves every node.
+ * unit that takes a node's identity from its seed disk at boot. Nothing here names a node: the per-node
+ * part (name, certificate, kubelet port, SSH key) is the seed disk (seed.ts), so one disk image per
+ * kubelet version (and set of images, preload.ts) serves every node.
  */
 
 /** The address the guest's kubeconfig names; `/etc/hosts` maps `kubernetes` (in the apiserver's certificate) to it. */
@@ -51,8 +51,8 @@ evictionHard:
 const KUBELET_UNIT = `[Unit]
 Description=kubelet (kubemaint real node)
 Wants=containerd.service
-After=containerd.service kubemaint-seed.service kubemaint-images.service
-Requires=kubemaint-seed.service kubemaint-images.service
+After=containerd.service kubemaint-seed.service
+Requires=kubemaint-seed.service
 
 [Service]
 EnvironmentFile=${SEED_MOUNT}/kubelet.env
@@ -95,36 +95,6 @@ install -m 0600 ${SEED_MOUNT}/authorized_keys /root/.ssh/authorized_keys
 install -m 0644 ${SEED_MOUNT}/ca.crt /etc/kubernetes/pki/ca.crt
 install -m 0644 ${SEED_MOUNT}/kubelet-client.crt /etc/kubernetes/pki/kubelet-client.crt
 install -m 0600 ${SEED_MOUNT}/kubelet-client.key /etc/kubernetes/pki/kubelet-client.key
-`;
-
-/** Imports the seed's image archives into containerd's k8s.io namespace, each archive once per disk. */
-const IMAGES_UNIT = `[Unit]
-Description=kubemaint images from the seed disk into containerd
-After=containerd.service kubemaint-seed.service
-Requires=containerd.service kubemaint-seed.service
-Before=kubelet.service
-
-[Service]
-Type=oneshot
-RemainAfterExit=yes
-ExecStart=/usr/local/sbin/kubemaint-images
-
-[Install]
-WantedBy=multi-user.target
-`;
-
-const IMAGES_SCRIPT = `#!/bin/sh
-# Each archive is imported once per disk (10-30 s each under TCG): a marker named after its digest.
-set -eu
-mkdir -p /var/lib/kubemaint/imported
-for archive in ${SEED_MOUNT}/images/*.tar; do
-  [ -e "$archive" ] || continue
-  sum=$(sha256sum "$archive" | cut -d' ' -f1)
-  [ -e /var/lib/kubemaint/imported/$sum ] && continue
-  echo "importing $archive"
-  ctr -n k8s.io images import "$archive"
-  touch /var/lib/kubemaint/imported/$sum
-done
 `;
 
 /** The `kubernetes` Service's address inside the cluster (real-cluster's service range is 10.0.0.0/24). */
@@ -236,8 +206,6 @@ export const GUEST_FILES: Record<string, { content: string; mode: number }> = {
   '/etc/systemd/system/kubelet.service': { content: KUBELET_UNIT, mode: 0o644 },
   '/etc/systemd/system/kubemaint-seed.service': { content: SEED_UNIT, mode: 0o644 },
   '/usr/local/sbin/kubemaint-seed': { content: SEED_SCRIPT, mode: 0o755 },
-  '/etc/systemd/system/kubemaint-images.service': { content: IMAGES_UNIT, mode: 0o644 },
-  '/usr/local/sbin/kubemaint-images': { content: IMAGES_SCRIPT, mode: 0o755 },
   '/etc/systemd/system/kubemaint-service-nat.service': { content: SERVICE_NAT_UNIT, mode: 0o644 },
   '/usr/local/sbin/kubemaint-service-nat': { content: SERVICE_NAT_SCRIPT, mode: 0o755 },
   '/etc/containerd/config.toml': { content: CONTAINERD_CONFIG, mode: 0o644 },
@@ -268,7 +236,6 @@ export const GUEST_FILES: Record<string, { content: string; mode: number }> = {
 export const ENABLED_UNITS: [string, string][] = [
   ['/etc/systemd/system/kubelet.service', 'multi-user.target'],
   ['/etc/systemd/system/kubemaint-seed.service', 'multi-user.target'],
-  ['/etc/systemd/system/kubemaint-images.service', 'multi-user.target'],
   ['/etc/systemd/system/kubemaint-service-nat.service', 'multi-user.target'],
   ['/lib/systemd/system/systemd-networkd.service', 'multi-user.target'],
 ];

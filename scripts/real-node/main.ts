@@ -11,6 +11,7 @@ import { RealClusterError } from '../real-cluster/errors.js';
 import { DEFAULT_KUBERNETES_VERSION, parseKubernetesVersion } from '../real-cluster/versions.js';
 import { buildNode, nodesDown, nodesUp, readNodesState, viewNode } from './nodes.js';
 import { DEFAULT_NODE_STATE_DIR } from './paths.js';
+import { imageArchives } from './preload.js';
 import { sshArgs } from './ssh.js';
 import { kernelBoots, runningPid } from './vm.js';
 
@@ -62,7 +63,12 @@ program
     `build (or find cached) the node disk image for each kubelet version: default the control plane's (${DEFAULT_KUBERNETES_VERSION}) and one minor below (${PREVIOUS_MINOR_KUBELET})`,
   )
   .argument('[versions...]', 'kubelet versions, e.g. 1.34.4 1.33.13')
-  .action(async (versions: string[]) => {
+  .option(
+    '--image <archive...>',
+    "image archives (docker-archive or OCI tar) imported into the disk's containerd (as `up --image`)",
+  )
+  .action(async (versions: string[], options: { image?: string[] }) => {
+    const images = imageArchives(options.image ?? []);
     const wanted =
       versions.length > 0
         ? versions
@@ -72,7 +78,7 @@ program
           ];
     // One after another: two Go builds at once would only share the machine's cores.
     for (const raw of wanted) {
-      const disk = await buildNode(parseKubernetesVersion(raw), say);
+      const disk = await buildNode(parseKubernetesVersion(raw), images, say);
       console.log(disk.image);
     }
   });
@@ -87,7 +93,7 @@ program
   .option('--name-prefix <prefix>', 'node names are <prefix>-1, <prefix>-2, …', 'kubemaint-vm')
   .option(
     '--image <archive...>',
-    'image archives (docker-archive or OCI tar) every node imports into containerd',
+    "image archives (docker-archive or OCI tar) in every node's containerd: imported at host speed when the disk image is made (cached by their digest)",
   )
   .option(
     '--ready-timeout <seconds>',
@@ -98,7 +104,7 @@ program
   .option('--memory <MiB>', "each VM's memory", (raw) => Number(raw), 1024)
   .option(
     '--fresh',
-    "new disks from the image (a node's disk, with its imported images, is otherwise kept)",
+    "new disks from the image (a node's disk is otherwise kept while its disk image is the same)",
   )
   .action(
     async (options: {
@@ -126,7 +132,7 @@ program
         })),
         dir: opts().dir,
         clusterDir: opts().clusterDir,
-        images: (options.image ?? []).map((p) => resolve(p)),
+        images: imageArchives(options.image ?? []),
         readyTimeoutS: options.readyTimeout,
         memoryMiB: options.memory,
         fresh: options.fresh ?? false,

@@ -1,7 +1,7 @@
 /**
  * `up`, `down` and `status` of a set of real VM nodes joined to `npm run real-cluster`'s control plane.
  * Everything lives in one state folder (.kubemaint/real-node): `state.json` names the nodes, each node's
- * folder holds its disk (kept across `down`/`up`, so images are imported once per disk), its seed disk
+ * folder holds its disk (kept across `down`/`up` while its disk image is the same), its seed disk
  * (made fresh each `up`), its console log and QEMU's pid file. A failed `up` stops the VMs it started.
  */
 import { execFileSync } from 'node:child_process';
@@ -55,7 +55,7 @@ export interface NodesUpOptions {
   nodes: NodeSpec[];
   dir?: string;
   clusterDir?: string;
-  /** Image archives every node's containerd imports (besides the sandbox image). */
+  /** Image archives in every node's containerd (besides the sandbox image), put there when its disk image is made. */
   images?: string[];
   /** A node not Ready within this many seconds fails `up`. */
   readyTimeoutS?: number;
@@ -157,13 +157,15 @@ function sshKey(dir: string): string {
 }
 
 /** Builds (or finds cached) everything a node of this kubelet version boots from. */
+/** The node disk for one kubelet version, with the sandbox image and `images` already in containerd. */
 export async function buildNode(
   version: KubernetesVersion,
+  images: string[],
   say: (line: string) => void,
 ): Promise<NodeDisk> {
   const rootfs = await buildRootfs(say);
   const kubelet: BuiltBinaries<'kubelet'> = await build(version, say, NODE);
-  return buildDisk(kubelet, rootfs, say);
+  return buildDisk(kubelet, rootfs, [await sandboxImage(say), ...images], say);
 }
 
 /** Stops every VM of the state folder; true when one was running. */
@@ -182,9 +184,18 @@ export async function nodesDown(
   return stopped;
 }
 
+/** The Node's status was written by the VM's current boot, not kept in etcd from the one before. */
+export const fromThisBoot = (view: NodeView, bootBefore: string | undefined): boolean =>
+  view.bootID !== undefined && view.bootID !== bootBefore;
+
+/**
+ * Ready from this boot: a Node kept in etcd from an earlier run still says Ready (until the node
+ * controller's grace period runs out), so the bootID must differ from the one it had before the VM started.
+ */
 async function waitReady(
   cluster: ClusterState,
   node: NodeRecord,
+  bootBefore: string | undefined,
   timeoutS: number,
   say: (line: string) => void,
 ): Promise<NodeView> {
@@ -198,8 +209,13 @@ async function waitReady(
       );
     }
     last = await viewNode(cluster, node.name);
-    if (last.ready) return last;
-    const now = last.registered ? 'registered, not Ready yet' : `booting: ${guestStep(node.dir)}`;
+    const thisBoot = fromThisBoot(last, bootBefore);
+    if (last.ready && thisBoot) return last;
+    const now = !last.registered
+      ? `booting: ${guestStep(node.dir)}`
+      : thisBoot
+        ? 'registered, not Ready yet'
+        : `booting (the Node says ${last.ready ? 'Ready' : 'not Ready'} from its previous boot): ${guestStep(node.dir)}`;
     if (now !== told) {
       say(`  ${node.name}: ${now} (${Math.round((Date.now() - started) / 1000)} s)`);
       told = now;
@@ -238,8 +254,9 @@ export async function nodesUp(options: NodesUpOptions): Promise<NodesState> {
     versions.set(version.full, version);
   }
   const disks = new Map<string, NodeDisk>();
-  for (const version of versions.values()) disks.set(version.full, await buildNode(version, say));
-  const images = [await sandboxImage(say), ...(options.images ?? [])];
+  for (const version of versions.values()) {
+    disks.set(version.full, await buildNode(version, options.images ?? [], say));
+  }
   const key = sshKey(dir);
   const pki = createPki(join(cluster.dir, 'pki'));
   const ports = await freePorts(options.nodes.length * 2);
@@ -248,6 +265,7 @@ export async function nodesUp(options: NodesUpOptions): Promise<NodesState> {
     apiserverPort: cluster.ports.apiserver,
     nodes: [],
   };
+  const bootsBefore = new Map<string, string | undefined>();
   const save = () => writeFileSync(statePath(dir), `${JSON.stringify(state, null, 2)}\n`);
   try {
     for (const [index, spec] of options.nodes.entries()) {
@@ -276,7 +294,6 @@ export async function nodesUp(options: NodesUpOptions): Promise<NodesState> {
         clientCert: client.cert,
         clientKey: client.key,
         authorizedKey: `${key}.pub`,
-        images,
       });
       const record: NodeRecord = {
         name: spec.name,
@@ -287,6 +304,7 @@ export async function nodesUp(options: NodesUpOptions): Promise<NodesState> {
         console: consoleLog(nodeDir),
         startedAt: new Date().toISOString(),
       };
+      bootsBefore.set(spec.name, (await viewNode(cluster, spec.name)).bootID);
       await startVm({
         name: spec.name,
         dir: nodeDir,
@@ -306,10 +324,9 @@ export async function nodesUp(options: NodesUpOptions): Promise<NodesState> {
         `  ${spec.name}: VM started (kubelet v${version.full}, ssh 127.0.0.1:${record.sshPort}, console ${record.console})`,
       );
     }
-    // A disk's first boot imports the images (the CLI image alone took over 14 min under TCG on a loaded machine).
     const timeout = options.readyTimeoutS ?? 2400;
     const views = await Promise.all(
-      state.nodes.map((node) => waitReady(cluster, node, timeout, say)),
+      state.nodes.map((node) => waitReady(cluster, node, bootsBefore.get(node.name), timeout, say)),
     );
     for (const [i, view] of views.entries()) {
       say(

@@ -2,8 +2,8 @@
  * `npm run test:node`: the tests on real VM nodes (test/node/). Installs what the machine lacks
  * (deps.sh), builds the project's images (`npm run images`, amd64) unless KUBEMAINT_IMAGES_DIR names a
  * folder of archives already built, starts a fresh control plane of its own (.kubemaint/real-node-test/
- * cluster) and two VMs that import those images (.kubemaint/real-node-test/nodes; their disks are kept
- * between runs, so each image is imported once per disk), runs the tests one file at a time, and stops
+ * cluster) and two VMs whose disk image carries those images already imported (.kubemaint/real-node-test/
+ * nodes; the disk image is cached by the images' digests), runs the tests one file at a time, and stops
  * everything whatever the outcome. Arguments are passed on to node --test (e.g. a file list).
  */
 import { spawn, spawnSync } from 'node:child_process';

@@ -22,8 +22,8 @@ const debugfs = (image: string, request: string) =>
   });
 
 describe('the seed disk', () => {
-  it("carries the node's name and kubelet port, its certificate, the SSH key and the images, under the label the guest mounts", async () => {
-    for (const name of ['ca.crt', 'node.crt', 'node.key', 'id.pub', 'app.oci.tar']) {
+  it("carries the node's name and kubelet port, its certificate and the SSH key, under the label the guest mounts", async () => {
+    for (const name of ['ca.crt', 'node.crt', 'node.key', 'id.pub']) {
       writeFileSync(join(dir, name), `${name} content\n`);
     }
     const image = await makeSeed(join(dir), {
@@ -33,7 +33,6 @@ describe('the seed disk', () => {
       clientCert: join(dir, 'node.crt'),
       clientKey: join(dir, 'node.key'),
       authorizedKey: join(dir, 'id.pub'),
-      images: [join(dir, 'app.oci.tar')],
     });
     assert.equal(
       debugfs(image, 'cat /kubelet.env'),
@@ -43,7 +42,6 @@ describe('the seed disk', () => {
     assert.equal(debugfs(image, 'cat /kubelet-client.crt'), 'node.crt content\n');
     assert.equal(debugfs(image, 'cat /ca.crt'), 'ca.crt content\n');
     assert.equal(debugfs(image, 'cat /authorized_keys'), 'id.pub content\n');
-    assert.equal(debugfs(image, 'cat /images/app.oci.tar'), 'app.oci.tar content\n');
     const label = execFileSync('e2label', [image], { encoding: 'utf8' }).trim();
     assert.equal(label, 'kmseed');
   });
@@ -98,6 +96,19 @@ describe('npm run real-node with bad input', () => {
     const prefix = cli('up', '--name-prefix', 'Vm_1');
     assert.equal(prefix.status, 1);
     assert.match(prefix.stderr, /real-node: --name-prefix "Vm_1" is not a DNS label/);
+  });
+
+  it('an --image that is no file: named, with how to make the archives, before anything builds or starts', () => {
+    for (const command of ['build', 'up']) {
+      const result = cli(command, '--image', join(dir, 'no-such.oci.tar'));
+      assert.equal(result.status, 1, command);
+      assert.match(
+        result.stderr,
+        /^real-node: --image .*no-such\.oci\.tar: no such file; name a docker-archive or OCI tar \(npm run images/m,
+        command,
+      );
+      assert.doesNotMatch(result.stderr, /control plane|making|building/, command);
+    }
   });
 
   it('ssh to a node that is not up names the nodes that are', () => {
