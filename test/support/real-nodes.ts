@@ -11,6 +11,7 @@ import { readNodesState, type NodeRecord } from '../../scripts/real-node/nodes.j
 import { DEFAULT_NODE_STATE_DIR } from '../../scripts/real-node/paths.js';
 import { sshArgs } from '../../scripts/real-node/ssh.js';
 import { kernelBoots } from '../../scripts/real-node/vm.js';
+import { waitFor } from '@kubemaint/kubesim/testing';
 
 export interface RealNodes {
   nodes: NodeRecord[];
@@ -55,33 +56,15 @@ export function realNodes(): RealNodes {
 
 /**
  * Polls `probe` every `everyMs` until it returns a truthy value; fails with the last thing it saw. Slower
- * than the simulator's waitFor on purpose: each probe here is a kubectl or an SSH login, and emulated
- * nodes change in seconds, not milliseconds.
+ * than the simulator's waitFor by default on purpose: each probe here is a kubectl or an SSH login, and
+ * emulated nodes change in seconds, not milliseconds.
  */
-export async function poll<T>(
+export const poll = <T>(
   what: string,
   probe: () => Promise<T | undefined | false> | T | undefined | false,
   timeoutMs: number,
   everyMs = 2_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value) return value;
-      last = value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(
-        `timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what}; last: ${last instanceof Error ? last.message : JSON.stringify(last)}`,
-      );
-    }
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
+): Promise<T> => waitFor(what, probe, timeoutMs, everyMs);
 
 /** The image name an archive carries (`io.containerd.image.name`, else a docker-archive's RepoTags). */
 export function imageNameOf(archive: string): string {

@@ -1,10 +1,14 @@
 /** Wall-clock waiting for tests that drive a sim over its API. */
 
-/** Poll `probe` until it returns a truthy value (wall time, 20 ms steps); fails with the last thing seen. */
+/**
+ * Poll `probe` until it returns a truthy value (wall time, every `everyMs`, 20 ms by default); fails
+ * with the last thing seen.
+ */
 export async function waitFor<T>(
   what: string,
   probe: () => Promise<T | undefined | false> | T | undefined | false,
   timeoutMs = 15_000,
+  everyMs = 20,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
@@ -18,10 +22,10 @@ export async function waitFor<T>(
     }
     if (Date.now() > deadline) {
       throw new Error(
-        `timed out waiting for ${what}; last: ${last instanceof Error ? last.message : JSON.stringify(last)}`,
+        `timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what}; last: ${last instanceof Error ? last.message : JSON.stringify(last)}`,
       );
     }
-    await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, everyMs));
   }
 }
 
