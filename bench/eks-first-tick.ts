@@ -28,6 +28,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { startAwsStub } from '../test/support/aws-stub.js';
 import { KEYS, SESSION_TOKEN, startIdentityStub } from '../test/support/aws-identity-stub.js';
 import { startTestSim } from '../test/support/sim.js';
+import { COUNTER } from './functions-cold.js';
 
 export interface EksTickRow {
   /** `bare node`, or the tree (its folder and commit). */
@@ -40,6 +41,8 @@ export interface EksTickRow {
   firstAuthMs?: number;
   /** The child's first connection to the cluster, token signed: its clock and its CPU by then. */
   connect?: { atMs: number; cpuMs: number };
+  /** Modules loaded to the tick's end: node built-ins and files, and the files' bytes. */
+  loaded: { modules: number; files: number; bytes: number };
   /** Spawn to exit, median. */
   wallMs: number;
   /** Each run's tick done at, and its CPU: the spread behind the medians. */
@@ -84,7 +87,8 @@ net.Socket.prototype.connect = function (...args) {
 };`;
 
 const REPORT = `process.stdout.write('\\n' + JSON.stringify({ at: performance.now(),
-  cpu: (process.cpuUsage().user + process.cpuUsage().system) / 1000, eks: globalThis.__eks }) + '\\n');
+  cpu: (process.cpuUsage().user + process.cpuUsage().system) / 1000, eks: globalThis.__eks,
+  loaded: globalThis.__loaded?.() }) + '\\n');
   process.exit(0);`;
 
 const tickCode = (bundle: string): string =>
@@ -99,6 +103,8 @@ interface Sample {
   cpu: number;
   /** The child's first connection to the cluster (its clock, its CPU by then). */
   eks?: { at: number; cpu: number };
+  /** Modules loaded (the warm-up round counts them: the hooks cost time, so not when measured). */
+  loaded?: { modules: number; files: number; bytes: number };
   firstAuthMs?: number;
 }
 
@@ -268,6 +274,8 @@ export async function runEksFirstTickBench(
   const aws = await startAwsStub({ [CONFIG_PARAMETER]: config });
   const guard = join(dir, 'guard.mjs');
   writeFileSync(guard, GUARD);
+  const counter = join(dir, 'counter.mjs');
+  writeFileSync(counter, COUNTER);
   const home = join(dir, 'home');
   // Lambda's environment: its role's credentials and region; nothing of this machine's AWS setup.
   const env: NodeJS.ProcessEnv = Object.fromEntries(
@@ -293,6 +301,7 @@ export async function runEksFirstTickBench(
     ...trees.map((tree) => ({ name: treeName(tree), code: tickCode(bundleOf(tree)), tree })),
   ];
   const samples = variants.map(() => [] as Sample[]);
+  const loaded: NonNullable<Sample['loaded']>[] = [];
   const requests: Record<string, number> = {};
   try {
     // One unmeasured round warms the file cache; then the variants interleaved, a fresh sim each.
@@ -301,10 +310,12 @@ export async function runEksFirstTickBench(
         const sim = variant.tree === undefined ? undefined : await freshSim();
         front.route(sim);
         try {
+          const hooks = i < 0 ? ['--import', counter] : [];
           const sample = await runChild(
-            ['--import', guard, '--input-type=module', '-e', variant.code + REPORT],
+            ['--import', guard, ...hooks, '--input-type=module', '-e', variant.code + REPORT],
             env,
           );
+          if (i < 0) loaded[v] = sample.loaded!;
           const first = front.authenticated[0];
           if (variant.tree !== undefined) {
             if (first === undefined) throw new Error(`${variant.name}: no authenticated request`);
@@ -352,6 +363,7 @@ export async function runEksFirstTickBench(
         wallMs: round(median(s.map((x) => x.wallMs))),
         runs: s.map((x) => round(x.at)),
         cpuRuns: s.map((x) => round(x.cpu)),
+        loaded: loaded[v]!,
       };
     }),
   };
@@ -378,11 +390,11 @@ async function freshSim(): Promise<{
 export function eksTickTable(f: EksTickFigures): string {
   const bare = f.rows[0]!;
   return [
-    `| what (fresh Node process, median of ${f.runs}) | tick done at (ms since process start) | over bare node | CPU to then | token signed, first connection to the cluster at (ms since start) | CPU to then | first authenticated Kubernetes request (ms since spawn) | Kubernetes requests |`,
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    `| what (fresh Node process, median of ${f.runs}) | tick done at (ms since process start) | over bare node | CPU to then | token signed, first connection to the cluster at (ms since start) | CPU to then | first authenticated Kubernetes request (ms since spawn) | Kubernetes requests | modules loaded (files, bytes) |`,
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...f.rows.map(
       (r) =>
-        `| ${r.name} | ${r.doneAtMs} | ${r === bare ? '-' : `+${round(r.doneAtMs - bare.doneAtMs)}`} | ${r.cpuMs} ms | ${r.connect?.atMs ?? '-'} | ${r.connect ? `${r.connect.cpuMs} ms` : '-'} | ${r.firstAuthMs ?? '-'} | ${f.requests[r.name] ?? '-'} |`,
+        `| ${r.name} | ${r.doneAtMs} | ${r === bare ? '-' : `+${round(r.doneAtMs - bare.doneAtMs)}`} | ${r.cpuMs} ms | ${r.connect?.atMs ?? '-'} | ${r.connect ? `${r.connect.cpuMs} ms` : '-'} | ${r.firstAuthMs ?? '-'} | ${f.requests[r.name] ?? '-'} | ${r.loaded.modules} (${r.loaded.files}, ${Math.round(r.loaded.bytes / 1024)} KiB) |`,
     ),
   ].join('\n');
 }

@@ -41,7 +41,7 @@ const REPORT = `process.stdout.write('\\n' + JSON.stringify({ at: performance.no
   cpu: (process.cpuUsage().user + process.cpuUsage().system) / 1000, loaded: globalThis.__loaded?.() }));`;
 
 /** Counts every module the child loads (Node's synchronous module hooks; node: built-ins too). */
-const COUNTER = `import { registerHooks } from 'node:module';
+export const COUNTER = `import { registerHooks } from 'node:module';
 const seen = [];
 registerHooks({ load(url, context, next) { const r = next(url, context);
   seen.push([url, r.source ? r.source.length : 0]); return r; } });
