@@ -28,7 +28,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { startAwsStub } from '../test/support/aws-stub.js';
 import { KEYS, SESSION_TOKEN, startIdentityStub } from '../test/support/aws-identity-stub.js';
 import { startTestSim } from '../test/support/sim.js';
-import { COUNTER } from './functions-cold.js';
+import { COUNTER, median, round } from './functions-cold.js';
 
 export interface EksTickRow {
   /** `bare node`, or the tree (its folder and commit). */
@@ -226,13 +226,6 @@ function runChild(args: string[], env: NodeJS.ProcessEnv): Promise<Sample & { st
     });
   });
 }
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
-const round = (ms: number): number => Math.round(ms * 10) / 10;
 
 function treeName(tree: string): string {
   const head = spawnSync('git', ['-C', tree, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' });

@@ -73,12 +73,12 @@ function runNode(args: string[], env: NodeJS.ProcessEnv): Promise<Sample> {
   });
 }
 
-const median = (values: number[]): number => {
+export const median = (values: number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
-const round = (ms: number): number => Math.round(ms * 10) / 10;
+export const round = (ms: number): number => Math.round(ms * 10) / 10;
 
 /** A signed `/maint approve` as API Gateway hands it over; fresh, so its signature is in time. */
 function slashEvent(): Record<string, unknown> {
