@@ -41,7 +41,7 @@ const REPORT = `process.stdout.write('\\n' + JSON.stringify({ at: performance.no
   cpu: (process.cpuUsage().user + process.cpuUsage().system) / 1000, loaded: globalThis.__loaded?.() }));`;
 
 /** Counts every module the child loads (Node's synchronous module hooks; node: built-ins too). */
-const COUNTER = `import { registerHooks } from 'node:module';
+export const COUNTER = `import { registerHooks } from 'node:module';
 const seen = [];
 registerHooks({ load(url, context, next) { const r = next(url, context);
   seen.push([url, r.source ? r.source.length : 0]); return r; } });
@@ -73,12 +73,12 @@ function runNode(args: string[], env: NodeJS.ProcessEnv): Promise<Sample> {
   });
 }
 
-const median = (values: number[]): number => {
+export const median = (values: number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
-const round = (ms: number): number => Math.round(ms * 10) / 10;
+export const round = (ms: number): number => Math.round(ms * 10) / 10;
 
 /** A signed `/maint approve` as API Gateway hands it over; fresh, so its signature is in time. */
 function slashEvent(): Record<string, unknown> {

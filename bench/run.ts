@@ -13,6 +13,12 @@ import { rollTable, runFleetRollBench, type RollFigures } from './control-fleet-
 import { runControlTickBench, tickTable, type TickFigures } from './control-tick.js';
 import { runDrainBench, type DrainBenchResult } from './drain-vs-kubectl.js';
 import {
+  eksTickTable,
+  packageTrees,
+  runEksFirstTickBench,
+  type EksTickFigures,
+} from './eks-first-tick.js';
+import {
   markdownTable as coldTable,
   runFunctionsColdBench,
   type ColdRow,
@@ -54,6 +60,7 @@ interface Load {
 }
 
 const COLD_RUNS = 15;
+const EKS_TICK_RUNS = 7;
 const CORES = cpus().length;
 
 const BENCHES: Record<string, Bench> = {
@@ -94,6 +101,19 @@ const BENCHES: Record<string, Bench> = {
         },
       ];
     },
+  },
+  'eks-first-tick': {
+    title:
+      "An `eks` cluster's first tick on a cold tick Lambda (issue 36) — `bench/eks-first-tick.ts`",
+    about:
+      "`npm run package` first (this run does it, and in KUBEMAINT_BENCH_BASELINE's tree too when that names another worktree, whose code is then measured beside this one's). Each run a fresh Node process, interleaved with bare Node and the other tree so load hits each alike, median of the runs: the tick bundle imported, its config read from SSM, the EKS token presigned with the credentials in the environment (as on Lambda; HOME and the AWS config files empty, instance metadata disabled, any connection beyond loopback fails the run) and a tick proposing two reboots run to its end. The cluster's endpoint is an HTTPS stand-in that replays each token's presigned GetCallerIdentity at an STS stand-in checking SigV4 as STS does, then passes the request to a fresh demo sim.",
+    run: async () => {
+      const baseline = process.env.KUBEMAINT_BENCH_BASELINE;
+      const trees = baseline ? [baseline, '.'] : ['.'];
+      packageTrees(trees);
+      return runEksFirstTickBench(EKS_TICK_RUNS, trees);
+    },
+    section: (f: EksTickFigures) => eksTickTable(f),
   },
   'fleet-roll': {
     title: 'Fleet roll on `serve` against the ideal (issues 5, 20) — `bench/control-fleet-roll.ts`',
