@@ -28,7 +28,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { startAwsStub } from '../test/support/aws-stub.js';
 import { KEYS, SESSION_TOKEN, startIdentityStub } from '../test/support/aws-identity-stub.js';
 import { startTestSim } from '../test/support/sim.js';
-import { COUNTER, median, round } from './functions-cold.js';
+import { COUNTER, median, round, runsArgument } from './functions-cold.js';
 
 export interface EksTickRow {
   /** `bare node`, or the tree (its folder and commit). */
@@ -393,11 +393,7 @@ export function eksTickTable(f: EksTickFigures): string {
 }
 
 if (import.meta.url === `file://${resolve(process.argv[1] ?? '')}`) {
-  const runs = Number(process.argv[2] ?? 7);
-  if (!Number.isInteger(runs) || runs < 1) {
-    process.stderr.write(`runs must be a positive integer, got ${process.argv[2]}\n`);
-    process.exit(2);
-  }
+  const runs = runsArgument(7);
   const other = process.argv[3] ?? process.env.KUBEMAINT_BENCH_BASELINE;
   const trees = other ? [other, '.'] : ['.'];
   const figures = await runEksFirstTickBench(runs, trees);

@@ -80,6 +80,16 @@ export const median = (values: number[]): number => {
 };
 export const round = (ms: number): number => Math.round(ms * 10) / 10;
 
+/** A bench's run count from its first argument (`npx tsx bench/X.ts [runs]`); exits 2 on a bad one. */
+export function runsArgument(fallback: number): number {
+  const runs = Number(process.argv[2] ?? fallback);
+  if (!Number.isInteger(runs) || runs < 1) {
+    process.stderr.write(`runs must be a positive integer, got ${process.argv[2]}\n`);
+    process.exit(2);
+  }
+  return runs;
+}
+
 /** A signed `/maint approve` as API Gateway hands it over; fresh, so its signature is in time. */
 function slashEvent(): Record<string, unknown> {
   const body = slashCommandBody({
@@ -184,11 +194,7 @@ export function markdownTable(rows: readonly ColdRow[], runs: number): string {
 }
 
 if (import.meta.url === `file://${resolve(process.argv[1] ?? '')}`) {
-  const runs = Number(process.argv[2] ?? 15);
-  if (!Number.isInteger(runs) || runs < 1) {
-    process.stderr.write(`runs must be a positive integer, got ${process.argv[2]}\n`);
-    process.exit(2);
-  }
+  const runs = runsArgument(15);
   const rows = await runFunctionsColdBench(runs);
   process.stdout.write(`${markdownTable(rows, runs)}\n\nnode ${process.version}\n`);
 }
