@@ -163,13 +163,16 @@ describe('kubectl against the sim', { skip }, () => {
     assert.equal(sim.store.get(R.pdbs, 'default', 'web'), undefined);
   });
 
-  it('get -w prints the initial state and then an update', async () => {
+  it('get -w prints the initial state and then an update', { timeout: 120_000 }, async () => {
     const child = spawn('kubectl', ['get', 'pods', '-w'], { env });
+    // One reader of stdout: a listener per awaited line would append every chunk once per
+    // listener, and a line split across chunks would then never match.
     let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     const seen = (pattern: RegExp) =>
       new Promise<void>((resolve, reject) => {
         const check = () => pattern.test(out) && resolve();
-        child.stdout.on('data', (c: Buffer) => ((out += c.toString()), check()));
+        child.stdout.on('data', check);
         child.on('exit', () => reject(new Error(`kubectl get -w exited early:\n${out}`)));
         check();
       });
