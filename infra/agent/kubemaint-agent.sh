@@ -41,6 +41,9 @@
 #   TOKEN_FILE, CA_FILE $SA_DIR/token (re-read each time: it rotates), $SA_DIR/ca.crt
 #   API_SERVER          https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT
 #   MAX_PACKAGES_CHARS  cap on the packages annotation                                1024
+#   API_CONNECT_TIMEOUT_SECONDS  TCP and TLS handshake of one API call                      5
+#   API_TIMEOUT_SECONDS          one API call, whole                                        15
+#                       (raise both on slow nodes: an emulated VM took 10 s for a handshake)
 #   AGENT_ITERATIONS    stop after N checks (tests); 0 runs forever                       0
 #   CURL                the curl binary                                                  curl
 #   AGENT_CONFIG_DIR    the mounted kubemaint-agent ConfigMap            /etc/kubemaint-agent
@@ -75,6 +78,8 @@ TOKEN_FILE=${TOKEN_FILE:-$SA_DIR/token}
 CA_FILE=${CA_FILE:-$SA_DIR/ca.crt}
 API_SERVER=${API_SERVER:-https://${KUBERNETES_SERVICE_HOST:-kubernetes.default.svc}:${KUBERNETES_SERVICE_PORT:-443}}
 MAX_PACKAGES_CHARS=${MAX_PACKAGES_CHARS:-1024}
+API_CONNECT_TIMEOUT_SECONDS=${API_CONNECT_TIMEOUT_SECONDS:-5}
+API_TIMEOUT_SECONDS=${API_TIMEOUT_SECONDS:-15}
 AGENT_ITERATIONS=${AGENT_ITERATIONS:-0}
 CURL=${CURL:-curl}
 
@@ -97,6 +102,14 @@ for v in PERIOD_SECONDS JITTER_SECONDS RESYNC_EVERY MAX_PACKAGES_CHARS AGENT_ITE
   # shellcheck disable=SC2154 # val is set by the eval above
   if ! is_uint "$val"; then
     log error "$v must be a whole number of seconds or a count" "$v=\"$val\""
+    exit 2
+  fi
+done
+# curl takes 0 as "no limit": a call that could hang for ever is refused too.
+for v in API_CONNECT_TIMEOUT_SECONDS API_TIMEOUT_SECONDS; do
+  eval "val=\$$v"
+  if ! is_uint "$val" || [ "$val" -eq 0 ]; then
+    log error "$v must be a whole number of seconds, at least 1" "$v=\"$val\""
     exit 2
   fi
 done
@@ -202,11 +215,11 @@ api() {
   fi
   if [ $# -ge 3 ]; then
     out=$(printf 'Authorization: Bearer %s\nContent-Type: application/merge-patch+json\n' "$token" |
-      $CURL -sS --cacert "$CA_FILE" --connect-timeout 5 --max-time 15 -X "$1" -H @- \
+      $CURL -sS --cacert "$CA_FILE" --connect-timeout "$API_CONNECT_TIMEOUT_SECONDS" --max-time "$API_TIMEOUT_SECONDS" -X "$1" -H @- \
         -H 'Accept: application/json' --data-binary "$3" -w '%{http_code}' "$API_SERVER$2" 2>&1)
   else
     out=$(printf 'Authorization: Bearer %s\n' "$token" |
-      $CURL -sS --cacert "$CA_FILE" --connect-timeout 5 --max-time 15 -X "$1" -H @- \
+      $CURL -sS --cacert "$CA_FILE" --connect-timeout "$API_CONNECT_TIMEOUT_SECONDS" --max-time "$API_TIMEOUT_SECONDS" -X "$1" -H @- \
         -H 'Accept: application/json' -w '%{http_code}' "$API_SERVER$2" 2>&1)
   fi
   status=${out#"${out%???}"}

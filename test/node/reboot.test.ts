@@ -107,6 +107,17 @@ describe('a real node rebooted by kubemaint, end to end', { timeout: 60 * MINUTE
       'daemonset/kubemaint-agent',
       `agent=${agentImage}`,
     ]);
+    // An emulated node is slow: one TLS handshake to the apiserver took 10 s under load, twice the
+    // agent's default connect limit.
+    cluster.kubectl([
+      'set',
+      'env',
+      '-n',
+      'kubemaint',
+      'daemonset/kubemaint-agent',
+      'API_CONNECT_TIMEOUT_SECONDS=60',
+      'API_TIMEOUT_SECONDS=120',
+    ]);
 
     // The shop's web app: both replicas on the node to reboot (the other node cordoned meanwhile), a PDB
     // that keeps both, so kubemaint's drain is refused until a third replica runs elsewhere. The pods run

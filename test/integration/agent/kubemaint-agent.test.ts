@@ -172,6 +172,28 @@ for (const shell of availableShells()) {
       assert.equal(writes().length, 1);
     });
 
+    it('gives up on an API call after API_TIMEOUT_SECONDS, and waits longer when told to', async () => {
+      // A slow node (an emulated VM, a loaded host) needs longer than the defaults; a call that
+      // outlives its limit is a failed read, retried next period, never a hang.
+      const box = fresh(unmarked());
+      writeFileSync(box.sentinel, '');
+      cluster.sim.admin.setFaults([{ resource: 'nodes', verb: 'get', latencyMs: 2_500 }]);
+      const short = await runAgent(
+        shell,
+        box.env({ AGENT_ITERATIONS: '1', API_TIMEOUT_SECONDS: '1' }),
+      );
+      assert.equal(short.code, 0, short.output);
+      assert.match(short.output, /cannot read this node; will retry" status=000/);
+      assert.equal(writes().length, 0);
+      const long = await runAgent(
+        shell,
+        box.env({ AGENT_ITERATIONS: '1', API_TIMEOUT_SECONDS: '10' }),
+      );
+      assert.equal(long.code, 0, long.output);
+      assert.equal(cluster.node(NODE).labels[LABEL], 'true');
+      assert.equal(writes().length, 1);
+    });
+
     it('re-reads the rotating token each time', async () => {
       const box = fresh(unmarked());
       writeFileSync(box.sentinel, '');
@@ -241,6 +263,14 @@ for (const shell of availableShells()) {
       { env: { NODE_NAME: '' }, message: /NODE_NAME must be this node's name/ },
       { env: { NODE_NAME: 'Bad Name' }, message: /NODE_NAME must be this node's name/ },
       { env: { PERIOD_SECONDS: '5m' }, message: /PERIOD_SECONDS must be a whole number/ },
+      {
+        env: { API_TIMEOUT_SECONDS: '0' },
+        message: /API_TIMEOUT_SECONDS must be a whole number of seconds, at least 1/,
+      },
+      {
+        env: { API_CONNECT_TIMEOUT_SECONDS: '2s' },
+        message: /API_CONNECT_TIMEOUT_SECONDS must be a whole number of seconds, at least 1/,
+      },
     ];
     for (const b of bad) {
       it(`exits 2 with a clear message for ${JSON.stringify(b.env)}`, async () => {
