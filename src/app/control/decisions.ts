@@ -175,8 +175,12 @@ function appliedOf(
   if (!applied.result.ok)
     return { name: decision.name, ok: false, message: applied.result.error.message };
   const state = applied.result.request.state;
+  // The transition's note says what "still proposed" means after an approval: a second approver
+  // is needed. Without it the first approver reads "is proposed" and cannot tell it counted.
+  const after = applied.result.request.history;
+  const note = after.length > request.history.length ? after.at(-1)?.note : undefined;
   const message = applied.result.changed
-    ? `${decision.decision} by ${decision.by}: ${request.id} is ${state}`
+    ? `${decision.decision} by ${decision.by}: ${request.id} is ${state}${note ? ` (${note})` : ''}`
     : `${decision.decision} by ${decision.by}: nothing to change, ${request.id} is ${state}`;
   return { name: decision.name, ok: true, message };
 }

@@ -63,6 +63,36 @@ describe('concurrent answers to one request', () => {
     }
   });
 
+  it('two-person rule: the first approver is told a second one is needed, the second that it is approved', async () => {
+    const deps = testControlDeps(sim, {
+      settings: testControlSettings({
+        approval: {
+          users: [alice.id, bob.id],
+          groups: [],
+          proposers,
+          expiresAfterMs: 3_600_000,
+          twoPersonRule: true,
+        },
+      }),
+    });
+    const proposed = await requestMaintenance(deps, {
+      node: 'node-3',
+      action: 'reboot',
+      by: carol,
+    });
+    assert.ok(proposed.ok, proposed.message);
+    const id = proposed.request!.id;
+    const first = await approveRequest(deps, id, alice);
+    assert.ok(first.ok, first.message);
+    assert.equal(
+      first.message,
+      `approve by ${alice.id}: ${id} is proposed (first of two approvals; waiting for a second approver)`,
+    );
+    const second = await approveRequest(deps, id, bob);
+    assert.equal(second.message, `approve by ${bob.id}: ${id} is approved`);
+    await rejectRequest(deps, id, alice, 'next test');
+  });
+
   it('two-person rule: two approvers at once make the two approvals it needs', async () => {
     const deps = testControlDeps(sim, {
       settings: testControlSettings({
