@@ -26,7 +26,7 @@ interface NodeJson {
   spec?: { unschedulable?: boolean; taints?: { key: string; effect: string }[] };
   status: {
     nodeInfo: { bootID: string; kubeletVersion: string };
-    conditions?: { type: string; status: string }[];
+    conditions?: { type: string; status: string; lastTransitionTime?: string }[];
   };
 }
 
@@ -351,5 +351,25 @@ executor:
     const left = (now.spec?.taints ?? []).map((t) => t.key);
     assert.deepEqual(left, [], 'no taint is left');
     process.stderr.write(`# taints seen on ${target}: ${[...taintsSeen].join(', ')}\n`);
+    // The phases of this reboot from the request's own history and the node's Ready condition,
+    // for BENCHMARKS.md: kubemaint's overhead beside the VM's boot.
+    const history = (
+      JSON.parse(cluster.kubectl(['get', 'mr', '-n', 'kubemaint', done.id, '-o', 'json'])) as {
+        status: { history: { to: string; at: string }[] };
+      }
+    ).status.history;
+    const at = (state: string) => {
+      const entry = history.findLast((h) => h.to === state);
+      return entry ? Date.parse(entry.at) : NaN;
+    };
+    const ready = now.status.conditions?.find((c) => c.type === 'Ready');
+    const back = Date.parse(ready?.lastTransitionTime ?? '');
+    const s = (from: number, to: number) => `${((to - from) / 1000).toFixed(0)} s`;
+    process.stderr.write(
+      `# phases of ${done.id}: approved → Job running ${s(at('approved'), at('running'))}, ` +
+        `drain and host command ${s(at('running'), at('verifying'))}, ` +
+        `reboot to Ready ${s(at('verifying'), back)}, proof ${s(back, at('done'))}, ` +
+        `approval to uncordon ${s(at('approved'), at('done'))}\n`,
+    );
   });
 });
