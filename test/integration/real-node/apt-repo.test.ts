@@ -228,7 +228,7 @@ describe('the test apt repository served as pkgs.k8s.io', () => {
       execFile(
       'curl',
       ['-s', '-o', '/dev/null', '-w', '%{http_code}', '--cacert', tls().caCert, '--path-as-is',
-        `https://127.0.0.1:${server.port}/../repo.json`],
+        `https://127.0.0.1:${server.port}/..%2frepo.json`],
       { encoding: 'utf8' },
       (_error, stdout) => resolve({ stdout }),
     )); // prettier-ignore
