@@ -23,6 +23,7 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { BuiltBinaries } from '../real-cluster/build.js';
+import { RealClusterError } from '../real-cluster/errors.js';
 import { withLock } from '../real-cluster/lock.js';
 import type { KubernetesVersion } from '../real-cluster/versions.js';
 import { nodeCacheDir } from './paths.js';
@@ -175,7 +176,9 @@ export async function buildAptRepository(
 ): Promise<AptRepository> {
   const minors = inputs.map((i) => repoPath(i.version));
   if (new Set(minors).size !== minors.length) {
-    throw new Error(`one version per minor in the apt repository, not ${minors.join(', ')}`);
+    throw new RealClusterError(
+      `one version per minor in the apt repository (pkgs.k8s.io has one per minor), not ${minors.join(', ')}`,
+    );
   }
   const root = repoRoot(inputs);
   const ready = cached(root);
