@@ -4,9 +4,9 @@
 # completion script `kubemaint completion zsh` prints; what `npm run images` and its test run
 # (mmdebstrap, readelf from binutils, qemu-user, skopeo, umoci, containerd with runc); and e2fsprogs
 # (mke2fs -d and debugfs, the node disk tests; containerd's private daemon imports images into a node
-# disk's tree, test/integration/real-node/preload.test.ts, and its service is never started). Installs
-# what is missing when
-# it can (root with apt-get); otherwise says what to install and fails, so a test never silently skips
+# disk's tree, test/integration/real-node/preload.test.ts, and its service is never started); dpkg-deb,
+# apt-ftparchive, gpg, curl and openssl (the test apt repository, test/integration/real-node/apt-repo.test.ts).
+# Installs what is missing when it can (root with apt-get); otherwise says what to install and fails, so a test never silently skips
 # a real peer.
 #
 # Other suites name their own needs: test-deps.sh LABEL BINARY=PACKAGE… (scripts/real-node/deps.sh).
@@ -14,7 +14,8 @@ set -euo pipefail
 declare -A need=([prometheus]=prometheus [prometheus-alertmanager]=prometheus-alertmanager [amtool]=prometheus-alertmanager [chromium]=chromium [zsh]=zsh
   [mmdebstrap]=mmdebstrap [readelf]=binutils [qemu-aarch64-static]=qemu-user-static [qemu-x86_64-static]=qemu-user-static
   [skopeo]=skopeo [umoci]=umoci [containerd]=containerd [ctr]=containerd [runc]=runc
-  [mke2fs]=e2fsprogs [debugfs]=e2fsprogs [e2label]=e2fsprogs)
+  [mke2fs]=e2fsprogs [debugfs]=e2fsprogs [e2label]=e2fsprogs
+  [dpkg-deb]=dpkg [apt-ftparchive]=apt-utils [gpg]=gnupg [curl]=curl [openssl]=openssl)
 label=test-deps
 if [ $# -gt 0 ]; then
   label=$1

@@ -47,6 +47,19 @@ export const NODE: BuildTarget<'kubelet'> = {
   packages: { kubelet: 'k8s.io/kubernetes/cmd/kubelet' },
 };
 
+/**
+ * What a kubeadm node's packages hold (scripts/real-node/packages.ts): the kubelet, kubeadm and kubectl,
+ * built together so the three come from one module graph, like the release's.
+ */
+export const NODE_PACKAGES: BuildTarget<'kubelet' | 'kubeadm' | 'kubectl'> = {
+  folder: 'packages',
+  packages: {
+    kubelet: 'k8s.io/kubernetes/cmd/kubelet',
+    kubeadm: 'k8s.io/kubernetes/cmd/kubeadm',
+    kubectl: 'k8s.io/kubernetes/cmd/kubectl',
+  },
+};
+
 export interface BuiltBinaries<B extends string = Binary> {
   dir: string;
   paths: Record<B, string>;
