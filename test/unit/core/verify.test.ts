@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
-import { verifyNode } from '../../../src/core/verify.js';
+import { markPredates, verifyNode } from '../../../src/core/verify.js';
 
 const base: MaintenanceRequest = {
   id: 'r-000001',
@@ -306,6 +306,54 @@ describe('verifyNode: the proof, stated exactly', () => {
     // A request that recorded no host command time cannot tell a new mark from the old one: it waits.
     assert.equal(
       verifyNode(base, back, since, TIMEOUT, at(3), { since: '2026-01-01T00:12:00Z' }).result,
+      'waiting',
+    );
+  });
+});
+
+describe('verifyNode: what cannot be proven, and the agent mark that asked', () => {
+  const back = { ready: 'True', bootId: 'boot-bbbbbbbb', kubeletVersion: 'v1.31.0' };
+
+  it('a kubelet version that cannot be read is not the target: it waits for one that can', () => {
+    const outcome = verifyNode(
+      upgrade,
+      { ...back, kubeletVersion: 'unknown' },
+      since,
+      TIMEOUT,
+      at(2),
+    );
+    assert.deepEqual(outcome, {
+      result: 'waiting',
+      message: 'kubelet still unknown, want v1.31.4',
+    });
+  });
+
+  it('a reboot without a recorded bootID fails at once and says it cannot be proven', () => {
+    const { bootIdBefore: _none, ...unrecorded } = base;
+    assert.deepEqual(verifyNode(unrecorded, back, since, TIMEOUT, at(1)), {
+      result: 'failed',
+      message: 'no bootID was recorded before the reboot: cannot prove it',
+    });
+  });
+
+  it('a node back and Ready whose agent still has the mark that asked says it waits for the agent', () => {
+    const issued = { ...base, hostCommandIssuedAt: '2026-01-01T00:10:00Z' };
+    assert.deepEqual(
+      verifyNode(issued, back, since, TIMEOUT, at(3), { since: '2026-01-01T00:00:00Z' }),
+      {
+        result: 'waiting',
+        message: 'rebooted; waiting for the reporter agent to clear its mark',
+      },
+    );
+  });
+
+  it('a mark recorded at the very instant the host command was issued is the one that asked, not a new need', () => {
+    // The agent can only see the host after its reboot seconds later; a mark as old as the command predates it.
+    const issued = { ...base, hostCommandIssuedAt: '2026-01-01T00:10:00.000Z' };
+    assert.equal(markPredates('2026-01-01T00:10:00Z', issued), true);
+    assert.equal(markPredates('2026-01-01T00:10:01Z', issued), false);
+    assert.equal(
+      verifyNode(issued, back, since, TIMEOUT, at(3), { since: '2026-01-01T00:10:00Z' }).result,
       'waiting',
     );
   });
