@@ -109,6 +109,7 @@ export default defineConfig(
       '.stryker-tmp/**',
       'node_modules/**',
       'eslint.config.js',
+      'stryker.config.mjs',
       'bin/**',
       'scripts/**',
       'infra/**',
