@@ -23,6 +23,7 @@ import {
   forceSatisfied,
   personOf,
   proposeProblem,
+  samePerson,
 } from '../../../src/core/approvers.js';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
 
@@ -112,6 +113,21 @@ describe('authorisationProblem: Kubernetes identities', () => {
       authorisationProblem(person('k8s:zed'), { ...policy, people: { 'k8s:zed': 'zed' } }) ?? '',
       /^k8s:zed \(zed\) is not an approver .*approval\.approvers/,
     ));
+  it('lists every approver group in the refusal, so the person knows which one to join', () =>
+    assert.equal(
+      authorisationProblem(person('k8s:zed'), policy),
+      'k8s:zed is not an approver (not listed by ID, and in none of the approver groups: S0SRE, k8s:sre; see approval.approvers)',
+    ));
+});
+
+describe('samePerson', () => {
+  it('names one identity once, and two identities of one person with the person', () => {
+    assert.equal(samePerson('k8s:alice', 'k8s:alice', policy), 'k8s:alice');
+    assert.equal(
+      samePerson('k8s:alice', 'U0ALICE', policy),
+      'k8s:alice and U0ALICE are the same person (alice)',
+    );
+  });
 });
 
 describe('proposeProblem', () => {
