@@ -193,6 +193,7 @@ describe('renewing and releasing a slot', () => {
     const cluster = new FakeCluster();
     const clock = new SteppedClock();
     const slot = (await acquireSlot(deps(cluster, clock), config, 'a/r-a'))!;
+    clock.at += 30_000;
     const leases = cluster.leasesPort();
     let raced = false;
     const racing: LeasesPort = {
@@ -220,14 +221,104 @@ describe('renewing and releasing a slot', () => {
       false,
     );
     const slot = (await acquireSlot(deps(cluster, clock), config, 'a/r-a'))!;
+    let writes = 0;
     const busy: LeasesPort = {
       ...cluster.leasesPort(),
       replaceLease: async () => {
+        writes++;
         throw conflict();
       },
     };
     assert.equal(await releaseSlot(deps(cluster, clock, busy), config, slot.name, 'a/r-a'), false);
+    assert.equal(writes, 5, 'five attempts, as a renewal makes');
     assert.equal(cluster.leases.get(`kubemaint/${slot.name}`)?.holder, 'a/r-a');
+  });
+});
+
+describe('taking a slot', () => {
+  /** The names of the Leases written through `leases`, in order. */
+  const recording = (leases: LeasesPort, written: string[]): LeasesPort => ({
+    ...leases,
+    createLease: async (ns, name, record) => {
+      written.push(name);
+      return leases.createLease(ns, name, record);
+    },
+    replaceLease: async (ns, name, rv, record) => {
+      written.push(name);
+      return leases.replaceLease(ns, name, rv, record);
+    },
+  });
+
+  it('writes only the slot Leases kubemaint-slot-<n> (the executor may write no other), each once per attempt', async () => {
+    const cluster = new FakeCluster();
+    const clock = new SteppedClock();
+    const wide = { ...config, concurrency: 4 };
+    // Every slot exists and is free by what it says (emptied by a release), and every write loses a race.
+    for (let i = 0; i < 4; i++) {
+      await cluster.leasesPort().createLease('kubemaint', `kubemaint-slot-${i}`, {
+        holder: '',
+        durationSeconds: 1,
+        acquiredAt: T0,
+        renewedAt: T0,
+        transitions: 1,
+      });
+    }
+    const written: string[] = [];
+    const losing: LeasesPort = {
+      ...recording(cluster.leasesPort(), written),
+      replaceLease: async (_ns, name) => {
+        written.push(name);
+        throw conflict();
+      },
+    };
+    assert.equal(await acquireSlot(deps(cluster, clock, losing), wide, 'a/r-a'), undefined);
+    assert.deepEqual([...written].sort(), [
+      'kubemaint-slot-0',
+      'kubemaint-slot-1',
+      'kubemaint-slot-2',
+      'kubemaint-slot-3',
+    ]);
+  });
+
+  it('an API error other than a lost race is reported, not taken for "no free slot"', async () => {
+    const cluster = new FakeCluster();
+    const clock = new SteppedClock();
+    const broken: LeasesPort = {
+      ...cluster.leasesPort(),
+      createLease: async () => {
+        throw new KubemaintError('forbidden', 'leases is forbidden');
+      },
+    };
+    await assert.rejects(acquireSlot(deps(cluster, clock, broken), config, 'a/r-a'), /forbidden/);
+  });
+
+  it('a re-run whose old slot was taken meanwhile takes another free slot', async () => {
+    const cluster = new FakeCluster();
+    const clock = new SteppedClock();
+    const two = { ...config, concurrency: 2 };
+    const first = (await acquireSlot(deps(cluster, clock), { ...two, concurrency: 1 }, 'a/r-a'))!;
+    const leases = cluster.leasesPort();
+    const key = `kubemaint/${first.name}`;
+    const written: string[] = [];
+    const stolen: LeasesPort = {
+      ...recording(leases, written),
+      // Between the re-run's read and its renewal, b took the slot (a's lease had expired).
+      replaceLease: async (ns, name, rv, record) => {
+        if (name === first.name && record.holder === 'a/r-a') {
+          cluster.leases.set(key, {
+            ...cluster.leases.get(key)!,
+            holder: 'b/r-b',
+            resourceVersion: cluster.nextRv(),
+          });
+          throw conflict();
+        }
+        return leases.replaceLease(ns, name, rv, record);
+      },
+    };
+    const again = await acquireSlot(deps(cluster, clock, stolen), two, 'a/r-a');
+    assert.equal(again?.lease.holder, 'a/r-a');
+    assert.notEqual(again?.name, first.name);
+    assert.equal(cluster.leases.get(key)?.holder, 'b/r-b');
   });
 });
 
@@ -309,6 +400,22 @@ describe('keepRenewing', () => {
     renewing.stop();
     assert.deepEqual(lost, [`slot ${slot.name} expired: apiserver unavailable`]);
     assert.equal(clock.asked.length, 3);
+  });
+
+  it('a renewal that fails with something other than an Error still ends in "expired"', async () => {
+    const cluster = new FakeCluster();
+    const clock = new SteppedClock();
+    const slot = (await acquireSlot(deps(cluster, clock), { ...config, ttlMs: 3_000 }, 'a/r-a'))!;
+    const odd: LeasesPort = {
+      ...cluster.leasesPort(),
+      replaceLease: async () => Promise.reject(new Map()),
+    };
+    const lost: string[] = [];
+    const slots = { ...config, ttlMs: 3_000 };
+    const renewing = keepRenewing(deps(cluster, clock, odd), slots, slot, (why) => lost.push(why));
+    for (let i = 0; i < 4; i++) await clock.pass();
+    renewing.stop();
+    assert.deepEqual(lost, [`slot ${slot.name} expired: `]);
   });
 
   it('stop ends the loop: no renewal after it, and the slot is left as it was', async () => {
