@@ -44,6 +44,8 @@ export default {
   // Beyond the time a file took in the initial run (and its process start): a mutant that loops
   // forever (a renewal loop that never sleeps) is a timeout, counted as detected.
   timeoutMS: 10_000,
+  // The initial run of every file takes a minute on an idle machine, far longer on a busy one.
+  dryRunTimeoutMinutes: 30,
   reporters: ['html', 'json', 'clear-text', 'progress'],
   htmlReporter: { fileName: 'reports/mutation/mutation.html' },
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
