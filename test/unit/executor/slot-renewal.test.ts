@@ -408,6 +408,8 @@ describe('keepRenewing', () => {
     const slot = (await acquireSlot(deps(cluster, clock), { ...config, ttlMs: 3_000 }, 'a/r-a'))!;
     const odd: LeasesPort = {
       ...cluster.leasesPort(),
+      // What a client library may reject with: not an Error, so there is no message to tell.
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
       replaceLease: async () => Promise.reject(new Map()),
     };
     const lost: string[] = [];
