@@ -1,5 +1,5 @@
 // Mutation testing of the code that decides who may disrupt which node (issue #35, ADR 0040).
-// `npm run mutate` runs it all (about an hour on one core); `npm run mutate -- --incremental` only
+// `npm run mutate` runs it all (one to two hours, one test process); `npm run mutate -- --incremental` only
 // the mutants whose code or tests changed since the last run; `npm run mutate -- --mutate src/core/verify.ts`
 // one module. Scores and the survivors judged equivalent: RELIABILITY.md, "Mutation testing".
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
