@@ -297,7 +297,7 @@ describe('verifyNode: the proof, stated exactly', () => {
     );
   });
 
-  it('the reporter agent is waited for until the timeout itself, and the warning says how long that was', () => {
+  it('the reporter agent is waited for until the timeout itself, and any mark counts when no host command time was recorded', () => {
     const issued = { ...base, hostCommandIssuedAt: '2026-01-01T00:10:00Z' };
     const back = { ready: 'True', bootId: 'boot-bbbbbbbb', kubeletVersion: 'v1.31.0' };
     const mark = { since: '2026-01-01T00:00:00Z' };
