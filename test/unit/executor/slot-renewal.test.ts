@@ -286,7 +286,7 @@ describe('taking a slot', () => {
     const broken: LeasesPort = {
       ...cluster.leasesPort(),
       createLease: async () => {
-        throw new KubemaintError('forbidden', 'leases is forbidden');
+        throw new KubemaintError('unexpected', 'leases is forbidden');
       },
     };
     await assert.rejects(acquireSlot(deps(cluster, clock, broken), config, 'a/r-a'), /forbidden/);
