@@ -104,8 +104,12 @@ export default defineConfig(
       '.kubemaint/**',
       // Helpers' scratch files (git ignores the folder too).
       '.scratch/**',
+      // Stryker's reports and sandbox (npm run mutate; git ignores both).
+      'reports/**',
+      '.stryker-tmp/**',
       'node_modules/**',
       'eslint.config.js',
+      'stryker.config.mjs',
       'bin/**',
       'scripts/**',
       'infra/**',

@@ -93,13 +93,15 @@ export function verifyNode(
 }
 
 /**
- * Whether a reboot mark set at `since` is the one this request answered: set before the host command
- * (or either time unknown). A mark set after it is a new need, not this one.
+ * Whether a reboot mark set at `since` is the one this request answered: set no later than the host
+ * command (or either time unknown). A mark set after it is a new need, not this one. A mark at the
+ * very instant of the command (the agent writes whole seconds) cannot come from the host after its
+ * reboot, which takes seconds: it is the one that asked.
  */
 export function markPredates(since: string | undefined, request: MaintenanceRequest): boolean {
   const set = Date.parse(since ?? '');
   const issued = Date.parse(request.hostCommandIssuedAt ?? '');
-  return Number.isNaN(set) || Number.isNaN(issued) || set < issued;
+  return Number.isNaN(set) || Number.isNaN(issued) || set <= issued;
 }
 
 /** One line people can act on: "node is NotReady (Ready=Unknown), bootID 1a2b3c, kubelet v1.30.2". */

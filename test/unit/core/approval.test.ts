@@ -185,6 +185,50 @@ describe('propose', () => {
     );
     assert.equal(r.targetVersion, 'v1.30.2-eks-a1b2c3');
   });
+  // The target is written into the executor Job's arguments and compared with what kubelets report:
+  // only a Kubernetes release is accepted, `v` and three numbers of sane length, optionally with a
+  // distribution suffix (`-eks-…`, `+k3s1`) of at most 64 characters.
+  const target = (targetVersion: string) =>
+    propose(
+      undefined,
+      {
+        id: 'r-1a2b3c',
+        node: 'n',
+        action: 'upgrade',
+        targetVersion,
+        reason: 'x',
+        requestedBy: 'd',
+      },
+      T0,
+    );
+  const releases = [
+    'v1.31.4',
+    'v1.31.10',
+    'v999.999.9999',
+    'v1.31.4+k3s1',
+    'v1.31.4-a',
+    `v1.31.4-${'a'.repeat(64)}`,
+  ];
+  for (const version of releases) {
+    it(`accepts the release ${version.length > 20 ? `${version.slice(0, 20)}…` : version} as a target`, () =>
+      assert.equal(ok(target(version)).targetVersion, version));
+  }
+  const notReleases = [
+    '1.31.4',
+    'xv1.31.4',
+    'v1.31',
+    'v1x31x4',
+    'v1000.1.1',
+    'v1.1000.1',
+    'v1.31.10000',
+    'v1.31.4-',
+    'v1.31.4_k3s1',
+    `v1.31.4-${'a'.repeat(65)}`,
+  ];
+  for (const version of notReleases) {
+    it(`refuses ${version.length > 20 ? `${version.slice(0, 20)}…` : version} as a target`, () =>
+      refused(target(version), 'bad_input', /is not a version like v1\.31\.4$/));
+  }
 });
 
 describe('approve', () => {

@@ -18,10 +18,12 @@ import {
 import {
   approvalsSatisfy,
   authorisationProblem,
+  expiresAt,
   forceProblem,
   forceSatisfied,
   personOf,
   proposeProblem,
+  samePerson,
 } from '../../../src/core/approvers.js';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
 
@@ -111,6 +113,21 @@ describe('authorisationProblem: Kubernetes identities', () => {
       authorisationProblem(person('k8s:zed'), { ...policy, people: { 'k8s:zed': 'zed' } }) ?? '',
       /^k8s:zed \(zed\) is not an approver .*approval\.approvers/,
     ));
+  it('lists every approver group in the refusal, so the person knows which one to join', () =>
+    assert.equal(
+      authorisationProblem(person('k8s:zed'), policy),
+      'k8s:zed is not an approver (not listed by ID, and in none of the approver groups: S0SRE, k8s:sre; see approval.approvers)',
+    ));
+});
+
+describe('samePerson', () => {
+  it('names one identity once, and two identities of one person with the person', () => {
+    assert.equal(samePerson('k8s:alice', 'k8s:alice', policy), 'k8s:alice');
+    assert.equal(
+      samePerson('k8s:alice', 'U0ALICE', policy),
+      'k8s:alice and U0ALICE are the same person (alice)',
+    );
+  });
 });
 
 describe('proposeProblem', () => {
@@ -309,5 +326,86 @@ describe('forcing a stalled drain past its PDBs', () => {
       forceProblem(running(), [person('k8s:mallory')], policy) ?? '',
       /0 of 1 person; k8s:mallory is not an approver/,
     );
+  });
+});
+
+describe('policy approvers and identities that are not persons', () => {
+  const rules: ApprovalPolicy = { ...policy, autoApproveRules: ['dev-pool'] };
+
+  it('a policy approves only by a rule the config names', () => {
+    assert.equal(authorisationProblem({ kind: 'policy', rule: 'dev-pool' }, rules), undefined);
+    assert.equal(
+      authorisationProblem({ kind: 'policy', rule: 'prod-pool' }, rules),
+      'auto-approval rule "prod-pool" is not configured',
+    );
+    assert.equal(
+      authorisationProblem({ kind: 'policy', rule: 'dev-pool' }, policy),
+      'auto-approval rule "dev-pool" is not configured',
+    );
+  });
+
+  it('an identity named policy:<rule> is never a person, even when listed among the approvers', () => {
+    const listedPolicy: ApprovalPolicy = { ...rules, users: [...rules.users, 'policy:dev-pool'] };
+    const poser = person('policy:dev-pool');
+    assert.equal(
+      authorisationProblem(poser, listedPolicy),
+      `"policy:dev-pool" is not a person's ID`,
+    );
+    assert.equal(proposeProblem(poser, listedPolicy), `"policy:dev-pool" is not a person's ID`);
+  });
+
+  it('an approval by a configured rule stands alone, even under the two-person rule', () => {
+    const twoWithRules = { ...twoPerson, autoApproveRules: ['dev-pool'] };
+    assert.equal(
+      approvalsSatisfy(withApprovals('detector', 'policy:dev-pool'), twoWithRules),
+      true,
+    );
+  });
+
+  it('an approval by a rule the config no longer names counts for nothing, not as a person', () => {
+    assert.equal(approvalsSatisfy(withApprovals('detector', 'policy:removed'), rules), false);
+    assert.equal(
+      approvalsSatisfy(withApprovals('detector', 'policy:removed', 'k8s:bob'), twoPerson),
+      false,
+      'a stale rule is not the second person',
+    );
+  });
+
+  it('a policy never forces a drain, and the refusal says a person must', () => {
+    const running = { ...withApprovals('detector', 'policy:dev-pool'), state: 'running' as const };
+    const problem = forceProblem(running, [{ kind: 'policy', rule: 'dev-pool' }], rules);
+    assert.equal(
+      problem,
+      'forcing the drain of r-1a2b3c past its PDBs needs the approvals the request needs: 0 of 1 person; policy:dev-pool cannot force a drain; a person must',
+    );
+  });
+
+  it('a refusal names every forcer that did not count, and the need of two under the rule', () => {
+    const running = { ...withApprovals('detector'), state: 'running' as const };
+    assert.equal(
+      forceProblem(running, [person('k8s:mallory'), { kind: 'policy', rule: 'dev-pool' }], {
+        ...twoPerson,
+        groups: [],
+      }),
+      'forcing the drain of r-1a2b3c past its PDBs needs the approvals the request needs: 0 of 2 distinct persons; k8s:mallory is not an approver (not listed by ID, and in none of the approver groups: none configured; see approval.approvers); policy:dev-pool cannot force a drain; a person must',
+    );
+  });
+
+  it('the requester is named as not counting only under the two-person rule, and only when they forced', () => {
+    const running = { ...withApprovals('k8s:alice'), state: 'running' as const };
+    assert.doesNotMatch(
+      forceProblem(running, [person('k8s:bob')], twoPerson) ?? '',
+      /requested it/,
+    );
+    assert.equal(forceProblem(running, [person('k8s:alice')], policy), undefined);
+  });
+});
+
+describe('proposal expiry', () => {
+  it('a proposal expires its configured time after it was created, and never without one', () => {
+    const request = proposed();
+    assert.equal(expiresAt(request, policy)?.toISOString(), '2026-03-02T10:00:00.000Z');
+    const { expiresAfterMs: _never, ...forever } = policy;
+    assert.equal(expiresAt(request, forever), undefined);
   });
 });
