@@ -12,7 +12,7 @@ export default {
     'src/core/verify.ts',
     'src/core/drain-filters.ts',
     // The dispatch re-check: approvals in status that no MaintenanceApproval backs (invariant 9).
-    'src/app/control/decisions.ts:241-259',
+    'src/app/control/backed-approvals.ts',
   ],
   // node's built-in runner prints TAP; each test file is one Stryker "test", run in its own process.
   testRunner: 'tap',

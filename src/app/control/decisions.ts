@@ -5,8 +5,9 @@
  * control plane applies each decision once, in the order they were made, and writes what came of it
  * into the request's status (`decisions`), so a refusal is visible to the person who asked.
  *
- * Before anything disruptive starts, `backedApprovals` checks the request's approvals against the
- * decision objects again: an approval in status that no object backs was not made by anyone (invariant 9).
+ * Before anything disruptive starts, `backedApprovals` (backed-approvals.ts) checks the request's
+ * approvals against the decision objects again: an approval in status that no object backs was not
+ * made by anyone (invariant 9).
  */
 import {
   approve,
@@ -240,24 +241,4 @@ function refusalReport(decision: Decision, record: AppliedDecision): Report | un
     message: `${decision.decision} by ${decision.by} refused: ${record.message}`,
     warning: true,
   };
-}
-
-/**
- * The approvals of `request` that a decision object backs: same author, `approve`, same request.
- * Anything else in status was written by someone who could write status but made no decision.
- */
-export function backedApprovals(
-  request: MaintenanceRequest,
-  decisions: readonly Decision[],
-): { backed: MaintenanceRequest; forged: string[] } {
-  const byName = new Map(decisions.map((d) => [d.name, d]));
-  const forged: string[] = [];
-  const approvals = request.approvals.filter((a) => {
-    const d = a.record === undefined ? undefined : byName.get(a.record);
-    const ok =
-      d !== undefined && d.by === a.by && d.decision === 'approve' && d.request === request.id;
-    if (!ok) forged.push(a.by);
-    return ok;
-  });
-  return { backed: { ...request, approvals }, forged };
 }

@@ -23,7 +23,7 @@ import {
   unhealthyNodes,
   windowFacts,
 } from './facts.js';
-import { backedApprovals } from './decisions.js';
+import { backedApprovals } from './backed-approvals.js';
 import { persist, tell } from './persist.js';
 import type { AlertsPort, NodeView, QueryPort } from './ports.js';
 import { healthFacts, type HealthFacts } from './health.js';

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { backedApprovals } from '../../../src/app/control/decisions.js';
+import { backedApprovals } from '../../../src/app/control/backed-approvals.js';
 import type { Decision, MaintenanceRequest } from '../../../src/core/request.js';
 
 const request: MaintenanceRequest = {
