@@ -49,7 +49,7 @@ describe('a campaign approved on the CLI by two persons', { timeout: 900_000 }, 
     dir = mkdtempSync(join(tmpdir(), 'kubemaint-campaign-'));
     writeFileSync(join(dir, 'kubemaint.yaml'), CONFIG);
     serve = startCli(['serve', '--ops-port', '0', '--ops-host', '127.0.0.1'], { cwd: dir });
-    kubeconfig = (await serve.waitFor(/serve ready: .*kubeconfig=(\S+)/, 60_000))[1]!;
+    kubeconfig = (await serve.waitFor(/serve ready: .*kubeconfig=(\S+)/, 180_000))[1]!;
     const requests = await waitFor(
       'the reboot campaign',
       async () => {
