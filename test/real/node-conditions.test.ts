@@ -14,7 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { PatchStrategy, setHeaderOptions, Watch, type V1Node } from '@kubernetes/client-node';
 import { createKubeClient, loadKubeConfig } from '../../src/adapters/kube/client.js';
 import { MAINTENANCE_CONDITION_TYPES } from '../../src/core/node-conditions.js';
-import { INFRA_K8S, realCluster, type RealCluster } from '../support/real-cluster.js';
+import { bindPerson, INFRA_K8S, realCluster, type RealCluster } from '../support/real-cluster.js';
 import { MAIN, runCli, startCli, type LongRunning } from '../support/cli-process.js';
 import { waitFor } from '../support/sim.js';
 
@@ -86,36 +86,7 @@ describe('node maintenance conditions on the real control plane', { timeout: 600
     stopWatch = () => request.abort();
 
     // alice approves on the CLI as herself (kubemaint:person, and reading nodes).
-    cluster.kubectl(['apply', '-f', '-'], {
-      input: JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'List',
-        items: [
-          {
-            apiVersion: 'rbac.authorization.k8s.io/v1',
-            kind: 'ClusterRoleBinding',
-            metadata: { name: 'conditions-person-nodes-alice' },
-            roleRef: {
-              apiGroup: 'rbac.authorization.k8s.io',
-              kind: 'ClusterRole',
-              name: 'kubemaint:person-nodes',
-            },
-            subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'alice' }],
-          },
-          {
-            apiVersion: 'rbac.authorization.k8s.io/v1',
-            kind: 'RoleBinding',
-            metadata: { name: 'conditions-person-alice', namespace: 'kubemaint' },
-            roleRef: {
-              apiGroup: 'rbac.authorization.k8s.io',
-              kind: 'ClusterRole',
-              name: 'kubemaint:person',
-            },
-            subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'alice' }],
-          },
-        ],
-      }),
-    });
+    bindPerson(cluster, 'alice');
     serveKubeconfig = cluster.serviceAccountKubeconfig('kubemaint', 'kubemaint-serve');
     writeFileSync(
       join(dir, 'kubemaint.yaml'),
