@@ -63,8 +63,9 @@ describe('concurrent answers to one request', () => {
     }
   });
 
-  it('two-person rule: the first approver is told a second one is needed, the second that it is approved', async () => {
-    const deps = testControlDeps(sim, {
+  /** alice and bob may approve; under the two-person rule a request needs both. */
+  const twoPersonDeps = () =>
+    testControlDeps(sim, {
       settings: testControlSettings({
         approval: {
           users: [alice.id, bob.id],
@@ -75,6 +76,9 @@ describe('concurrent answers to one request', () => {
         },
       }),
     });
+
+  it('two-person rule: the first approver is told a second one is needed, the second that it is approved', async () => {
+    const deps = twoPersonDeps();
     const proposed = await requestMaintenance(deps, {
       node: 'node-3',
       action: 'reboot',
@@ -94,17 +98,7 @@ describe('concurrent answers to one request', () => {
   });
 
   it('two-person rule: two approvers at once make the two approvals it needs', async () => {
-    const deps = testControlDeps(sim, {
-      settings: testControlSettings({
-        approval: {
-          users: [alice.id, bob.id],
-          groups: [],
-          proposers,
-          expiresAfterMs: 3_600_000,
-          twoPersonRule: true,
-        },
-      }),
-    });
+    const deps = twoPersonDeps();
     for (let round = 0; round < ROUNDS; round++) {
       const node = 'node-3';
       const proposed = await requestMaintenance(deps, { node, action: 'reboot', by: carol });
