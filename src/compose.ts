@@ -73,11 +73,7 @@ export async function openControl(config: Config, options: OpenOptions): Promise
     env: options.env ?? process.env,
   });
   const deps: TickDeps & CommandDeps = {
-    cluster: controlCluster(client, {
-      namespace: effective.namespace,
-      now: () => clock.now(),
-      warn: (fields, message) => options.log.warn(fields, message),
-    }),
+    cluster: controlCluster(client, { namespace: effective.namespace, now: () => clock.now() }),
     notifier: fanOut(notifiers, options.log),
     clusterName: settings.cluster,
     settings,

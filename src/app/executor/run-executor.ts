@@ -202,12 +202,7 @@ async function runSteps(
   );
   // The request ended (cancelled, replaced) while we drained: the caller gives the node back.
   if (ended.signal.aborted) throw ended.signal.reason;
-  // A finished drain says when: the node's Drained condition (ADR 0041) starts there.
-  progress.push(
-    report.outcome === 'drained'
-      ? { ...report.progress, completedAt: clock.now().toISOString() }
-      : report.progress,
-  );
+  progress.push(report.progress);
   await progress.flush();
   log.info({ outcome: report.outcome, message: report.message }, 'drain finished');
   if (report.outcome !== 'drained') {
