@@ -47,6 +47,13 @@ class SteppedClock implements Clock {
   }
 }
 
+/** Another writer changed the slot's Lease since our read: only its resourceVersion moves. */
+const bumpVersion = (cluster: FakeCluster, name: string) =>
+  cluster.leases.set(`kubemaint/${name}`, {
+    ...cluster.leases.get(`kubemaint/${name}`)!,
+    resourceVersion: cluster.nextRv(),
+  });
+
 const deps = (cluster: FakeCluster, clock: Clock, leases?: LeasesPort): SlotDeps => ({
   leases: leases ?? cluster.leasesPort(),
   clock,
@@ -133,10 +140,7 @@ describe('renewing and releasing a slot', () => {
     const clock = new SteppedClock();
     const slot = (await acquireSlot(deps(cluster, clock), config, 'a/r-a'))!;
     // Someone (a `kubemaint slots` read-modify-write) bumped the resourceVersion since our read.
-    cluster.leases.set(`kubemaint/${slot.name}`, {
-      ...cluster.leases.get(`kubemaint/${slot.name}`)!,
-      resourceVersion: cluster.nextRv(),
-    });
+    bumpVersion(cluster, slot.name);
     const renewed = await renewSlot(deps(cluster, clock), config, slot);
     assert.equal(renewed?.lease.holder, 'a/r-a');
   });
@@ -161,10 +165,7 @@ describe('renewing and releasing a slot', () => {
     const cluster = new FakeCluster();
     const clock = new SteppedClock();
     const slot = (await acquireSlot(deps(cluster, clock), config, 'a/r-a'))!;
-    cluster.leases.set(`kubemaint/${slot.name}`, {
-      ...cluster.leases.get(`kubemaint/${slot.name}`)!,
-      resourceVersion: cluster.nextRv(),
-    });
+    bumpVersion(cluster, slot.name);
     const gone: LeasesPort = {
       ...cluster.leasesPort(),
       getLease: async () => undefined,
