@@ -87,7 +87,7 @@ describe('API faults: 500s, 429s, latency and dropped watches', () => {
       nodes,
       loops: [deps],
       skewScan: true,
-      timeoutMs: FULL ? 600_000 : 45_000,
+      timeoutMs: FULL ? 600_000 : 300_000,
       injected: isInjectedFault,
       propose: (d: TickDeps, node: string) =>
         requestMaintenance(d, { node, action: actionOf(node), by: alice }),
@@ -123,7 +123,7 @@ describe('API faults: 500s, 429s, latency and dropped watches', () => {
     const figures = await rollUntilDone(sim, {
       nodes: names,
       loops: [deps],
-      timeoutMs: FULL ? 1_200_000 : 80_000,
+      timeoutMs: FULL ? 1_200_000 : 300_000,
       injected: isInjectedFault,
     });
     sim.admin.setFaults([]);

@@ -71,7 +71,7 @@ describe('crashes: the tick killed at random points', () => {
     const figures = await rollUntilDone(sim, {
       nodes: names,
       loops: [deps],
-      timeoutMs: FULL ? 600_000 : 50_000,
+      timeoutMs: FULL ? 600_000 : 300_000,
       // The kills are the only errors this run may see.
       injected: (error) => error instanceof TickKilled,
     });
