@@ -64,7 +64,13 @@ export function rebootedEvent(input: {
  * and the annotation that keeps the embedded sim's own kubelets off it. Its status follows with the
  * first heartbeat.
  */
-export function registeredNode(name: string, labels: Record<string, string> = {}): KObject {
+export function registeredNode(
+  name: string,
+  labels: Record<string, string> = {},
+  maxPods?: number,
+): KObject {
+  // A kubelet started with --max-pods registers that capacity; node status keeps what it finds.
+  const pods = maxPods === undefined ? undefined : { pods: String(maxPods) };
   return {
     apiVersion: 'v1',
     kind: 'Node',
@@ -79,5 +85,6 @@ export function registeredNode(name: string, labels: Record<string, string> = {}
       annotations: { [ATTACHED_KUBELET_ANNOTATION]: 'attached' },
     },
     spec: {},
+    ...(pods ? { status: { capacity: pods, allocatable: pods } } : {}),
   };
 }

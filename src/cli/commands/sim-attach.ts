@@ -31,7 +31,15 @@ export const ATTACH_HELP =
 
 /** Options that only mean something for the embedded sim, and the ones only for attach mode. */
 const EMBEDDED_ONLY = ['scenario', 'podsPerNode', 'port', 'kubeconfig', 'apiVersion', 'state'];
-const ATTACH_ONLY = ['namePrefix', 'label', 'kubeletVersion', 'hostPort', 'hostsDir', 'cleanup'];
+const ATTACH_ONLY = [
+  'namePrefix',
+  'label',
+  'kubeletVersion',
+  'maxPods',
+  'hostPort',
+  'hostsDir',
+  'cleanup',
+];
 
 const flag = (name: string): string => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 
@@ -65,6 +73,7 @@ export async function runAttach(options: SimOptions, command: Command): Promise<
       `--kubelet-version ${JSON.stringify(options.kubeletVersion)} is not a version like v1.34.4`,
     );
   }
+  const maxPods = number('--max-pods', options.maxPods ?? '110', whole, 'a positive whole number');
   const port = (n: number) => Number.isInteger(n) && n >= 0 && n < 65536;
   const hostPort = number('--host-port', options.hostPort ?? '0', port, 'a port number');
   const downtime = number(
@@ -85,6 +94,7 @@ export async function runAttach(options: SimOptions, command: Command): Promise<
     nodes,
     prefix,
     labels,
+    maxPods,
     ...(options.kubeletVersion ? { kubeletVersion: options.kubeletVersion } : {}),
     images,
     scale,

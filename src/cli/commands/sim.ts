@@ -34,6 +34,7 @@ export interface SimOptions {
   namePrefix?: string;
   label: string[];
   kubeletVersion?: string;
+  maxPods?: string;
   hostPort?: string;
   rebootDowntime?: string;
   hostsDir?: string;
@@ -105,6 +106,7 @@ export function registerSimCommand(program: Command): void {
       [] as string[],
     )
     .option('--kubelet-version <v>', "attach: the kubelets' version (default: the apiserver's)")
+    .option('--max-pods <n>', "attach: pods each node takes (the kubelet's --max-pods)", '110')
     .option('--host-port <port>', 'attach: host endpoint port on 127.0.0.1 (0 picks one)', '0')
     .option('--reboot-downtime <seconds>', 'how long a rebooted node is down', '60')
     .option(

@@ -29,7 +29,18 @@ describe('kubemaint sim --attach (child process)', { concurrency: true }, () => 
 
   it('prints the attached line once the nodes are Ready, and deletes them on SIGTERM with --cleanup', async () => {
     const cli = startCli(
-      ['sim', '--attach', sim.kubeconfigPath, '--nodes', '2', '--name-prefix', 'cli-', '--cleanup'],
+      [
+        'sim',
+        '--attach',
+        sim.kubeconfigPath,
+        '--nodes',
+        '2',
+        '--name-prefix',
+        'cli-',
+        '--max-pods',
+        '300',
+        '--cleanup',
+      ],
       { cwd: dir },
     );
     try {
@@ -44,6 +55,9 @@ describe('kubemaint sim --attach (child process)', { concurrency: true }, () => 
         const node = sim.store.get(R.nodes, undefined, name);
         const conditions = node?.status?.['conditions'] as Condition[] | undefined;
         assert.equal(findCondition(conditions, 'Ready')?.status, 'True', `${name} Ready`);
+        // --max-pods is what the scheduler reads, and the kubelet's status writes keep it.
+        const allocatable = node?.status?.['allocatable'] as Record<string, string> | undefined;
+        assert.equal(allocatable?.['pods'], '300', `${name} takes 300 pods`);
       }
       assert.equal(await cli.stop(), 0, cli.stderr());
       assert.equal(sim.store.get(R.nodes, undefined, 'cli-0'), undefined, '--cleanup deleted it');
@@ -68,6 +82,11 @@ describe('kubemaint sim --attach (child process)', { concurrency: true }, () => 
       'N is not a number',
       () => ['--attach', sim.kubeconfigPath, '--nodes', 'three'],
       /--nodes "three"/,
+    ],
+    [
+      '--max-pods is not a positive whole number',
+      () => ['--attach', sim.kubeconfigPath, '--max-pods', '-5'],
+      /--max-pods "-5" is not a positive whole number/,
     ],
     [
       'the kubeconfig is unreadable',
@@ -109,6 +128,7 @@ describe('kubemaint sim --attach (child process)', { concurrency: true }, () => 
       '--attach',
       '--name-prefix',
       '--kubelet-version',
+      '--max-pods',
       '--cleanup',
       'impersonate',
       'system:node:',

@@ -39,10 +39,13 @@ async function register(
   client: KubeJson,
   name: string,
   labels: Record<string, string>,
+  maxPods: number | undefined,
 ): Promise<KObject> {
   try {
     return await once(`register node ${name}`, () =>
-      client.request<KObject>('POST', '/api/v1/nodes', { body: registeredNode(name, labels) }),
+      client.request<KObject>('POST', '/api/v1/nodes', {
+        body: registeredNode(name, labels, maxPods),
+      }),
     );
   } catch (error) {
     if (isApiError(error, 'forbidden')) {
@@ -64,6 +67,8 @@ export async function startAttachedKubelets(input: {
   names: readonly string[];
   /** Labels every node registers with. */
   labels: Record<string, string>;
+  /** Pods each node takes (the kubelet's --max-pods). @default 110 */
+  maxPods?: number;
   version: string;
   ctx: KubeletContext;
   runner: JobsRunner;
@@ -74,7 +79,7 @@ export async function startAttachedKubelets(input: {
 
   const attach = async (name: string, index: number): Promise<void> => {
     const client = kubeJson(kubeConfigAs(input.base, nodeIdentity(name)));
-    const node = await register(client, name, input.labels);
+    const node = await register(client, name, input.labels, input.maxPods);
     const api = httpKubeletApi(client, node, log);
     // Watch events update the view from the start; they reach the kubelet once it runs.
     const running: { kubelet?: Kubelet } = {};

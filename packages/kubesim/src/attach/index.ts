@@ -35,6 +35,8 @@ export interface AttachOptions {
    * lifecycle controller stops NoExecute tainting in a zone where most nodes are down. @default {}
    */
   labels?: Record<string, string>;
+  /** Pods each node takes, as a kubelet's --max-pods (a 300-pod drain needs more). @default 110 */
+  maxPods?: number;
   /** What the kubelets report. @default the apiserver's version */
   kubeletVersion?: string;
   /** Images that run as local commands (see jobs-runner.ts). @default {} */
@@ -181,6 +183,7 @@ export async function attachSim(options: AttachOptions): Promise<AttachedSim> {
       base,
       names,
       labels: options.labels ?? {},
+      ...(options.maxPods === undefined ? {} : { maxPods: options.maxPods }),
       version,
       ctx: { clock, delays },
       runner,

@@ -89,6 +89,12 @@ describe('what an attached kubelet registers and starts from', () => {
     assert.equal(node.metadata.labels?.['kubernetes.io/hostname'], 'sim-node-0');
     assert.equal(node.metadata.labels?.['topology.kubernetes.io/zone'], 'z1');
     assert.equal(node.metadata.annotations?.[ATTACHED_KUBELET_ANNOTATION], 'attached');
+    assert.equal(node.status, undefined, 'the kubelet reports the rest once it runs');
+  });
+
+  it('registers the pods it takes when started with max pods, as capacity and allocatable', () => {
+    const node = registeredNode('sim-node-0', {}, 300);
+    assert.deepEqual(node.status, { capacity: { pods: '300' }, allocatable: { pods: '300' } });
   });
 
   it('ignores the empty nodeInfo a fresh Node reads back with, keeps what a scenario set', () => {
