@@ -35,4 +35,11 @@ export interface KubeletApi {
   /** Remove a pod whose containers have stopped: grace 0, only the pod with that uid. */
   deletePod(pod: KObject): void;
   recordEvent(event: KObject): void;
+  /**
+   * The status manager's periodic sync, run with each heartbeat: put back what this kubelet last
+   * wrote where another writer changed it (the node lifecycle controller marks every pod NotReady
+   * when the node's heartbeats were missed; a kubelet still running sets them Ready again). Only an
+   * apiserver other than the sim's own has such writers between heartbeats. @default nothing
+   */
+  resyncPods?(): void;
 }

@@ -82,6 +82,7 @@ export function createKubelet(
     if (!up || !api.node()) return;
     api.renewLease(microTime(clock.now()));
     postStatus(true);
+    api.resyncPods?.();
   };
 
   /** What a real kubelet records when it finds a new boot id: a Warning `Rebooted` Event on the Node. */

@@ -27,11 +27,44 @@ import { isNotOlder, statusPatch } from './status-patch.js';
 
 type Status = Record<string, unknown>;
 
-/** A pod as the server last showed it, and the status this kubelet wants it to have, if different. */
+/**
+ * A pod as the server last showed it, the status this kubelet wants it to have (if different) and
+ * the status it last asked for (its status manager's cache, put back by `resyncPods`).
+ */
 interface PodEntry {
   server: KObject;
   wanted?: Status;
+  ours?: Status;
   writer: LatestWriter;
+}
+
+/** The pod conditions a kubelet owns; the others (PodScheduled, DisruptionTarget) are other writers'. */
+const KUBELET_CONDITIONS = new Set([
+  'PodReadyToStartContainers',
+  'Initialized',
+  'Ready',
+  'ContainersReady',
+]);
+
+type PodCondition = { type: string; status?: string };
+const conditionsOf = (status: Status | undefined): PodCondition[] =>
+  (status?.['conditions'] as PodCondition[] | undefined) ?? [];
+const ownedOf = (status: Status | undefined): string =>
+  conditionsOf(status)
+    .filter((c) => KUBELET_CONDITIONS.has(c.type))
+    .map((c) => `${c.type}=${c.status ?? ''}`)
+    .sort()
+    .join(',');
+
+/** The server's status with the kubelet's own conditions as it last wrote them. */
+function reasserted(server: Status | undefined, ours: Status): Status {
+  return {
+    ...clone(server ?? {}),
+    conditions: [
+      ...conditionsOf(server).filter((c) => !KUBELET_CONDITIONS.has(c.type)),
+      ...clone(conditionsOf(ours).filter((c) => KUBELET_CONDITIONS.has(c.type))),
+    ],
+  };
 }
 
 export interface PodSync {
@@ -211,9 +244,18 @@ export function httpKubeletApi(client: KubeJson, registered: KObject, log: Logge
       mutate(view);
       if (!deepEqual(view.status, entry.wanted ?? entry.server.status)) {
         entry.wanted = view.status ?? {};
+        entry.ours = entry.wanted;
         entry.writer.kick();
       }
       return view;
+    },
+    resyncPods() {
+      for (const entry of pods.values()) {
+        const { ours } = entry;
+        if (!ours || entry.wanted || ownedOf(entry.server.status) === ownedOf(ours)) continue;
+        entry.wanted = reasserted(entry.server.status, ours);
+        entry.writer.kick();
+      }
     },
     deletePod(pod) {
       const { namespace = '', name: podName = '', uid } = pod.metadata;

@@ -19,12 +19,28 @@ export function statusPatch(before: Status | undefined, after: Status): Status {
     patch[key] =
       OWNED_LISTS.has(key) && Array.isArray(value)
         ? [...(value as unknown[]), { $patch: 'replace' }]
-        : value;
+        : key === 'conditions' && Array.isArray(value)
+          ? conditionsPatch(base[key], value as Status[])
+          : value;
   }
   for (const key of Object.keys(base)) {
     if (!(key in after)) patch[key] = null;
   }
   return patch;
+}
+
+/**
+ * Conditions merge by type, so a field the kubelet dropped from one (a `reason` once Ready is True)
+ * would stay on the server: it goes out as `null`, as Kubernetes' two-way merge patch sends it.
+ */
+function conditionsPatch(before: unknown, after: Status[]): Status[] {
+  const old = Array.isArray(before) ? (before as Status[]) : [];
+  return after.map((condition) => {
+    const previous = old.find((c) => c['type'] === condition['type']);
+    if (!previous) return condition;
+    const dropped = Object.keys(previous).filter((k) => !(k in condition));
+    return { ...condition, ...Object.fromEntries(dropped.map((k) => [k, null])) };
+  });
 }
 
 /**

@@ -31,6 +31,14 @@ describe('statusPatch', () => {
     assert.deepEqual(patch['conditions'], conditions);
   });
 
+  it("sends null for a condition's field the kubelet dropped, which a merge by type would keep", () => {
+    const patch = statusPatch(
+      { conditions: [{ type: 'Ready', status: 'False', reason: 'ContainersNotReady' }] },
+      { conditions: [{ type: 'Ready', status: 'True' }] },
+    );
+    assert.deepEqual(patch['conditions'], [{ type: 'Ready', status: 'True', reason: null }]);
+  });
+
   it('is empty when nothing changed, and whole for a status the server has not got yet', () => {
     assert.deepEqual(statusPatch({ phase: 'Running' }, { phase: 'Running' }), {});
     assert.deepEqual(statusPatch(undefined, { phase: 'Running' }), { phase: 'Running' });

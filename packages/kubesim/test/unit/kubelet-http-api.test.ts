@@ -203,6 +203,52 @@ describe('attached kubelet API (write-behind over HTTP)', () => {
     kubelet.stop();
   });
 
+  it("puts its own conditions back at the next sync when another writer changed them, not others'", async () => {
+    const api = scriptedApi(podServer(10));
+    const kubelet = httpKubeletApi(api.client, NODE, silentLogger());
+    const ready = [
+      { type: 'PodScheduled', status: 'True' },
+      { type: 'Ready', status: 'True' },
+      { type: 'ContainersReady', status: 'True' },
+    ];
+    kubelet.observe('ADDED', pod('5'));
+    kubelet.writePodStatus(
+      pod('5'),
+      (p) => void (p.status = { phase: 'Running', conditions: ready }),
+    );
+    await kubelet.flushed();
+    kubelet.resyncPods?.();
+    await kubelet.flushed();
+    assert.equal(api.sent.length, 1, 'nothing to put back while the server shows what it wrote');
+    // The node lifecycle controller's MarkPodsNotReady after missed heartbeats, and the eviction's
+    // DisruptionTarget: the first is the kubelet's to correct, the second is not.
+    const marked = [
+      { type: 'PodScheduled', status: 'True' },
+      { type: 'Ready', status: 'False', reason: 'NodeNotReady' },
+      { type: 'ContainersReady', status: 'False', reason: 'NodeNotReady' },
+      { type: 'DisruptionTarget', status: 'True', reason: 'EvictionByEvictionAPI' },
+    ];
+    kubelet.observe('MODIFIED', pod('11', 'pod-uid', { phase: 'Running', conditions: marked }));
+    assert.equal(api.sent.length, 1, 'not at once: at the next sync');
+    kubelet.resyncPods?.();
+    await kubelet.flushed();
+    assert.equal(api.sent.length, 2);
+    const sent = (api.sent[1]?.body?.['status'] as { conditions: Record<string, unknown>[] })
+      .conditions;
+    const byType = (type: string) => sent.find((c) => c['type'] === type);
+    assert.deepEqual(byType('Ready'), { type: 'Ready', status: 'True', reason: null });
+    assert.deepEqual(byType('ContainersReady'), {
+      type: 'ContainersReady',
+      status: 'True',
+      reason: null,
+    });
+    assert.equal(byType('DisruptionTarget')?.['status'], 'True', "another writer's, kept");
+    kubelet.resyncPods?.();
+    await kubelet.flushed();
+    assert.equal(api.sent.length, 2, 'once put back, nothing more');
+    kubelet.stop();
+  });
+
   it('stops posting once its Node is deleted', async () => {
     const api = scriptedApi(() => {
       throw apiError(404, 'NotFound');
