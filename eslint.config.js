@@ -110,6 +110,7 @@ export default defineConfig(
       'node_modules/**',
       'eslint.config.js',
       'stryker.config.mjs',
+      'stryker.dispatch.config.mjs',
       'bin/**',
       'scripts/**',
       'infra/**',

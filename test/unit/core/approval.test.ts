@@ -558,3 +558,154 @@ describe('state machine properties', () => {
       ),
     ));
 });
+
+// Rules of DESIGN §4 the cases above left unstated (issue 35: each was a surviving mutant).
+describe('each refusal names the request, what is wrong and what to do', () => {
+  const bob = { kind: 'person', id: 'U_BOB' } as const;
+  it('a proposal refused for bad input names the node, or `?` when it has no name', () => {
+    const input = { id: 'r-1a2b3c', action: 'reboot', reason: 'x', requestedBy: 'U_BOB' } as const;
+    refused(
+      propose(undefined, { ...input, node: 'node-a', targetVersion: 'v1.31.4' }, T0),
+      'bad_input',
+      'cannot propose for node-a: a reboot has no target version',
+    );
+    refused(
+      propose(undefined, { ...input, node: '' }, T0),
+      'bad_input',
+      'cannot propose for ?: node name is empty',
+    );
+  });
+  it('a refused reject, cancel or start says which request and why', () => {
+    refused(
+      reject(proposed(), { by: { kind: 'person', id: 'U_ZED' }, policy }, at(1)),
+      'not_authorised',
+      /^cannot reject r-1a2b3c: U_ZED is not an approver/,
+    );
+    refused(
+      cancel(proposed('U_REQ'), { by: { kind: 'person', id: 'U_ZED' }, policy }, at(1)),
+      'not_authorised',
+      /^cannot cancel r-1a2b3c: U_ZED is not an approver/,
+    );
+    refused(
+      start(inState('approved'), { by: tick, policy, job: 'j' }, at(2)),
+      'not_authorised',
+      'request r-1a2b3c lacks the approvals the policy requires',
+    );
+  });
+  it('a transition from the wrong state names the state and the verb', () => {
+    const done_ = inState('done');
+    const cases: [TransitionResult, string][] = [
+      [reject(done_, { by: bob, policy }, at(1)), 'reject'],
+      [start(done_, { by: tick, policy, job: 'j' }, at(1)), 'start'],
+      [verifying(done_, { by: tick }, at(1)), 'verify'],
+      [done(inState('running'), { by: tick, proof: 'p' }, at(1)), 'complete'],
+      [fail(done_, { by: tick, failure: 'x' }, at(1)), 'fail'],
+    ];
+    for (const [result, verb] of cases) {
+      const state = verb === 'complete' ? 'running' : 'done';
+      // Only a proposal is told it is "not approved yet"; a done request is not.
+      refused(result, 'invalid_transition', `request r-1a2b3c is ${state}; nothing to ${verb}`);
+    }
+  });
+  it('a failure without explanation is refused with what it lacks', () =>
+    refused(
+      fail(running(), { by: tick, failure: '  ' }, at(5)),
+      'bad_input',
+      'a failure needs an explanation',
+    ));
+});
+
+describe('transitions DESIGN §4 forbids or repeats', () => {
+  const bob = { kind: 'person', id: 'U_BOB' } as const;
+  const upgrade = (targetVersion: string, existing?: MaintenanceRequest) =>
+    propose(
+      existing,
+      {
+        id: 'r-2b3c4d',
+        node: 'node-a',
+        action: 'upgrade',
+        targetVersion,
+        reason: 'kubelet behind',
+        requestedBy: 'U_BOB',
+      },
+      T0,
+    );
+  it('a new proposal is a change to write', () => {
+    const result = upgrade('v1.31.4');
+    assert.ok(result.ok);
+    assert.equal(result.changed, true);
+  });
+  it('an upgrade to another version while one is active is busy, not the same change', () =>
+    refused(
+      upgrade('v1.31.5', ok(upgrade('v1.31.4'))),
+      'busy',
+      /node-a already has request r-2b3c4d \(upgrade, proposed\)/,
+    ));
+  it('a verifying request is neither rejected nor cancelled: its host command was issued', () => {
+    // Even one without the recorded time (edited by hand, or written before it was recorded).
+    const verifyingNoTime = inState('verifying');
+    refused(
+      reject(verifyingNoTime, { by: bob, policy }, at(5)),
+      'invalid_transition',
+      'request r-1a2b3c is verifying; nothing to reject; cancel it instead',
+    );
+    refused(
+      cancel(verifyingNoTime, { by: tick, policy }, at(5)),
+      'invalid_transition',
+      'request r-1a2b3c issued its host command at ?; it can no longer be cancelled, wait for verification',
+    );
+  });
+  it('cancelling twice is idempotent, not an error', () => {
+    const c = ok(cancel(proposed(), { by: tick, policy }, at(1)));
+    assert.deepEqual(cancel(c, { by: bob, policy }, at(2)), {
+      ok: true,
+      request: c,
+      changed: false,
+    });
+  });
+  it('a second failure report keeps the first explanation', () => {
+    const f = ok(fail(running(), { by: tick, failure: 'drain blocked' }, at(5)));
+    assert.deepEqual(fail(f, { by: tick, failure: 'job vanished' }, at(6)), {
+      ok: true,
+      request: f,
+      changed: false,
+    });
+  });
+  it('kubemaint expires a due proposal: state expired, by kubemaint', () => {
+    const e = ok(expire(proposed(), { policy }, at(24 * 60)));
+    assert.equal(e.state, 'expired');
+    assert.deepEqual(e.history.at(-1), {
+      from: 'proposed',
+      to: 'expired',
+      at: at(24 * 60).toISOString(),
+      by: 'kubemaint',
+      note: 'not approved within 1d',
+    });
+  });
+  it('an ended request is never started again, not even by the Job it had', () => {
+    for (const state of ['failed', 'cancelled', 'done'] as const) {
+      const ended = { ...running(), state };
+      refused(
+        start(ended, { by: tick, policy, job: ended.job! }, at(9)),
+        'invalid_transition',
+        `request r-1a2b3c is ${state}; nothing to start`,
+      );
+    }
+  });
+  it('verification keeps a baseline recorded earlier when it is given none', () => {
+    const earlier = { ...running(), kubeletVersionBefore: 'v1.30.2', bootIdBefore: 'boot-1' };
+    const v = ok(verifying(earlier, { by: tick }, at(4)));
+    assert.deepEqual([v.kubeletVersionBefore, v.bootIdBefore], ['v1.30.2', 'boot-1']);
+  });
+  it('verification records the kubelet version before an upgrade, its baseline', () => {
+    const v = ok(
+      verifying(
+        running(),
+        { by: { kind: 'system', id: 'executor' }, kubeletVersionBefore: 'v1.30.2' },
+        at(4),
+      ),
+    );
+    assert.equal(v.kubeletVersionBefore, 'v1.30.2');
+    assert.equal(v.bootIdBefore, undefined);
+  });
+});
