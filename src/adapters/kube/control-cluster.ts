@@ -121,6 +121,7 @@ export function controlCluster(
   const { namespace } = options;
   const store = requestStore(client, {
     namespace,
+    keepsPhase: true,
     ...(options.slackTeam ? { slackTeam: options.slackTeam } : {}),
   });
   // The pass is the async context of `onePass(work)`: what `work` calls reuses its read, while

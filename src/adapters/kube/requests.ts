@@ -71,7 +71,16 @@ export function decisionName(request: string, decision: DecisionKind, by: string
 
 export function requestStore(
   client: KubeClient,
-  options: { namespace: string; slackTeam?: string },
+  options: {
+    namespace: string;
+    slackTeam?: string;
+    /**
+     * Keep the phase label in step after each status write (the control plane's; ADR 0043). The
+     * executor's writes never move it (its ends stay `open` until the control plane reports them)
+     * and its RBAC has no patch: without this, a request from before the label is left as it is.
+     */
+    keepsPhase?: boolean;
+  },
 ): RequestStore {
   const { namespace } = options;
   const team = options.slackTeam ?? 'T0';
@@ -112,7 +121,7 @@ export function requestStore(
     // The status subresource ignores metadata: the phase label follows in a write of its own, only
     // when the state moved it (most status writes leave it as it is).
     const phase = phaseOf(request);
-    if (written.metadata?.labels?.[LABEL_PHASE] !== phase)
+    if (options.keepsPhase && written.metadata?.labels?.[LABEL_PHASE] !== phase)
       return (await relabel(request.id, phase)) ?? written.metadata?.resourceVersion ?? '';
     return written.metadata?.resourceVersion ?? '';
   }
