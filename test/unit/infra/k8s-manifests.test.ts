@@ -1083,7 +1083,7 @@ describe('admission-requests.yaml: what a stolen control-plane token still canno
 describe('rbac-people.yaml: the role people are bound to', () => {
   const role = find('ClusterRole', 'kubemaint:person') as Doc & { rules: Rule[] };
 
-  it('records requests and decisions, reads slots, flips the pause switch by name, and nothing else', () => {
+  it('records requests and decisions, reads slots and the history, flips the pause switch by name, and nothing else', () => {
     assert.deepEqual(role.rules, [
       {
         apiGroups: [GROUP],
@@ -1096,6 +1096,12 @@ describe('rbac-people.yaml: the role people are bound to', () => {
         resources: ['configmaps'],
         resourceNames: ['kubemaint-pause'],
         verbs: ['get', 'update'],
+      },
+      {
+        apiGroups: [''],
+        resources: ['configmaps'],
+        resourceNames: ['kubemaint-history'],
+        verbs: ['get'],
       },
     ]);
   });
