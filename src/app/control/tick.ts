@@ -203,9 +203,6 @@ async function detectAndPropose(
   // A taint a crash or an earlier config left behind goes; one a write did not make is made.
   if (skewScan) report.taints = await sweepWaitingTaints(deps, nodes);
   if (skewScan) report.agent = await publishAgentSettings(deps);
-  // Ended requests beyond retention go, and labels are set right: the scan reads the whole history
-  // so that every other tick need not.
-  if (skewScan) report.retention = await keepRetention(deps);
   // The flapping gate's history is kept from every read of the whole fleet.
   if (skewScan) await recordNotReady(deps, nodes);
   report.skipped = skipped.map((s) => `${s.node}: ${s.why}`);
@@ -222,6 +219,9 @@ async function detectAndPropose(
         `${need.node}: ${need.action}${need.targetVersion ? ` ${need.targetVersion}` : ''}`,
       );
   }
+  // Last, once nothing else in the pass reads the requests: ended ones beyond retention go and labels
+  // are set right. The scan reads the whole history so that every other tick need not.
+  if (skewScan) report.retention = await keepRetention(deps);
 }
 
 async function proposeNeed(
