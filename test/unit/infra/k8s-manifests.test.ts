@@ -114,8 +114,17 @@ const REVIEWED_WITHOUT_LAMBDA: Grant[] = [
   ['kubemaint-serve', NS, '', 'configmaps[kubemaint-durations]', 'get,update'],
   // The agents' settings from kubemaint.yaml (ADR 0022), also by name.
   ['kubemaint-serve', NS, '', 'configmaps[kubemaint-agent]', 'get,update'],
-  // ADR 0012: the control plane records requests and decisions and alone writes request status.
-  ['kubemaint-serve', NS, 'kubemaint.io', 'maintenancerequests', 'create,delete,get,list,watch'],
+  // The summaries retention keeps of the requests it deletes (ADR 0043), also by name.
+  ['kubemaint-serve', NS, '', 'configmaps[kubemaint-history]', 'get,update'],
+  // ADR 0012: the control plane records requests and decisions and alone writes request status;
+  // ADR 0043: it patches their phase label and deletes ended ones.
+  [
+    'kubemaint-serve',
+    NS,
+    'kubemaint.io',
+    'maintenancerequests',
+    'create,delete,get,list,patch,watch',
+  ],
   ['kubemaint-serve', NS, 'kubemaint.io', 'maintenancerequests/status', 'get,update'],
   ['kubemaint-serve', NS, 'kubemaint.io', 'maintenanceapprovals', 'create,delete,get,list,watch'],
 ];
@@ -1060,9 +1069,11 @@ describe('admission-requests.yaml: what a stolen control-plane token still canno
       assert.deepEqual(write(user, 'CREATE', 'kubemaint-durations'), []);
       assert.deepEqual(write(user, 'UPDATE', 'kubemaint-durations'), []);
       assert.deepEqual(write(user, 'UPDATE', 'kubemaint-agent'), []);
+      assert.deepEqual(write(user, 'CREATE', 'kubemaint-history'), []);
+      assert.deepEqual(write(user, 'UPDATE', 'kubemaint-history'), []);
       assert.match(
         String(write(user, 'CREATE', 'kubemaint-config')),
-        /may write only the kubemaint-pause, kubemaint-durations and kubemaint-agent ConfigMaps, not kubemaint-config/,
+        /may write only the kubemaint-pause, kubemaint-durations, kubemaint-agent and kubemaint-history ConfigMaps, not kubemaint-config/,
       );
     }
     assert.equal(write({ username: 'alice' }, 'CREATE', 'anything'), 'skipped');
@@ -1072,7 +1083,7 @@ describe('admission-requests.yaml: what a stolen control-plane token still canno
 describe('rbac-people.yaml: the role people are bound to', () => {
   const role = find('ClusterRole', 'kubemaint:person') as Doc & { rules: Rule[] };
 
-  it('records requests and decisions, reads slots, flips the pause switch by name, and nothing else', () => {
+  it('records requests and decisions, reads slots and the history, flips the pause switch by name, and nothing else', () => {
     assert.deepEqual(role.rules, [
       {
         apiGroups: [GROUP],
@@ -1085,6 +1096,12 @@ describe('rbac-people.yaml: the role people are bound to', () => {
         resources: ['configmaps'],
         resourceNames: ['kubemaint-pause'],
         verbs: ['get', 'update'],
+      },
+      {
+        apiGroups: [''],
+        resources: ['configmaps'],
+        resourceNames: ['kubemaint-history'],
+        verbs: ['get'],
       },
     ]);
   });
