@@ -178,14 +178,18 @@ export function requestStore(
   ): Promise<unknown[]> =>
     listAll(
       `list ${plural} in ${namespace}`,
-      async (cont, limit) =>
-        (await client.custom.listNamespacedCustomObject({
+      async (cont, limit) => {
+        const list = (await client.custom.listNamespacedCustomObject({
           ...scope,
           plural,
           limit,
           ...selectors,
           ...(cont === undefined ? {} : { _continue: cont }),
-        })) as { items: unknown[]; metadata?: { _continue?: string } },
+        })) as { items: unknown[]; metadata?: { continue?: string } };
+        // Custom objects come back as the JSON was sent: the token is `continue`, not the typed
+        // clients' `_continue` (read as that, every list stopped after its first 500 objects).
+        return { items: list.items, metadata: { _continue: list.metadata?.continue ?? '' } };
+      },
       client.retry,
     );
 
