@@ -7,7 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { startLeadership, type Leadership } from '../app/control/leadership.js';
 import { kubeLeasesPort } from '../adapters/kube/leases.js';
-import type { KubeClient } from '../adapters/kube/client.js';
+import { createKubeClient, type KubeClient } from '../adapters/kube/client.js';
+import { DEFAULT_RETRY } from '../adapters/kube/retry.js';
 import type { LeaderElectionConfig } from '../config/schema-serve.js';
 import type { Logger } from '../log.js';
 
@@ -35,7 +36,11 @@ export function serveLeadership(options: {
   // POD_NAME from the Downward API where the chart sets it; a pod's hostname is its name anyway.
   const identity = `${process.env['POD_NAME'] || hostname()}_${randomBytes(4).toString('hex')}`;
   const leadership = startLeadership({
-    leases: kubeLeasesPort(options.client),
+    // One try a call: the election tries again every retryPeriod itself, and a leader must not
+    // spend its renew deadline backing off inside a single renewal.
+    leases: kubeLeasesPort(
+      createKubeClient(options.client.config, { ...DEFAULT_RETRY, attempts: 1 }),
+    ),
     namespace: options.namespace,
     leaseName: config.leaseName,
     identity,
@@ -46,7 +51,10 @@ export function serveLeadership(options: {
     },
     now: () => performance.now(),
     onStartedLeading: () => {
-      log.info({ identity, lease: config.leaseName }, 'leading: this serve ticks, dispatches and answers Slack');
+      log.info(
+        { identity, lease: config.leaseName },
+        'leading: this serve ticks, dispatches and answers Slack',
+      );
       options.onStartedLeading();
     },
     onStoppedLeading: (why) => {
@@ -54,7 +62,8 @@ export function serveLeadership(options: {
       options.onStoppedLeading(why);
     },
     onStandBy: options.onStandBy,
-    onError: (error) => log.warn({ err: error, identity }, 'leader election: the Lease was not read or written'),
+    onError: (error) =>
+      log.warn({ err: error, identity }, 'leader election: the Lease was not read or written'),
   });
   return {
     ...leadership,

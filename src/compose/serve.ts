@@ -130,7 +130,10 @@ export async function runServe(options: {
     slackTurn = slackTurn.then(async () => {
       if (leading && !slack.app)
         slack = await startSlack().catch((error: unknown) => {
-          log.error({ err: error }, 'Slack Socket Mode did not start; the next leadership tries again');
+          log.error(
+            { err: error },
+            'Slack Socket Mode did not start; the next leadership tries again',
+          );
           return {};
         });
       if (!leading && slack.app) {

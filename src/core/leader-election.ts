@@ -83,7 +83,9 @@ export function nextStep(
 ): { step: ElectionStep; memory: ElectionMemory } {
   if (!lease) return { step: { kind: 'create' }, memory: { ...memory } };
   const observed =
-    memory.observed?.version === lease.version ? memory.observed : { version: lease.version, at: now };
+    memory.observed?.version === lease.version
+      ? memory.observed
+      : { version: lease.version, at: now };
   const seen: ElectionMemory = { ...memory, observed };
   if (lease.holder === identity) return { step: { kind: 'renew' }, memory: seen };
   if (!lease.holder) return { step: { kind: 'acquire', from: undefined }, memory: lost(seen) };

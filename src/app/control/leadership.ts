@@ -94,13 +94,18 @@ export function startLeadership(deps: LeadershipDeps): Leadership {
           transitions: 0,
         });
       else
-        lastRead = await deps.leases.replaceLease(deps.namespace, deps.leaseName, read!.resourceVersion, {
-          holder: deps.identity,
-          durationSeconds,
-          acquiredAt: step.kind === 'renew' ? (read!.acquiredAt ?? at) : at,
-          renewedAt: at,
-          transitions: read!.transitions + (step.kind === 'acquire' ? 1 : 0),
-        });
+        lastRead = await deps.leases.replaceLease(
+          deps.namespace,
+          deps.leaseName,
+          read!.resourceVersion,
+          {
+            holder: deps.identity,
+            durationSeconds,
+            acquiredAt: step.kind === 'renew' ? (read!.acquiredAt ?? at) : at,
+            renewedAt: at,
+            transitions: read!.transitions + (step.kind === 'acquire' ? 1 : 0),
+          },
+        );
       // Our own write is a version we saw at once; the renewal counts from when it was sent.
       memory = renewed({ observed: { version: lastRead.resourceVersion, at: sentAt } }, sentAt);
       settle('renewed');
