@@ -322,14 +322,45 @@ describe('the serve Deployment', () => {
   const pod = deployment.spec.template.spec;
   const container = pod.containers[0] as ServeContainer;
 
-  it('runs one replica of `serve` as the serve service account, never two at once', () => {
-    assert.equal(deployment.spec.replicas, 1);
-    assert.equal(deployment.spec.strategy.type, 'Recreate');
+  it('runs two replicas of `serve` on different nodes where it can, as the serve service account', () => {
+    // Leader election (ADR 0046): one acts, the other stands by, so a rolling update is safe.
+    assert.equal(deployment.spec.replicas, 2);
+    assert.equal(deployment.spec.strategy.type, 'RollingUpdate');
+    const anti = (
+      (pod as { affinity?: unknown }).affinity as
+        | {
+            podAntiAffinity?: {
+              preferredDuringSchedulingIgnoredDuringExecution?: {
+                podAffinityTerm: {
+                  topologyKey: string;
+                  labelSelector: { matchLabels: Record<string, string> };
+                };
+              }[];
+            };
+          }
+        | undefined
+    )?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution?.[0]?.podAffinityTerm;
+    assert.equal(anti?.topologyKey, 'kubernetes.io/hostname');
+    assert.deepEqual(anti?.labelSelector.matchLabels, {
+      'app.kubernetes.io/name': 'kubemaint-serve',
+    });
+    const podName = container.env?.find((e) => e.name === 'POD_NAME') as
+      { valueFrom?: { fieldRef?: { fieldPath?: string } } } | undefined;
+    assert.equal(podName?.valueFrom?.fieldRef?.fieldPath, 'metadata.name');
     assert.equal(pod.serviceAccountName, 'kubemaint-serve');
     assert.equal(pod.containers.length, 1);
     // The pod IP is what the kubelet probes and the ingress reaches: every interface, said openly.
     assert.deepEqual(container.args, ['serve', '--ops-host=0.0.0.0', '--slack-host=0.0.0.0']);
     assert.match(container.image, /^ghcr\.io\/kubemaint\/kubemaint:/);
+  });
+  it('a PodDisruptionBudget lets a drain evict one replica at a time', () => {
+    const pdb = find('PodDisruptionBudget', 'kubemaint-serve', NS) as Doc & {
+      spec: { maxUnavailable: number; selector: { matchLabels: Record<string, string> } };
+    };
+    assert.equal(pdb.spec.maxUnavailable, 1);
+    assert.deepEqual(pdb.spec.selector.matchLabels, {
+      'app.kubernetes.io/name': 'kubemaint-serve',
+    });
   });
   it('takes Slack secrets from a Secret and the config from a ConfigMap at /etc/kubemaint', () => {
     assert.deepEqual(container.envFrom, [{ secretRef: { name: 'kubemaint-slack' } }]);
