@@ -31,7 +31,7 @@ export function serveLeadership(options: {
   if (!config.enabled) {
     // One replica by the operator's choice: it acts from the start, as before leader election.
     queueMicrotask(options.onStartedLeading);
-    return { acting: () => true, stop: async () => undefined };
+    return { acting: () => true, stop: () => Promise.resolve() };
   }
   // POD_NAME from the Downward API where the chart sets it; a pod's hostname is its name anyway.
   const identity = `${process.env['POD_NAME'] || hostname()}_${randomBytes(4).toString('hex')}`;

@@ -143,8 +143,8 @@ export async function runServe(options: {
     });
   };
   // Set just below: the loop exists first, so that starting to lead can kick it.
-  let leadership: ServeLeadership | undefined;
-  const acting = () => leadership?.acting() === true;
+  const led: { by?: ServeLeadership } = {};
+  const acting = () => led.by?.acting() === true;
   const loop = createTickLoop({
     // Checked again as the tick starts: a kick queued while leading may run after leadership ended.
     tick: (o) =>
@@ -164,7 +164,7 @@ export async function runServe(options: {
       log.error({ err: error }, 'tick failed; the next one starts from what the cluster says');
     },
   });
-  leadership = serveLeadership({
+  const leadership = serveLeadership({
     config: config.serve.leaderElection,
     client: runtime.client,
     namespace: deps.settings.namespace,
@@ -177,6 +177,7 @@ export async function runServe(options: {
     onStoppedLeading: () => slackWhileLeading(false),
     onStandBy: () => readiness.record({ ok: true }),
   });
+  led.by = leadership;
   const kick = (options?: { skewScan?: boolean }) => {
     if (acting()) loop.kick(options);
   };
