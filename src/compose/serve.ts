@@ -130,8 +130,9 @@ export async function runServe(options: {
     slackTurn = slackTurn.then(async () => {
       if (leading && !slack.app)
         slack = await startSlack().catch((error: unknown) => {
+          // The message only: a Slack client's error object can carry the request and its token.
           log.error(
-            { err: error },
+            { why: error instanceof Error ? error.message : String(error) },
             'Slack Socket Mode did not start; the next leadership tries again',
           );
           return {};
