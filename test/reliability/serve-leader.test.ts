@@ -62,7 +62,8 @@ describe(
       const ids = simIdentities(sim.credentials);
       const replica = (name: string) =>
         spawnServe(cluster, name, {
-          kubeconfig: ids.userKubeconfig(name, ['system:masters']),
+          // Also kubemaint:control-plane: admission lets only the control plane write a status.
+          kubeconfig: ids.userKubeconfig(name, ['system:masters', 'kubemaint:control-plane']),
           env: { POD_NAME: name },
         });
       const a = replica('serve-a');
