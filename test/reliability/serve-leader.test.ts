@@ -22,13 +22,15 @@ import {
   startServeCluster,
   NAMESPACE,
 } from './serve-support.js';
-import { requestOf } from './support.js';
+import { clearMarks, requestOf } from './support.js';
 
 const LEASE = 'kubemaint-serve-leader';
 const LEASE_MS = 15_000;
 const RETRY_MS = 2_000;
 const TICK_MS = 2_000;
-const NODES = ['node-1', 'node-2'];
+/** How many nodes roll; the fleet scenario names them (fleet-general-0001, …). */
+const NODE_COUNT = 2;
+let NODES: string[] = [];
 
 describe(
   'serve with two replicas: the standby takes over from a killed leader',
@@ -53,12 +55,14 @@ describe(
       const step = (what: string) =>
         process.stderr.write(`# ${((performance.now() - started) / 1000).toFixed(1)} s: ${what}\n`);
       cluster = await startServeCluster({
-      nodes: NODES.length,
+      nodes: NODE_COUNT,
       concurrency: 1,
       tickSeconds: 2,
       leaderElection: true,
     });
       const { sim } = cluster;
+      // Unmarked to begin with: the roll is the one marked below.
+      NODES = clearMarks(sim);
       const ids = simIdentities(sim.credentials);
       const replica = (name: string) =>
         spawnServe(cluster, name, {
