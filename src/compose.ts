@@ -12,6 +12,7 @@ import type { ClusterPeersPort } from './app/control/cluster-gate.js';
 import { createKubeClient, type KubeClient } from './adapters/kube/client.js';
 import { controlCluster } from './adapters/kube/control-cluster.js';
 import { configMapAgentSettings } from './adapters/kube/agent-settings.js';
+import { kubeRetention } from './adapters/kube/retention.js';
 import { configMapDurations } from './adapters/kube/durations.js';
 import { createNotifier } from './adapters/notify/notifier.js';
 import { parseNotifyUrls } from './adapters/notify/parse.js';
@@ -86,6 +87,7 @@ export async function openControl(config: Config, options: OpenOptions): Promise
       ? { durations: configMapDurations(client, effective.namespace) }
       : {}),
     agentSettings: configMapAgentSettings(client, effective.namespace),
+    retention: kubeRetention(client, effective.namespace),
     ...peersOf(effective, settings.cluster, options.peers),
   };
   return {

@@ -80,6 +80,7 @@ export function controlSettingsFromConfig(config: Config): ControlSettings {
     nodeLabels: config.nodeLabels,
     waitingTaint: config.waitingTaint,
     agentSettings: agentSettingsData(config.agent),
+    retention: { maxAgeMs: config.retention.maxAge, keepPerNode: config.retention.keepPerNode },
     drain: {
       force: config.drain.force,
       deleteEmptyDirData: config.drain.deleteEmptyDirData,

@@ -7,7 +7,7 @@ import cron from 'node-cron';
 import { createFleetRefresher, type FleetRefresher } from '../app/control/fleet-refresh.js';
 import { readFleetView } from '../app/control/fleet-view.js';
 import { createTickLoop } from '../app/control/loop.js';
-import { runTick } from '../app/control/tick.js';
+import { runTick, type TickReport } from '../app/control/tick.js';
 import { consoleNotifier } from '../adapters/console/notifier.js';
 import { startOpsServer } from '../adapters/http/ops-server.js';
 import { tickReadiness } from '../adapters/http/readiness.js';
@@ -25,6 +25,7 @@ import { configWarnings } from '../config/warnings.js';
 import { pauseEcho } from './pause-echo.js';
 import { everywhere, scanOf, startSlackApp } from './slack-serve.js';
 import { cliCommand } from './sim-host.js';
+import { serveLeadership, type ServeLeadership } from './serve-leadership.js';
 import { composeStatusPage, statusPageEnabled } from './status-page.js';
 
 export async function runServe(options: {
@@ -101,21 +102,56 @@ export async function runServe(options: {
     slackApiUrl: process.env['SLACK_API_URL'],
   });
   if (slackNotifier) slackOut.attach(slackNotifier);
-  const slack = await startSlackApp(
-    config,
-    {
-      deps,
-      settings: slackSettingsFor(config, deps.settings.cluster),
-      scan: scanOf(deps),
-    },
-    log,
-    listen.slack,
-  ).catch(async (error: unknown) => {
-    await Promise.all([ops.close(), runtime.close()]);
-    throw error;
-  });
+  const startSlack = () =>
+    startSlackApp(
+      config,
+      {
+        deps,
+        settings: slackSettingsFor(config, deps.settings.cluster),
+        scan: scanOf(deps),
+      },
+      log,
+      listen.slack,
+    );
+  // Socket Mode is one connection Slack sends every event to: only the leader holds it. An HTTP
+  // receiver answers on every replica: the Service hands each click to one pod, which records the
+  // decision in the cluster, where only the leader's tick acts on it (ADR 0046).
+  const slackFollowsLead =
+    config.serve.leaderElection.enabled && config.secrets.appToken !== undefined;
+  let slack: Awaited<ReturnType<typeof startSlackApp>> = slackFollowsLead
+    ? {}
+    : await startSlack().catch(async (error: unknown) => {
+        await Promise.all([ops.close(), runtime.close()]);
+        throw error;
+      });
+  let slackTurn = Promise.resolve();
+  const slackWhileLeading = (leading: boolean) => {
+    if (!slackFollowsLead) return;
+    slackTurn = slackTurn.then(async () => {
+      if (leading && !slack.app)
+        slack = await startSlack().catch((error: unknown) => {
+          // The message only: a Slack client's error object can carry the request and its token.
+          log.error(
+            { why: error instanceof Error ? error.message : String(error) },
+            'Slack Socket Mode did not start; the next leadership tries again',
+          );
+          return {};
+        });
+      if (!leading && slack.app) {
+        await slack.app.stop().catch(() => undefined);
+        slack = {};
+      }
+    });
+  };
+  // Set just below: the loop exists first, so that starting to lead can kick it.
+  const led: { by?: ServeLeadership } = {};
+  const acting = () => led.by?.acting() === true;
   const loop = createTickLoop({
-    tick: (o) => timeTick(metrics, deps.clock, () => runTick(deps, o)),
+    // Checked again as the tick starts: a kick queued while leading may run after leadership ended.
+    tick: (o) =>
+      acting()
+        ? timeTick(metrics, deps.clock, () => runTick(deps, o))
+        : Promise.resolve(standingBy(deps.clock.now())),
     now: () => deps.clock.now(),
     onTick: (report, ms) => {
       readiness.record({ ok: true });
@@ -129,10 +165,27 @@ export async function runServe(options: {
       log.error({ err: error }, 'tick failed; the next one starts from what the cluster says');
     },
   });
+  const leadership = serveLeadership({
+    config: config.serve.leaderElection,
+    client: runtime.client,
+    namespace: deps.settings.namespace,
+    log,
+    onStartedLeading: () => {
+      // A new leader scans everything first, as a freshly started serve does.
+      loop.kick({ skewScan: true });
+      slackWhileLeading(true);
+    },
+    onStoppedLeading: () => slackWhileLeading(false),
+    onStandBy: () => readiness.record({ ok: true }),
+  });
+  led.by = leadership;
+  const kick = (options?: { skewScan?: boolean }) => {
+    if (acting()) loop.kick(options);
+  };
   const every = { timezone: 'UTC', noOverlap: true };
   const tasks = [
-    cron.schedule(config.schedules.tick, () => loop.kick(), { ...every, name: 'tick' }),
-    cron.schedule(config.schedules.skewScan, () => loop.kick({ skewScan: true }), {
+    cron.schedule(config.schedules.tick, () => kick(), { ...every, name: 'tick' }),
+    cron.schedule(config.schedules.skewScan, () => kick({ skewScan: true }), {
       ...every,
       name: 'skew-scan',
     }),
@@ -148,7 +201,7 @@ export async function runServe(options: {
     onContact: (outcome) => readiness.contact(outcome),
     onChange: (changes) => {
       log.debug({ changes }, 'watch: changed');
-      loop.kick();
+      kick();
       if (changes.some((c) => c.startsWith(`${PAUSE_STREAM}:`))) void pause.check();
     },
   });
@@ -158,11 +211,12 @@ export async function runServe(options: {
     `kubemaint serve ready: cluster=${deps.settings.cluster}` +
       `${kubeconfig ? ` kubeconfig=${kubeconfig}` : ''} ops=${ops.url}${everywhere(ops.host)}` +
       `${page ? ` status=${ops.url}/status` : ''}` +
-      `${slack.description ? ` slack=${slack.description}` : ''}\n`,
+      `${slack.description ? ` slack=${slack.description}` : ''}` +
+      `${slackFollowsLead ? ' slack=socket-mode (while leading)' : ''}` +
+      `${leadership.description ? ` ${leadership.description}` : ''}\n`,
   );
   if (runtime.connection.sim)
     out(demoHelp(kubeconfig ?? '', page ? `${ops.url}/status` : undefined, cli));
-  loop.kick({ skewScan: true });
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
@@ -170,8 +224,12 @@ export async function runServe(options: {
   out('kubemaint serve: stopping (the tick in flight finishes first)\n');
   for (const task of tasks) await task.stop();
   watch.stop();
+  slackWhileLeading(false);
+  await slackTurn;
   await slack.app?.stop();
   await loop.stop();
+  // Released only once the tick in flight has finished: a standby may act as soon as it is.
+  await leadership.stop();
   await fleet.stop();
   await slackNotifier?.flush(5_000);
   await ops.close();
@@ -183,6 +241,15 @@ export async function runServe(options: {
  * hundred pods) costs a few reads, and the page and /metrics are still seconds behind at most.
  */
 const FLEET_READ_INTERVAL_MS = 2_000;
+
+/** What a standby's loop reports instead of ticking (a kick queued before leadership ended). */
+const standingBy = (now: Date): TickReport => ({
+  at: now.toISOString(),
+  reconciled: [],
+  dispatched: [],
+  proposed: [],
+  skipped: ['standing by: another serve holds the leader Lease'],
+});
 
 const demoHelp = (kubeconfig: string, statusUrl: string | undefined, cli: string): string =>
   '\nThe embedded demo cluster is running. In another terminal, in this folder:\n' +

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { SlackSecrets } from './env-secrets.js';
 import { dnsLabel } from './fields.js';
 import { DurationsSchema } from './schema-durations.js';
+import { RetentionSchema } from './schema-retention.js';
 import { HooksSchema } from './schema-hooks.js';
 import { ExecutorSchema } from './schema-executor.js';
 import { AlertmanagerSchema } from './schema-alertmanager.js';
@@ -51,6 +52,8 @@ export const ConfigSchema = z
     reboot: RebootSchema.prefault({}),
     /** Window fit from what maintenance took (reboot/upgrade.expectedDuration until then). */
     durations: DurationsSchema.prefault({}),
+    /** Ended requests and their decisions are deleted beyond an age and a count per node. */
+    retention: RetentionSchema.prefault({}),
     upgrade: UpgradeSchema.prefault({}),
     executor: ExecutorSchema.prefault({}),
     nodeLabels: NodeLabelsSchema.prefault({}),

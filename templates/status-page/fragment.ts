@@ -3,7 +3,7 @@
  * window, slots), the range links, the timeline with its legend, and the current requests with who
  * approved them. Every value from the cluster, the config or a person goes through `html`.
  */
-import { heldSlots } from '../../src/app/control/fleet-view.js';
+import { byNodeName, heldSlots } from '../../src/app/control/fleet-view.js';
 import type { MaintenanceRequest } from '../../src/core/request.js';
 import { localTime, PHASES, TIMELINE_RANGES } from '../../src/core/timeline.js';
 import { html } from './escape.js';
@@ -11,7 +11,9 @@ import type { TimelineModel } from './model.js';
 import { timelineSvg } from './timeline-svg.js';
 
 export function statusFragment(model: TimelineModel): string {
-  return [summary(model), ranges(model), timeline(model), requestsTable(model)].join('\n');
+  return [summary(model), ranges(model), timeline(model), requestsTable(model), earlier(model)]
+    .filter((part) => part !== '')
+    .join('\n');
 }
 
 function summary(model: TimelineModel): string {
@@ -99,4 +101,27 @@ function detail(r: MaintenanceRequest): string {
         : r.reason;
   const by = r.requestedBy ? ` <span class="by">(asked by ${html(r.requestedBy)})</span>` : '';
   return `${html(main)}${by}${waits ? `<ul class="waits">${waits}</ul>` : ''}`;
+}
+
+/** Lines shown per node; `kubemaint history NODE` shows them all. */
+const EARLIER_SHOWN = 5;
+
+/** What retention deleted, one line each, newest first per node (issue 32). */
+function earlier(model: TimelineModel): string {
+  const byNode = Object.entries(model.view.earlier ?? {}).filter(([, lines]) => lines.length > 0);
+  if (byNode.length === 0) return '';
+  const items = byNode
+    .sort(([a], [b]) => byNodeName(a, b))
+    .map(([node, lines]) => {
+      const shown = lines.slice(-EARLIER_SHOWN).reverse();
+      const more =
+        lines.length > shown.length
+          ? `<li class="note">${lines.length - shown.length} more: <code>kubemaint history ${html(node)}</code></li>`
+          : '';
+      return `<li><span class="node">${html(node)}</span><ul>${shown.map((l) => `<li>${html(l)}</li>`).join('')}${more}</ul></li>`;
+    });
+  return (
+    '<section class="earlier"><h2>Earlier</h2><p class="note">Ended requests retention deleted ' +
+    `(one line of each is kept).</p><ul>${items.join('')}</ul></section>`
+  );
 }

@@ -54,6 +54,11 @@ export async function startServeCluster(options: {
   concurrency: number;
   tickSeconds?: number;
   scale?: number;
+  /**
+   * serve.leaderElection (ADR 0046); off unless asked: the races and crash scenarios here are of
+   * serves that all act (a restarted one at once), the conditional writes under test.
+   */
+  leaderElection?: boolean;
 }): Promise<ServeCluster> {
   const argv = await cli();
   const sim = await startTestSim({
@@ -91,6 +96,9 @@ slack:
 schedules:
   tick: "*/${options.tickSeconds ?? 2} * * * * *"
   skewScan: "0 0 1 1 *"
+serve:
+  leaderElection:
+    enabled: ${options.leaderElection === true}
 `,
   );
   await bindPeople(sim, CLI_APPROVERS);
@@ -165,7 +173,12 @@ export interface SpawnedServe extends ServeProcess {
 }
 
 /** Starts one `kubemaint serve` on the cluster without waiting (a kill may come before it is ready). */
-export function spawnServe(cluster: ServeCluster, name: string): SpawnedServe {
+export function spawnServe(
+  cluster: ServeCluster,
+  name: string,
+  /** Another identity (a kubeconfig of its own) and environment, e.g. two replicas' POD_NAMEs. */
+  as: { kubeconfig?: string; env?: Record<string, string> } = {},
+): SpawnedServe {
   const [node = process.execPath, ...bundle] = cluster.argv;
   const child = spawn(
     node,
@@ -175,7 +188,7 @@ export function spawnServe(cluster: ServeCluster, name: string): SpawnedServe {
       '--config',
       cluster.config,
       '--kubeconfig',
-      cluster.sim.kubeconfigPath,
+      as.kubeconfig ?? cluster.sim.kubeconfigPath,
       '--ops-port',
       '0',
       '--ops-host',
@@ -190,6 +203,7 @@ export function spawnServe(cluster: ServeCluster, name: string): SpawnedServe {
         SLACK_SIGNING_SECRET: SECRET,
         SLACK_API_URL: cluster.api.apiUrl,
         PORT: '0',
+        ...as.env,
       },
     },
   );
@@ -215,7 +229,8 @@ export function spawnServe(cluster: ServeCluster, name: string): SpawnedServe {
       return exit;
     },
     async ready() {
-      const deadline = Date.now() + 60_000;
+      // Minutes, not seconds: on a machine loaded by other suites a start has taken over 200 s.
+      const deadline = Date.now() + 300_000;
       let match: RegExpExecArray | null;
       while (!(match = readyLine.exec(out))) {
         if (gone || Date.now() > deadline)

@@ -572,7 +572,7 @@ export function attackSuite(start: () => Promise<AttackBackend>): void {
       assert.equal(config_.code, 403);
       assert.match(
         config_.message,
-        /may write only the kubemaint-pause, kubemaint-durations and kubemaint-agent ConfigMaps, not kubemaint-config/,
+        /may write only the kubemaint-pause, kubemaint-durations, kubemaint-agent and kubemaint-history ConfigMaps, not kubemaint-config/,
       );
       await nodeAUntouched('serve token');
     });

@@ -11,6 +11,7 @@ import type { ControlSettings } from '../../src/app/control/settings.js';
 import type { TickDeps } from '../../src/app/control/tick.js';
 import { createKubeClient } from '../../src/adapters/kube/client.js';
 import { controlCluster } from '../../src/adapters/kube/control-cluster.js';
+import { kubeRetention } from '../../src/adapters/kube/retention.js';
 import type { MaintenanceEvent } from '../../src/core/events.js';
 import { parseSelector } from '@kubemaint/label-selector';
 import {
@@ -108,6 +109,8 @@ export function testControlDeps(
   const clock = { now: () => sim.clock.now() };
   return {
     cluster: controlCluster(client, { namespace: 'kubemaint', now: clock.now }),
+    // As openControl wires it; it deletes nothing unless the settings have `retention`.
+    retention: kubeRetention(client, 'kubemaint'),
     notifier,
     clusterName: 'sim',
     settings: options.settings ?? testControlSettings(),

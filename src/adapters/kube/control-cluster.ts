@@ -103,7 +103,10 @@ function missingNode(stored: StoredRequest): NodeView {
   );
 }
 
-/** One pass over the cluster (a tick): the requests as read once, until a write in the pass. */
+/**
+ * One pass over the cluster (a tick): the requests not ended (core/retention.ts: a label selector,
+ * so a year of history is not read on every tick) as read once, until a write in the pass.
+ */
 interface Pass {
   requests?: ReturnType<RequestStore['list']>;
 }
@@ -118,6 +121,7 @@ export function controlCluster(
   const { namespace } = options;
   const store = requestStore(client, {
     namespace,
+    keepsPhase: true,
     ...(options.slackTeam ? { slackTeam: options.slackTeam } : {}),
   });
   // The pass is the async context of `onePass(work)`: what `work` calls reuses its read, while
@@ -126,7 +130,7 @@ export function controlCluster(
   const storedRequests = (): ReturnType<RequestStore['list']> => {
     const pass = passes.getStore();
     if (!pass) return store.list();
-    pass.requests ??= store.list().catch((error: unknown) => {
+    pass.requests ??= store.list({ notEnded: true }).catch((error: unknown) => {
       delete pass.requests; // a failed read is not remembered
       throw error;
     });
@@ -159,7 +163,8 @@ export function controlCluster(
   }
 
   async function nodesFor(scope: RequestScope): Promise<NodeView[]> {
-    const { requests } = await storedRequests();
+    // Each node's latest request may be an ended one: that scope reads the history, never the pass's.
+    const { requests } = await (scope === 'all' ? store.list() : storedRequests());
     // Every active request (two for one node when a person asked while another was active: the
     // tick refuses the later one), or each node's request once.
     const wanted =
@@ -190,7 +195,11 @@ export function controlCluster(
    */
   async function mirroredBy(request: MaintenanceRequest): Promise<boolean> {
     if (isActive(request.state)) return true;
-    const first = await nodeRequest(request.node);
+    // The node's whole list (a field selector: its few objects): a newer ended request is not in
+    // what the pass read.
+    const { requests } = await store.list({ node: request.node });
+    const mine = requests.filter((stored) => stored.request.node === request.node);
+    const first = requestsByNode(mine).get(request.node);
     return first === undefined || first.request.id === request.id;
   }
 

@@ -15,6 +15,7 @@ import {
   type MaintenanceRequest,
 } from '../../core/request.js';
 import { coreIdentity, isKubernetesIdentity, recordedIdentity } from '../../core/identity.js';
+import { REQUEST_PHASES, phaseOf, type RequestPhase } from '../../core/retention.js';
 
 export const GROUP = 'kubemaint.io';
 export const VERSION = 'v1alpha1';
@@ -22,6 +23,10 @@ export const REQUESTS = 'maintenancerequests';
 export const DECISIONS = 'maintenanceapprovals';
 export const LABEL_ACTION = `${GROUP}/action`;
 export const LABEL_DECIDES = `${GROUP}/request`;
+/** open, quiet or ended (core/retention.ts): the tick lists `phase!=ended` only. */
+export const LABEL_PHASE = `${GROUP}/phase`;
+/** What the tick lists: everything not ended, objects from before the label included. */
+export const NOT_ENDED = `${LABEL_PHASE}!=ended`;
 
 const text = z.string();
 const state = z.enum([...ACTIVE_STATES, ...FINAL_STATES]);
@@ -61,6 +66,7 @@ const RequestObject = z.object({
     name: text,
     resourceVersion: text.optional(),
     creationTimestamp: z.union([text, z.date()]).optional(),
+    labels: z.record(z.string(), z.string()).optional(),
   }),
   spec: Spec,
   status: Status.optional(),
@@ -83,6 +89,8 @@ export interface StoredRequest {
   resourceVersion: string;
   /** False for a request a person created that kubemaint has not accepted yet (no status). */
   accepted: boolean;
+  /** Its `kubemaint.io/phase` label; undefined on an object written before the label existed. */
+  phase?: RequestPhase;
 }
 
 export type Decoded =
@@ -120,7 +128,11 @@ export function encodeRequest(request: MaintenanceRequest, namespace: string) {
     metadata: {
       name: request.id,
       namespace,
-      labels: { [LABEL_NODE]: node, [LABEL_ACTION]: request.action },
+      labels: {
+        [LABEL_NODE]: node,
+        [LABEL_ACTION]: request.action,
+        [LABEL_PHASE]: phaseOf(request),
+      },
       ...(node === request.node ? {} : { annotations: { [ANN_NODE]: request.node } }),
     },
     spec,
@@ -143,6 +155,10 @@ export function decodeRequest(object: unknown): Decoded {
   if (!parsed.success) return { ok: false, name, problem: describe(parsed.error) };
   const { metadata, spec, status } = parsed.data;
   const created = stamp(metadata.creationTimestamp);
+  const label = metadata.labels?.[LABEL_PHASE];
+  const phase = (REQUEST_PHASES as readonly string[]).includes(label ?? '')
+    ? { phase: label as RequestPhase }
+    : {};
   const base = {
     id: metadata.name,
     ...definedOnly(spec),
@@ -165,7 +181,12 @@ export function decodeRequest(object: unknown): Decoded {
     };
     return {
       ok: true,
-      stored: { request, resourceVersion: metadata.resourceVersion ?? '', accepted: false },
+      stored: {
+        request,
+        resourceVersion: metadata.resourceVersion ?? '',
+        accepted: false,
+        ...phase,
+      },
     };
   }
   const { approvedBy: _column, ...rest } = status as Record<string, unknown>;
@@ -177,7 +198,7 @@ export function decodeRequest(object: unknown): Decoded {
   };
   return {
     ok: true,
-    stored: { request, resourceVersion: metadata.resourceVersion ?? '', accepted: true },
+    stored: { request, resourceVersion: metadata.resourceVersion ?? '', accepted: true, ...phase },
   };
 }
 

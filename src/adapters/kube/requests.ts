@@ -6,13 +6,17 @@
  */
 import { createHash } from 'node:crypto';
 import type { Decision, DecisionKind, MaintenanceRequest } from '../../core/request.js';
+import { phaseOf, type RequestPhase } from '../../core/retention.js';
 import type { KubeClient } from './client.js';
 import { isKubeError } from './errors.js';
+import { MERGE_PATCH } from './nodes.js';
 import { listAll } from './paginate.js';
 import {
   DECISIONS,
   GROUP,
   LABEL_DECIDES,
+  LABEL_PHASE,
+  NOT_ENDED,
   REQUESTS,
   VERSION,
   decodeDecision,
@@ -38,6 +42,8 @@ export interface RequestStore {
    */
   list(filter?: {
     node?: string;
+    /** Only those not labelled ended (the tick's read; core/retention.ts). */
+    notEnded?: boolean;
   }): Promise<{ requests: StoredRequest[]; problems: StoredProblem[] }>;
   get(id: string): Promise<StoredRequest | undefined>;
   /** Create the object (spec), then write its status; returns it as stored. */
@@ -46,6 +52,10 @@ export interface RequestStore {
   submit(request: MaintenanceRequest): Promise<string>;
   /** Delete it (gone already is not an error). */
   remove(id: string): Promise<void>;
+  /** Delete an ended request's decisions, then the request; how many decisions went. */
+  removeWithDecisions(id: string): Promise<number>;
+  /** Set its phase label (a merge patch of metadata only; gone is not an error). */
+  relabel(id: string, phase: RequestPhase): Promise<string | undefined>;
   /** Replace the status at `resourceVersion`; returns the new resourceVersion. */
   writeStatus(request: MaintenanceRequest, resourceVersion: string): Promise<string>;
   decisions(requestId?: string): Promise<{ decisions: Decision[]; problems: StoredProblem[] }>;
@@ -61,7 +71,16 @@ export function decisionName(request: string, decision: DecisionKind, by: string
 
 export function requestStore(
   client: KubeClient,
-  options: { namespace: string; slackTeam?: string },
+  options: {
+    namespace: string;
+    slackTeam?: string;
+    /**
+     * Keep the phase label in step after each status write (the control plane's; ADR 0043). The
+     * executor's writes never move it (its ends stay `open` until the control plane reports them)
+     * and its RBAC has no patch: without this, a request from before the label is left as it is.
+     */
+    keepsPhase?: boolean;
+  },
 ): RequestStore {
   const { namespace } = options;
   const team = options.slackTeam ?? 'T0';
@@ -98,8 +117,48 @@ export function requestStore(
           body: { ...body, metadata: { ...body.metadata, resourceVersion } },
         }),
       client.retry,
-    )) as { metadata?: { resourceVersion?: string } };
+    )) as { metadata?: { resourceVersion?: string; labels?: Record<string, string> } };
+    // The status subresource ignores metadata: the phase label follows in a write of its own, only
+    // when the state moved it (most status writes leave it as it is).
+    const phase = phaseOf(request);
+    if (options.keepsPhase && written.metadata?.labels?.[LABEL_PHASE] !== phase)
+      return (await relabel(request.id, phase)) ?? written.metadata?.resourceVersion ?? '';
     return written.metadata?.resourceVersion ?? '';
+  }
+
+  async function relabel(id: string, phase: RequestPhase): Promise<string | undefined> {
+    try {
+      const patched = (await withRetry(
+        `label maintenancerequest ${id} ${phase}`,
+        () =>
+          client.custom.patchNamespacedCustomObject(
+            {
+              ...scope,
+              plural: REQUESTS,
+              name: id,
+              body: { metadata: { labels: { [LABEL_PHASE]: phase } } },
+            },
+            MERGE_PATCH,
+          ),
+        client.retry,
+      )) as { metadata?: { resourceVersion?: string } };
+      return patched.metadata?.resourceVersion;
+    } catch (error) {
+      if (isKubeError(error, 'not-found')) return undefined;
+      throw error;
+    }
+  }
+
+  async function deleteObject(plural: string, name: string): Promise<void> {
+    try {
+      await withRetry(
+        `delete ${plural} ${name}`,
+        () => client.custom.deleteNamespacedCustomObject({ ...scope, plural, name }),
+        client.retry,
+      );
+    } catch (error) {
+      if (!isKubeError(error, 'not-found')) throw error;
+    }
   }
 
   async function createObject(request: MaintenanceRequest): Promise<string> {
@@ -119,47 +178,56 @@ export function requestStore(
   ): Promise<unknown[]> =>
     listAll(
       `list ${plural} in ${namespace}`,
-      async (cont, limit) =>
-        (await client.custom.listNamespacedCustomObject({
+      async (cont, limit) => {
+        const list = (await client.custom.listNamespacedCustomObject({
           ...scope,
           plural,
           limit,
           ...selectors,
           ...(cont === undefined ? {} : { _continue: cont }),
-        })) as { items: unknown[]; metadata?: { _continue?: string } },
+        })) as { items: unknown[]; metadata?: { continue?: string } };
+        // Custom objects come back as the JSON was sent: the token is `continue`, not the typed
+        // clients' `_continue` (read as that, every list stopped after its first 500 objects).
+        return { items: list.items, metadata: { _continue: list.metadata?.continue ?? '' } };
+      },
       client.retry,
     );
 
   /** One node's request objects; the whole list where the apiserver cannot select on spec.node. */
-  async function objectsOf(node: string): Promise<unknown[]> {
+  async function objectsOf(node: string, labelSelector?: string): Promise<unknown[]> {
+    const labels = labelSelector === undefined ? {} : { labelSelector };
     try {
-      return await listKind(REQUESTS, { fieldSelector: `spec.node=${node}` });
+      return await listKind(REQUESTS, { fieldSelector: `spec.node=${node}`, ...labels });
     } catch (error) {
       // Before Kubernetes 1.31 (or a CRD installed without selectableFields): 400, field label
       // not supported. Correct, only slower: the whole list.
-      if (isKubeError(error, 'invalid')) return listKind(REQUESTS);
+      if (isKubeError(error, 'invalid')) return listKind(REQUESTS, labels);
       throw error;
     }
   }
 
   return {
     submit: createObject,
-    async remove(id) {
-      try {
-        await withRetry(
-          `delete maintenancerequest ${id}`,
-          () =>
-            client.custom.deleteNamespacedCustomObject({ ...scope, plural: REQUESTS, name: id }),
-          client.retry,
-        );
-      } catch (error) {
-        if (!isKubeError(error, 'not-found')) throw error;
-      }
+    remove: (id) => deleteObject(REQUESTS, id),
+    async removeWithDecisions(id) {
+      // Decisions first: a request left without its decisions is still a whole record of what
+      // happened; decisions left without their request would never be swept.
+      const decisions = await listKind(DECISIONS, { labelSelector: `${LABEL_DECIDES}=${id}` });
+      const names = decisions.flatMap((d) => {
+        const decoded = decodeDecision(d);
+        // The label narrows the list; the spec says whose decision it is.
+        return 'problem' in decoded || decoded.request !== id ? [] : [decoded.name];
+      });
+      for (const name of names) await deleteObject(DECISIONS, name);
+      await deleteObject(REQUESTS, id);
+      return names.length;
     },
+    relabel,
     async list(filter = {}) {
+      const labelSelector = filter.notEnded ? NOT_ENDED : undefined;
       const objects = await (filter.node === undefined
-        ? listKind(REQUESTS)
-        : objectsOf(filter.node));
+        ? listKind(REQUESTS, labelSelector === undefined ? {} : { labelSelector })
+        : objectsOf(filter.node, labelSelector));
       const requests: StoredRequest[] = [];
       const problems: StoredProblem[] = [];
       for (const object of objects) {

@@ -13,6 +13,7 @@ import { isOpen } from '../../core/windows.js';
 import { windowStatusLine } from '../../core/window-status.js';
 import type { Clock, ClusterPort, NodeView, SlotView } from './ports.js';
 import type { ControlSettings } from './settings.js';
+import type { RetentionPort } from './retention.js';
 
 export interface FleetNode {
   name: string;
@@ -51,6 +52,11 @@ export interface FleetView {
   slots: SlotView[];
   /** Every request object, all states and nodes, oldest first: only when `history` was asked. */
   history?: MaintenanceRequest[];
+  /**
+   * Per node, the summary lines retention kept of the requests it deleted (oldest first): only
+   * when `history` was asked and there are some.
+   */
+  earlier?: Record<string, string[]>;
 }
 
 export interface FleetReadOptions {
@@ -67,6 +73,7 @@ export type FleetDeps = {
   >;
   settings: Pick<ControlSettings, 'cluster' | 'detection' | 'lock' | 'schedule' | 'timeZone'>;
   clock: Pick<Clock, 'now'>;
+  retention?: Pick<RetentionPort, 'history'>;
 };
 
 export async function readFleetView(
@@ -74,12 +81,13 @@ export async function readFleetView(
   options: FleetReadOptions = {},
 ): Promise<FleetView> {
   const { cluster, settings } = deps;
-  const [withRequest, read, leases, pause, history] = await Promise.all([
+  const [withRequest, read, leases, pause, history, earlier] = await Promise.all([
     cluster.listRequestNodes('all'),
     cluster.listNodes(options.allNodes ? undefined : `${settings.detection.rebootLabel}=true`),
     cluster.listSlots(),
     cluster.readPause(),
     options.history ? cluster.listRequests() : undefined,
+    options.history && deps.retention ? deps.retention.history() : undefined,
   ]);
   const now = deps.clock.now();
   const byName = new Map<string, NodeView>();
@@ -104,6 +112,7 @@ export async function readFleetView(
     ...(history
       ? { history: [...history].sort((a, b) => a.createdAt.localeCompare(b.createdAt)) }
       : {}),
+    ...(earlier && Object.values(earlier).some((lines) => lines.length > 0) ? { earlier } : {}),
   };
 }
 

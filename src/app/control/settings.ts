@@ -2,6 +2,7 @@
  * What the control plane needs from the config, already parsed: compose.ts maps the YAML config onto
  * this, tests build it directly.
  */
+import type { RetentionSettings } from '../../core/retention.js';
 import type { ApprovalPolicy } from '../../core/approval.js';
 import type { DrainFilterOptions } from '../../core/drain-filters.js';
 import type { DetectSettings } from '../../core/detect.js';
@@ -81,6 +82,8 @@ export interface ControlSettings {
   waitingTaint?: WaitingTaintSettings;
   /** `agent:` as the data of the ConfigMap kubemaint-agent (app/control/agent-settings.ts). */
   agentSettings?: Record<string, string>;
+  /** Ended requests kept (`retention:`, app/control/retention.ts); absent: none deleted. */
+  retention?: RetentionSettings;
   /** People's Jobs before the drain and after the node is back (`hooks:`, ADR 0021). */
   hooks?: Partial<Record<HookPhase, HookSettings>>;
   /** Builds the executor Job manifest for a request (templates/executor-job.ts, bound to config). */

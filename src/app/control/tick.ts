@@ -21,11 +21,14 @@ import { keepSilences } from './silences.js';
 import { SYSTEM } from './restore.js';
 import { sweepWaitingTaints } from './waiting-taint.js';
 import { publishAgentSettings, type AgentSettingsPort } from './agent-settings.js';
+import { keepRetention, type RetentionPort } from './retention.js';
 
 export interface TickDeps extends DispatchDeps {
   randomBytes: RandomBytes;
   /** Where the reporter agents read kubemaint.yaml's `agent:` (a ConfigMap); absent: not published. */
   agentSettings?: AgentSettingsPort;
+  /** Ended requests deleted beyond `retention:` on skew scans; absent: none deleted. */
+  retention?: RetentionPort;
 }
 
 export interface TickReport {
@@ -40,6 +43,8 @@ export interface TickReport {
   taints?: string[];
   /** The agent settings a skew scan published (when they differed), or why it could not. */
   agent?: string[];
+  /** What a skew scan's retention sweep deleted and relabelled, or why it could not. */
+  retention?: string[];
 }
 
 export async function runTick(
@@ -214,6 +219,9 @@ async function detectAndPropose(
         `${need.node}: ${need.action}${need.targetVersion ? ` ${need.targetVersion}` : ''}`,
       );
   }
+  // Last, once nothing else in the pass reads the requests: ended ones beyond retention go and labels
+  // are set right. The scan reads the whole history so that every other tick need not.
+  if (skewScan) report.retention = await keepRetention(deps);
 }
 
 async function proposeNeed(

@@ -6,6 +6,7 @@ import { registerCompletionCommand } from './completion.js';
 import { registerConfigCommand } from './config.js';
 import { registerDrainCommand } from './drain.js';
 import { registerExecutorCommand } from './executor.js';
+import { registerHistoryCommand } from './history.js';
 import { registerNotifyCommand } from './notify.js';
 import { registerSimCommand } from './sim.js';
 import { registerRehearseCommand } from './rehearse.js';
@@ -19,6 +20,7 @@ import { registerWindowsCommand } from './windows.js';
 export function registerCommands(program: Command): void {
   registerRequestCommands(program);
   registerClusterCommands(program);
+  registerHistoryCommand(program);
   registerTickCommands(program);
   registerWindowsCommand(program);
   registerServeCommand(program);

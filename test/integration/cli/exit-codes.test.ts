@@ -122,6 +122,8 @@ describe('exit codes of every command, as the README says', { timeout: 600_000 }
     // An approver whose RBAC may not create the switch: the apiserver refuses, and that is a refusal.
     { args: ['pause', '--as', 'alice'], code: EXIT.requestInvalid, says: /forbidden/ },
     { args: ['slots'], code: EXIT.ok, says: /kubemaint-slot-0/ },
+    { args: ['history', 'node-1'], code: EXIT.ok, says: /node-1: no maintenance recorded|r-/ },
+    { args: ['history', 'Node_1;x'], code: EXIT.config, says: /"Node_1;x" is not a node name/ },
     { args: ['locks', '--json'], code: EXIT.ok, says: /"name": "kubemaint-slot-0"/ },
     {
       args: ['release', 'kubemaint-slot-9', '--as', 'alice'],

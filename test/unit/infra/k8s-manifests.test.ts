@@ -114,8 +114,17 @@ const REVIEWED_WITHOUT_LAMBDA: Grant[] = [
   ['kubemaint-serve', NS, '', 'configmaps[kubemaint-durations]', 'get,update'],
   // The agents' settings from kubemaint.yaml (ADR 0022), also by name.
   ['kubemaint-serve', NS, '', 'configmaps[kubemaint-agent]', 'get,update'],
-  // ADR 0012: the control plane records requests and decisions and alone writes request status.
-  ['kubemaint-serve', NS, 'kubemaint.io', 'maintenancerequests', 'create,delete,get,list,watch'],
+  // The summaries retention keeps of the requests it deletes (ADR 0043), also by name.
+  ['kubemaint-serve', NS, '', 'configmaps[kubemaint-history]', 'get,update'],
+  // ADR 0012: the control plane records requests and decisions and alone writes request status;
+  // ADR 0043: it patches their phase label and deletes ended ones.
+  [
+    'kubemaint-serve',
+    NS,
+    'kubemaint.io',
+    'maintenancerequests',
+    'create,delete,get,list,patch,watch',
+  ],
   ['kubemaint-serve', NS, 'kubemaint.io', 'maintenancerequests/status', 'get,update'],
   ['kubemaint-serve', NS, 'kubemaint.io', 'maintenanceapprovals', 'create,delete,get,list,watch'],
 ];
@@ -313,14 +322,45 @@ describe('the serve Deployment', () => {
   const pod = deployment.spec.template.spec;
   const container = pod.containers[0] as ServeContainer;
 
-  it('runs one replica of `serve` as the serve service account, never two at once', () => {
-    assert.equal(deployment.spec.replicas, 1);
-    assert.equal(deployment.spec.strategy.type, 'Recreate');
+  it('runs two replicas of `serve` on different nodes where it can, as the serve service account', () => {
+    // Leader election (ADR 0046): one acts, the other stands by, so a rolling update is safe.
+    assert.equal(deployment.spec.replicas, 2);
+    assert.equal(deployment.spec.strategy.type, 'RollingUpdate');
+    const anti = (
+      (pod as { affinity?: unknown }).affinity as
+        | {
+            podAntiAffinity?: {
+              preferredDuringSchedulingIgnoredDuringExecution?: {
+                podAffinityTerm: {
+                  topologyKey: string;
+                  labelSelector: { matchLabels: Record<string, string> };
+                };
+              }[];
+            };
+          }
+        | undefined
+    )?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution?.[0]?.podAffinityTerm;
+    assert.equal(anti?.topologyKey, 'kubernetes.io/hostname');
+    assert.deepEqual(anti?.labelSelector.matchLabels, {
+      'app.kubernetes.io/name': 'kubemaint-serve',
+    });
+    const podName = container.env?.find((e) => e.name === 'POD_NAME') as
+      { valueFrom?: { fieldRef?: { fieldPath?: string } } } | undefined;
+    assert.equal(podName?.valueFrom?.fieldRef?.fieldPath, 'metadata.name');
     assert.equal(pod.serviceAccountName, 'kubemaint-serve');
     assert.equal(pod.containers.length, 1);
     // The pod IP is what the kubelet probes and the ingress reaches: every interface, said openly.
     assert.deepEqual(container.args, ['serve', '--ops-host=0.0.0.0', '--slack-host=0.0.0.0']);
     assert.match(container.image, /^ghcr\.io\/kubemaint\/kubemaint:/);
+  });
+  it('a PodDisruptionBudget lets a drain evict one replica at a time', () => {
+    const pdb = find('PodDisruptionBudget', 'kubemaint-serve', NS) as Doc & {
+      spec: { maxUnavailable: number; selector: { matchLabels: Record<string, string> } };
+    };
+    assert.equal(pdb.spec.maxUnavailable, 1);
+    assert.deepEqual(pdb.spec.selector.matchLabels, {
+      'app.kubernetes.io/name': 'kubemaint-serve',
+    });
   });
   it('takes Slack secrets from a Secret and the config from a ConfigMap at /etc/kubemaint', () => {
     assert.deepEqual(container.envFrom, [{ secretRef: { name: 'kubemaint-slack' } }]);
@@ -1060,9 +1100,11 @@ describe('admission-requests.yaml: what a stolen control-plane token still canno
       assert.deepEqual(write(user, 'CREATE', 'kubemaint-durations'), []);
       assert.deepEqual(write(user, 'UPDATE', 'kubemaint-durations'), []);
       assert.deepEqual(write(user, 'UPDATE', 'kubemaint-agent'), []);
+      assert.deepEqual(write(user, 'CREATE', 'kubemaint-history'), []);
+      assert.deepEqual(write(user, 'UPDATE', 'kubemaint-history'), []);
       assert.match(
         String(write(user, 'CREATE', 'kubemaint-config')),
-        /may write only the kubemaint-pause, kubemaint-durations and kubemaint-agent ConfigMaps, not kubemaint-config/,
+        /may write only the kubemaint-pause, kubemaint-durations, kubemaint-agent and kubemaint-history ConfigMaps, not kubemaint-config/,
       );
     }
     assert.equal(write({ username: 'alice' }, 'CREATE', 'anything'), 'skipped');
@@ -1072,7 +1114,7 @@ describe('admission-requests.yaml: what a stolen control-plane token still canno
 describe('rbac-people.yaml: the role people are bound to', () => {
   const role = find('ClusterRole', 'kubemaint:person') as Doc & { rules: Rule[] };
 
-  it('records requests and decisions, reads slots, flips the pause switch by name, and nothing else', () => {
+  it('records requests and decisions, reads slots and the history, flips the pause switch by name, and nothing else', () => {
     assert.deepEqual(role.rules, [
       {
         apiGroups: [GROUP],
@@ -1085,6 +1127,12 @@ describe('rbac-people.yaml: the role people are bound to', () => {
         resources: ['configmaps'],
         resourceNames: ['kubemaint-pause'],
         verbs: ['get', 'update'],
+      },
+      {
+        apiGroups: [''],
+        resources: ['configmaps'],
+        resourceNames: ['kubemaint-history'],
+        verbs: ['get'],
       },
     ]);
   });
