@@ -5,6 +5,11 @@
  * with exactly the RBAC and admission the manifests grant. A watch sees the node carry
  * MaintenancePlanned, DrainInProgress, Drained, then Drained + MaintenanceInProgress, and nothing once
  * the request is done; kube-apiserver refuses serve's token any other status write (Ready, the bootID).
+ * While another node is not Ready the approved reboot waits, and both `kubemaint status` and the
+ * MaintenancePlanned condition say so, naming that node.
+ *
+ * Other suites share this control plane: the serve here proposes only its own zone's node, and
+ * the test first checks that no node another suite left behind is not Ready (each cleans up its own).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,14 +19,16 @@ import { after, before, describe, it } from 'node:test';
 import { PatchStrategy, setHeaderOptions, Watch, type V1Node } from '@kubernetes/client-node';
 import { createKubeClient, loadKubeConfig } from '../../src/adapters/kube/client.js';
 import { MAINTENANCE_CONDITION_TYPES } from '../../src/core/node-conditions.js';
+import { cleanKubemaint } from '../support/clean-kubemaint.js';
 import { bindPerson, INFRA_K8S, realCluster, type RealCluster } from '../support/real-cluster.js';
 import { MAIN, runCli, startCli, type LongRunning } from '../support/cli-process.js';
 import { waitFor } from '../support/sim.js';
 
 const NODE = 'conditions-a-0';
+const BARE = 'conditions-bare';
 
 interface StatusJson {
-  requests: { id: string; node: string; action: string; state: string }[];
+  requests: { id: string; node: string; action: string; state: string; reasons: string[] }[];
 }
 
 describe('node maintenance conditions on the real control plane', { timeout: 600_000 }, () => {
@@ -41,6 +48,14 @@ describe('node maintenance conditions on the real control plane', { timeout: 600
       .join('+');
   const types = () =>
     cluster.kubectl(['get', 'node', NODE, '-o', 'jsonpath={.status.conditions[*].type}']);
+  const notReady = () =>
+    (
+      JSON.parse(cluster.kubectl(['get', 'nodes', '-o', 'json'])) as {
+        items: V1Node[];
+      }
+    ).items
+      .filter((n) => n.status?.conditions?.find((c) => c.type === 'Ready')?.status !== 'True')
+      .map((n) => n.metadata!.name!);
   const status = async (): Promise<StatusJson> => {
     const result = await runCli(['status', '--json', '--config', 'kubemaint.yaml'], { cwd: dir });
     assert.equal(result.code, 0, result.stderr);
@@ -98,6 +113,9 @@ approval:
   approvers:
     kubernetes:
       users: [alice]
+# Only this suite's node: other suites' nodes on the shared control plane are not its to propose.
+detection:
+  nodeSelector: topology.kubernetes.io/zone=conditions
 reboot:
   command: ["kubemaint-sim-host", "reboot"]
 executor:
@@ -116,6 +134,7 @@ executor:
     await serve?.stop();
     await fleet?.stop();
     rmSync(dir, { recursive: true, force: true });
+    if (cluster) await cleanKubemaint(cluster.admin, { nodes: [NODE, BARE] });
   });
 
   it('kube-apiserver refuses serve any status write but its maintenance conditions', async () => {
@@ -153,12 +172,29 @@ executor:
   });
 
   it('a reboot shows each step on the node, and none once it is done', async () => {
+    // kubemaint starts nothing while another node is not Ready (blockers.maxUnhealthyNodes: 0), and
+    // says so in the request; a node another suite left behind would make this test wait for it.
+    const others = notReady().filter((name) => name !== NODE);
+    assert.deepEqual(
+      others,
+      [],
+      `nodes left not Ready on the shared control plane: ${others.join(', ')}`,
+    );
     seen.length = 0;
+    // A node without a kubelet (never Ready): a broken node, or one another suite left behind.
+    cluster.kubectl(['apply', '-f', '-'], {
+      input: JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: { name: BARE, labels: { 'topology.kubernetes.io/zone': 'conditions-bare' } },
+      }),
+    });
     cluster.kubectl(['label', 'node', NODE, 'kubemaint.io/reboot-required=true']);
     const proposed = await waitFor(
       'the proposal',
       async () => (await status()).requests.find((r) => r.node === NODE && r.action === 'reboot'),
       120_000,
+      1_000,
     );
     const approved = await runCli(
       [
@@ -172,10 +208,50 @@ executor:
       { cwd: dir },
     );
     assert.equal(approved.code, 0, approved.stderr);
+    // While another node is not Ready the request waits, and kubemaint says why: in its status and
+    // in the node's MaintenancePlanned condition. Once that node is gone the reboot starts.
+    const waits = await waitFor(
+      'kubemaint to say why the approved reboot waits',
+      async () =>
+        (await status()).requests.find((r) => r.id === proposed.id)?.reasons.join('; ') ||
+        undefined,
+      180_000,
+      1_000,
+    );
+    assert.match(waits, /1 other node is not Ready \(conditions-bare\); at most 0 allowed/);
+    const planned = () =>
+      cluster.kubectl([
+        'get',
+        'node',
+        NODE,
+        '-o',
+        'jsonpath={.status.conditions[?(@.type=="MaintenancePlanned")].message}',
+      ]);
+    const says = `kubemaint request ${proposed.id} (reboot): approved; 1 other node is not Ready (conditions-bare)`;
+    await waitFor(
+      'the MaintenancePlanned condition to say why',
+      () => (planned().includes(says) ? true : undefined),
+      20_000,
+      500,
+    ).catch(() => assert.fail(`MaintenancePlanned says ${JSON.stringify(planned())}, not ${says}`));
+    assert.equal(
+      (await status()).requests.find((r) => r.id === proposed.id)?.state,
+      'approved',
+      'nothing started meanwhile',
+    );
+    cluster.kubectl(['delete', 'node', BARE]);
+    // Fails with what kubemaint says about the request (its state, why it waits), not just a timeout.
     await waitFor(
       'the reboot issued',
-      async () => (seen.includes('Drained+MaintenanceInProgress') ? true : undefined),
+      async () => {
+        if (seen.includes('Drained+MaintenanceInProgress')) return true;
+        const r = (await status()).requests.find((q) => q.id === proposed.id);
+        throw new Error(
+          `request ${r?.state}; waits: ${JSON.stringify(r?.reasons)}; seen ${JSON.stringify(seen)}`,
+        );
+      },
       240_000,
+      2_000,
     );
     const during = cluster.kubectl([
       'get',
@@ -194,6 +270,7 @@ executor:
         return r?.state === 'done' ? r : undefined;
       },
       300_000,
+      1_000,
     );
     assert.equal(done.state, 'done');
     await waitFor(
