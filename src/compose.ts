@@ -74,7 +74,11 @@ export async function openControl(config: Config, options: OpenOptions): Promise
     env: options.env ?? process.env,
   });
   const deps: TickDeps & CommandDeps = {
-    cluster: controlCluster(client, { namespace: effective.namespace, now: () => clock.now() }),
+    cluster: controlCluster(client, {
+      namespace: effective.namespace,
+      now: () => clock.now(),
+      warn: (fields, message) => options.log.warn(fields, message),
+    }),
     notifier: fanOut(notifiers, options.log),
     clusterName: settings.cluster,
     settings,

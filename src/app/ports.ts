@@ -5,6 +5,7 @@
  * a KubemaintError with code `conflict`; a missing object is `undefined`, not an error.
  */
 import type { MaintenanceRequest } from '../core/request.js';
+import type { MaintenanceCondition } from '../core/node-conditions.js';
 
 import type { NodeInfo } from '../core/node.js';
 
@@ -71,6 +72,15 @@ export interface NodesPort {
   ): Promise<NodeInfo>;
   /** Cordon (true) or uncordon (false; sends null so the field is removed, as kubectl does). */
   setUnschedulable(name: string, unschedulable: boolean): Promise<NodeInfo>;
+  /**
+   * Make the node's maintenance conditions (KEP-5683 types, core/node-conditions.ts) exactly
+   * `conditions`: those given are set, the other maintenance types removed, every other condition
+   * left as it is (a strategic-merge patch of `nodes/status`, merged by type).
+   */
+  setMaintenanceConditions(
+    name: string,
+    conditions: readonly MaintenanceCondition[],
+  ): Promise<void>;
 }
 
 export interface PodsPort {

@@ -41,7 +41,7 @@ export function waitOf(command: Command): number {
 }
 
 /** Poll until `settled` answers, or the wait is over (undefined). */
-async function until<T>(
+export async function until<T>(
   waitMs: number,
   settled: () => Promise<T | undefined>,
 ): Promise<T | undefined> {

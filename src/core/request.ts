@@ -71,6 +71,8 @@ export interface DrainProgress {
   stalledSince?: string;
   /** The drain timed out under `drain.onTimeout: force`: when the remaining pods are deleted. */
   forceAt?: string;
+  /** When every pod was off the node (the drain finished): the node's `Drained` condition (ADR 0041). */
+  completedAt?: string;
   message: string;
 }
 

@@ -8,6 +8,7 @@ import { SLACK_ACTION, clusterValue } from './ids.js';
 import { isActive, type MaintenanceRequest, type RequestState } from '../../src/core/request.js';
 import { actions, button, capBlocks, context, header, section, type ButtonSpec } from './blocks.js';
 import { LIMITS, clip, code, esc, fitLines } from './mrkdwn.js';
+import { campaignPreflight } from './campaign-preflight.js';
 import { windowLine } from './sections.js';
 import { stateIcon } from './state.js';
 import type { KnownBlock, PromptContext, SlackMessage } from './types.js';
@@ -49,6 +50,10 @@ export function campaignPrompt(requests: MaintenanceRequest[], ctx: PromptContex
         'blockers',
       ),
     );
+  // The same preflight a per-node prompt shows, in summary, while people still decide or wait.
+  const preflight =
+    waiting.length > 0 && ctx.preflight ? campaignPreflight(ctx.preflight) : undefined;
+  if (preflight) blocks.push(section(preflight, 'preflight'));
   const window = proposed.length > 0 ? windowLine(ctx) : undefined;
   if (window) blocks.push(section(window, 'window'));
   blocks.push(context(`campaign ${code(campaign)} · cluster ${code(ctx.cluster)}`));

@@ -5,6 +5,7 @@
  */
 import type { types } from '@slack/bolt';
 import type { Preview } from '../../src/app/control/preview.js';
+import type { CampaignPreflight } from './campaign-preflight.js';
 
 export type KnownBlock = types.KnownBlock;
 export type View = types.ModalView;
@@ -28,6 +29,8 @@ export interface PromptContext {
   timeZone: string;
   /** Pods, PDB headroom, blockers and the window from `previewRequest`, when it could be read. */
   preview?: Preview;
+  /** A campaign's nodes still to start, previewed (campaign-preflight.ts); absent: not read. */
+  preflight?: CampaignPreflight;
   /** Human text of the next window opening when no preview carries it ("Sat 02:00 UTC"). */
   nextWindow?: string;
   /** Injected so renders are stable (golden files) and times read "3 h ago". */

@@ -9,7 +9,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { execFileSync } from 'node:child_process';
+import { CoreV1Api, KubeConfig, Watch, type V1Node } from '@kubernetes/client-node';
+import { MAINTENANCE_CONDITION_TYPES } from '../../src/core/node-conditions.js';
 import { runCli, startCli, type LongRunning } from '../support/cli-process.js';
 import { waitFor } from '../support/sim.js';
 
@@ -37,7 +39,11 @@ describe('the demo, end to end on the CLI', { timeout: 300_000 }, () => {
   let serve: LongRunning;
   let core: CoreV1Api;
   let opsUrl: string;
+  let kubeconfig: string;
   const bootIds = new Map<string, string>();
+  /** Each node's maintenance conditions (KEP-5683, ADR 0041) at every change a watch saw. */
+  const seen = new Map<string, string[]>();
+  let stopWatch: (() => void) | undefined;
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'kubemaint-demo-'));
@@ -45,8 +51,24 @@ describe('the demo, end to end on the CLI', { timeout: 300_000 }, () => {
     serve = startCli(['serve', '--ops-port', '0', '--ops-host', '127.0.0.1'], { cwd: dir });
     const ready = await serve.waitFor(/serve ready: .*kubeconfig=(\S+) ops=(\S+)/, 60_000);
     const kc = new KubeConfig();
-    kc.loadFromFile(ready[1]!);
+    kubeconfig = ready[1]!;
+    kc.loadFromFile(kubeconfig);
     core = kc.makeApiClient(CoreV1Api);
+    const request = await new Watch(kc).watch(
+      '/api/v1/nodes',
+      {},
+      (_type: string, node: V1Node) => {
+        const types = (node.status?.conditions ?? [])
+          .map((c) => c.type)
+          .filter((t) => (MAINTENANCE_CONDITION_TYPES as readonly string[]).includes(t))
+          .join('+');
+        const name = node.metadata!.name!;
+        const steps = seen.get(name) ?? [];
+        if (steps.at(-1) !== types) seen.set(name, [...steps, types]);
+      },
+      () => undefined,
+    );
+    stopWatch = () => request.abort();
     opsUrl = ready[2]!;
     for (const node of (await core.listNode()).items) {
       bootIds.set(node.metadata!.name!, node.status!.nodeInfo!.bootID);
@@ -54,6 +76,7 @@ describe('the demo, end to end on the CLI', { timeout: 300_000 }, () => {
   });
 
   after(async () => {
+    stopWatch?.();
     await serve?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -112,6 +135,26 @@ describe('the demo, end to end on the CLI', { timeout: 300_000 }, () => {
       'an upgrade is not a reboot',
     );
     for (const node of nodes.values()) assert.notEqual(node.spec?.unschedulable, true);
+    // Other tools saw each step on the node (KEP-5683 conditions), in order, and none once done.
+    for (const name of ['node-2', 'node-5', 'node-4']) {
+      assert.deepEqual(
+        seen.get(name)?.filter((types) => types !== ''),
+        ['MaintenancePlanned', 'DrainInProgress', 'Drained', 'Drained+MaintenanceInProgress'],
+        `${name}: ${JSON.stringify(seen.get(name))}`,
+      );
+      assert.equal(seen.get(name)?.at(-1), '', `${name} carries none once its request is done`);
+      const types = execFileSync('kubectl', [
+        '--kubeconfig',
+        kubeconfig,
+        'get',
+        'node',
+        name,
+        '-o',
+        'jsonpath={.status.conditions[*].type}',
+      ]).toString();
+      assert.match(types, /Ready/);
+      assert.doesNotMatch(types, /Maintenance|Drain/, `kubectl get node ${name}: ${types}`);
+    }
     const out = serve.stdout();
     for (const kind of ['draining', 'rebooting', 'upgrading', 'back', 'done']) {
       assert.match(out, new RegExp(`\\s${kind}\\s+node-`), `the console shows ${kind}`);

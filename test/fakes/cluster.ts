@@ -10,6 +10,7 @@
  */
 import { decodeRequest, encodeRequest } from '../../src/adapters/kube/request-codec.js';
 import type { MaintenanceRequest } from '../../src/core/request.js';
+import type { MaintenanceCondition } from '../../src/core/node-conditions.js';
 import { KubemaintError } from '../../src/errors.js';
 import type {
   Clock,
@@ -51,6 +52,9 @@ export class FakeCluster {
   readonly statusWrites: { id: string; from: string; to: string }[] = [];
   readonly events: { node: string; event: NodeEvent }[] = [];
   readonly log: string[] = [];
+  /** Each node's maintenance conditions (KEP-5683 types) as last written, and every write's types. */
+  readonly maintenanceConditions = new Map<string, MaintenanceCondition[]>();
+  readonly conditionWrites: { node: string; types: string[]; hostCommandsBefore: number }[] = [];
   readonly host: string[] = [];
   readonly options: FakeClusterOptions;
   private readonly watchers = new Set<{ node: string; handler: (e: PodWatchEvent) => void }>();
@@ -180,6 +184,14 @@ export class FakeCluster {
         node.resourceVersion = this.nextRv();
         this.log.push(`${unschedulable ? 'cordon' : 'uncordon'} ${name}`);
         return structuredClone(node);
+      },
+      setMaintenanceConditions: async (name, conditions) => {
+        this.maintenanceConditions.set(name, structuredClone([...conditions]));
+        this.conditionWrites.push({
+          node: name,
+          types: conditions.map((c) => c.type),
+          hostCommandsBefore: this.host.length,
+        });
       },
     };
   }

@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { cleanKubemaint } from '../support/clean-kubemaint.js';
 import { INFRA_K8S, realCluster, type RealCluster } from '../support/real-cluster.js';
 import { MAIN, runCli, startCli, type LongRunning } from '../support/cli-process.js';
 import { waitFor } from '../support/sim.js';
@@ -205,6 +206,11 @@ executor:
     await serve?.stop();
     for (const fleet of fleets) await fleet.stop();
     rmSync(dir, { recursive: true, force: true });
+    // Its nodes go NotReady once their fleet stops: left behind, they would hold every later suite's
+    // approved request back (blockers.maxUnhealthyNodes is 0 by default).
+    if (!cluster) return;
+    cluster.kubectl(['delete', 'namespace', 'shop', '--ignore-not-found', '--wait=false']);
+    await cleanKubemaint(cluster.admin, { nodes: [REBOOT_NODE, OTHER_NODE, LAGGING_NODE] });
   });
 
   it('the reporter agent marks the node whose host asks for a reboot, as its own identity', async () => {

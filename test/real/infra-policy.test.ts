@@ -5,7 +5,8 @@
  * apiserver and name why; every allowed write is the one the component needs.
  */
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
+import { cleanKubemaint } from '../support/clean-kubemaint.js';
 import { INFRA_K8S, realCluster, refusal, type RealCluster } from '../support/real-cluster.js';
 
 const NODE_A = 'policy-node-a';
@@ -68,6 +69,12 @@ describe(
       unboundAgent = cluster.serviceAccountKubeconfig('kubemaint', 'kubemaint-agent');
       serve = cluster.serviceAccountKubeconfig('kubemaint', 'kubemaint-serve');
       executor = cluster.serviceAccountKubeconfig('kubemaint', 'kubemaint-executor');
+    });
+    // Its nodes have no kubelet, so they are never Ready: left behind, they would hold every later
+    // suite's approved request back (blockers.maxUnhealthyNodes is 0 by default).
+    after(async () => {
+      cluster.kubectl(['delete', 'namespace', 'policy-apps', '--ignore-not-found', '--wait=false']);
+      await cleanKubemaint(cluster.admin, { nodes: [NODE_A, NODE_B], pods: ['agent-on-a'] });
     });
 
     describe('the reporter agent', () => {

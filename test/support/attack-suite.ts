@@ -492,6 +492,54 @@ export function attackSuite(start: () => Promise<AttackBackend>): void {
       await nodeAUntouched('executor token');
     });
 
+    it('the executor’s token fails a request whose host command it issued, and ends it no other way', async () => {
+      // As dispatch and the executor leave it: serve starts it, the executor records the host
+      // command as issued (verifying); then `systemctl reboot` fails (refused by an inhibitor).
+      const serve = kinds(
+        config(backend.identities.serviceAccountKubeconfig(NS, 'kubemaint-serve')),
+      );
+      const its = kinds(
+        config(backend.identities.serviceAccountKubeconfig(NS, 'kubemaint-executor', 'executor-a')),
+      );
+      const name = 'r-0e0e0e';
+      await serve.create(
+        'maintenancerequests',
+        mr({ node: NODE_A, requestedBy: 'detector' }, name),
+      );
+      const at = new Date().toISOString();
+      const created = await serve.get('maintenancerequests', name);
+      await serve.writeStatus(name, {
+        ...created,
+        status: { state: 'verifying', job: `kubemaint-${NODE_A}-0e0e0e`, hostCommandIssuedAt: at },
+      });
+      try {
+        const verifying = await its.get('maintenancerequests', name);
+        const status = verifying['status'] as Record<string, unknown>;
+        const done = await refused('executor: end a verifying request as done', () =>
+          its.writeStatus(name, { ...verifying, status: { ...status, state: 'done' } }),
+        );
+        assert.equal(done.code, 403);
+        assert.match(
+          done.message,
+          /may move a verifying request only to failed.*not verifying to done/,
+        );
+        await its.writeStatus(name, {
+          ...verifying,
+          status: { ...status, state: 'failed', failure: 'systemd refused the reboot' },
+        });
+        assert.equal((await reader.byId(name))?.state, 'failed');
+      } finally {
+        // An ended request of node A would count in later routes' gates.
+        await admin.makeApiClient(CustomObjectsApi).deleteNamespacedCustomObject({
+          group: GROUP,
+          version: VERSION,
+          namespace: NS,
+          plural: 'maintenancerequests',
+          name,
+        });
+      }
+    });
+
     it('a status forged with serve’s own token is caught: no decision object backs it', async () => {
       count('status written with the control plane’s token');
       const target = (await reader.byId('r-f0f0f0'))!;

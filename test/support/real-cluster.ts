@@ -60,6 +60,30 @@ export function refusal(run: () => unknown): string {
   return assert.fail('the apiserver allowed it');
 }
 
+/**
+ * Make `user` a kubemaint person as an installer binds its people (infra/k8s/rbac-people.yaml):
+ * `kubemaint:person` in the kubemaint namespace and `kubemaint:person-nodes` cluster-wide.
+ */
+export function bindPerson(cluster: RealCluster, user: string): void {
+  const binding = (kind: string, name: string, role: string, namespace?: string) => ({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind,
+    metadata: { name, ...(namespace ? { namespace } : {}) },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }],
+  });
+  cluster.kubectl(['apply', '-f', '-'], {
+    input: JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'List',
+      items: [
+        binding('ClusterRoleBinding', `person-nodes-${user}`, 'kubemaint:person-nodes'),
+        binding('RoleBinding', `person-${user}`, 'kubemaint:person', 'kubemaint'),
+      ],
+    }),
+  });
+}
+
 let cached: Promise<RealCluster> | undefined;
 
 /**

@@ -8,7 +8,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SimError } from './errors.js';
-import type { Host } from './host.js';
+import { RebootInhibited, type Host } from './host.js';
 
 export interface HostAdmin {
   url: string;
@@ -46,6 +46,10 @@ export async function startHostAdmin(host: Host, port = 0): Promise<HostAdmin> {
       }
       return send(405, { error: `${method} not allowed on ${url.pathname}` });
     } catch (error) {
+      // logind's refusal: systemd's words (what `systemctl reboot` prints) and the lock it met.
+      if (error instanceof RebootInhibited) {
+        return send(409, { error: error.message, inhibitor: error.inhibitor });
+      }
       if (error instanceof SimError) {
         return send(error.code === 'not_found' ? 404 : 400, {
           error: error.message,

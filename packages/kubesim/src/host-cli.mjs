@@ -33,6 +33,8 @@ env:   KUBEMAINT_SIM_HOST_URL  the sim's host endpoint (set by the sim on its po
  * @param {readonly string[]} argv
  * @param {Record<string, string | undefined>} env
  * @param {{ stdout: (s: string) => void; stderr: (s: string) => void }} [out]
+ * @param {string} [as] the shim that called (`systemctl`, …): a refusal is then said as that
+ *   command says it (logind's "Failed to reboot system via logind: …"), not as this one
  * @returns {Promise<number>}
  */
 export async function main(
@@ -42,6 +44,7 @@ export async function main(
     stdout: (s) => void process.stdout.write(s),
     stderr: (s) => void process.stderr.write(s),
   },
+  as = undefined,
 ) {
   if (argv[0] === '--as') return shim(argv[1] ?? '', argv.slice(2), env, out);
   const [command, version] = argv;
@@ -69,6 +72,11 @@ export async function main(
 
   try {
     const response = await send(new URL(request.path, base), request.method);
+    // logind refused the reboot (a block inhibitor): systemctl prints systemd's sentence, exits 1.
+    if (response.status === 409 && as !== undefined) {
+      out.stderr(`${explain(response.body).split('\n')[0]}\n`);
+      return 1;
+    }
     if (response.status < 200 || response.status > 299) {
       out.stderr(
         `kubemaint-sim-host: ${command} on ${node} failed (${response.status}): ${explain(response.body)}\n`,
@@ -95,7 +103,7 @@ export async function main(
  */
 async function shim(name, args, env, out) {
   const action = shimAction(name, args);
-  if (action.kind === 'host') return main(action.argv, env, out);
+  if (action.kind === 'host') return main(action.argv, env, out, name);
   if (action.kind === 'refuse') {
     out.stderr(`${name} (simulated node ${env['NODE_NAME'] ?? '?'}): refused: ${action.why}\n`);
     return 126;

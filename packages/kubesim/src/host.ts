@@ -22,6 +22,38 @@ export interface HostAction {
   duplicate: boolean;
 }
 
+/**
+ * A logind inhibitor lock held on a simulated host (systemd-inhibit): `what` is colon-separated
+ * (`shutdown`, `sleep`, …), `mode` block or delay. A block lock on shutdown makes logind refuse a
+ * reboot, even root's since systemd 257 (systemd PR #30307).
+ */
+export interface Inhibitor {
+  who: string;
+  why: string;
+  what: string;
+  mode: 'block' | 'delay';
+}
+
+/**
+ * What logind answers a reboot while a block lock is held: systemd v258's D-Bus error
+ * BUS_ERROR_BLOCKED_BY_INHIBITOR_LOCK ("Operation denied due to active block inhibitor"), as
+ * `systemctl reboot` prints it (systemctl-logind.c: "Failed to %s via logind: %s").
+ */
+export const REBOOT_INHIBITED =
+  'Failed to reboot system via logind: Operation denied due to active block inhibitor';
+
+/** A reboot logind refused; the host endpoint answers 409 with systemd's words and the lock. */
+export class RebootInhibited extends SimError {
+  readonly inhibitor: Inhibitor;
+
+  constructor(node: string, inhibitor: Inhibitor) {
+    super('unexpected', REBOOT_INHIBITED, {
+      hint: `on ${node}, "${inhibitor.who}" holds a block inhibitor on shutdown: ${inhibitor.why}`,
+    });
+    this.inhibitor = inhibitor;
+  }
+}
+
 export interface HostStatus {
   node: string;
   up: boolean;
@@ -31,6 +63,8 @@ export interface HostStatus {
 
 export interface Host {
   reboot(node: string): HostAction;
+  /** Take an inhibitor lock on the node's host; returns its release. */
+  inhibit(node: string, lock: Inhibitor): () => void;
   upgrade(node: string, version: string): HostAction;
   status(node: string): HostStatus;
   log(): readonly HostAction[];
@@ -50,6 +84,7 @@ export function createHost(options: {
   const pending = new Map<string, HostAction>();
   const cancels: (() => void)[] = [];
   const history: HostAction[] = [];
+  const inhibitors = new Map<string, Inhibitor[]>();
 
   const kubeletOf = (node: string) => {
     const kubelet = kubelets.get(node);
@@ -92,11 +127,26 @@ export function createHost(options: {
   };
 
   return {
-    reboot: (node) =>
-      issue(node, 'reboot', delays.rebootIssueDelayMs, () => {
+    reboot(node) {
+      const blocking = (inhibitors.get(node) ?? []).find(
+        (lock) => lock.mode === 'block' && lock.what.split(':').includes('shutdown'),
+      );
+      if (blocking) throw new RebootInhibited(node, blocking);
+      return issue(node, 'reboot', delays.rebootIssueDelayMs, () => {
         options.onReboot?.(node);
         kubelets.get(node)?.reboot();
-      }),
+      });
+    },
+    inhibit(node, lock) {
+      kubeletOf(node);
+      const held = { ...lock };
+      inhibitors.set(node, [...(inhibitors.get(node) ?? []), held]);
+      return () =>
+        inhibitors.set(
+          node,
+          (inhibitors.get(node) ?? []).filter((l) => l !== held),
+        );
+    },
     upgrade(node, version) {
       if (!KUBELET_VERSION.test(version)) {
         throw new SimError('usage', `invalid kubelet version ${JSON.stringify(version)}`, {
@@ -127,6 +177,8 @@ export function createHost(options: {
 /** What tests and the demo do to the simulated machines, for the embedded sim and an attached fleet. */
 export interface HostControls {
   reboot(node: string): HostAction;
+  /** Hold an inhibitor lock on the node's host (systemd-inhibit); returns its release. */
+  inhibit(node: string, lock: Inhibitor): () => void;
   upgrade(node: string, version: string): HostAction;
   host(node: string): HostStatus;
   hostLog(): readonly HostAction[];
@@ -139,6 +191,7 @@ export const hostControls = (
   runner: { logs(podKey: string): string },
 ): HostControls => ({
   reboot: (node) => host.reboot(node),
+  inhibit: (node, lock) => host.inhibit(node, lock),
   upgrade: (node, version) => host.upgrade(node, version),
   host: (node) => host.status(node),
   hostLog: () => host.log(),

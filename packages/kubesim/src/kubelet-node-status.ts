@@ -69,6 +69,15 @@ const HEALTHY: readonly Omit<Condition, 'lastTransitionTime'>[] = [
   },
 ];
 
+/**
+ * The condition types the kubelet writes on its Node, and only these: another writer's (Node Problem
+ * Detector, an admin tool's KEP-5683 conditions) are never in its patches.
+ */
+export const KUBELET_NODE_CONDITIONS: ReadonlySet<string> = new Set([
+  ...HEALTHY.map((c) => c.type),
+  'Ready',
+]);
+
 /** Apply the kubelet's view to a Node object in place (what it PATCHes to nodes/status). */
 export function applyNodeStatus(
   node: KObject,

@@ -13,6 +13,7 @@ import type {
   SlotView,
 } from '../../app/control/ports.js';
 import { LABEL_STATE, PAUSE_CONFIGMAP } from '../../core/names.js';
+import { maintenanceConditions } from '../../core/node-conditions.js';
 import { endedUnreported, isActive, type MaintenanceRequest } from '../../core/request.js';
 import type { KubeClient } from './client.js';
 import { isKubeError } from './errors.js';
@@ -22,6 +23,7 @@ import { replaceLease, toLeaseInfo } from './leases.js';
 import { setWaitingTaint } from './taints.js';
 import { listAll } from './paginate.js';
 import { listNodeObjects, patchNode, readNodeObject, toNodeInfo } from './nodes.js';
+import { setMaintenanceConditions } from './node-conditions.js';
 import { evictPod, listPodsOnNode, toPodInfo } from './pods.js';
 import { requestStore, type RequestStore, type StoredRequest } from './requests.js';
 import { withRetry } from './retry.js';
@@ -116,7 +118,13 @@ const READ_EACH_UP_TO = 10;
 
 export function controlCluster(
   client: KubeClient,
-  options: { namespace: string; now: () => Date; slackTeam?: string },
+  options: {
+    namespace: string;
+    now: () => Date;
+    slackTeam?: string;
+    /** Told when a node's mirror (its maintenance conditions) could not be written. */
+    warn?: (fields: Record<string, unknown>, message: string) => void;
+  },
 ): ClusterPort {
   const { namespace } = options;
   const store = requestStore(client, {
@@ -246,9 +254,21 @@ export function controlCluster(
       // The mirror label (kubectl get nodes -L kubemaint.io/state) is a convenience: the request is
       // written, so a node that is gone or a refused patch does not undo it.
       if (mirrored)
-        await patchNode(client, request.node, {
-          metadata: { labels: { [LABEL_STATE]: request.state } },
-        }).catch(() => undefined);
+        await Promise.all([
+          patchNode(client, request.node, {
+            metadata: { labels: { [LABEL_STATE]: request.state } },
+          }).catch(() => undefined),
+          // The same for the node's maintenance conditions (ADR 0041): other tools' view of it.
+          // A refusal is said, not thrown: the request is written (an install whose RBAC predates
+          // nodes/status gets a warning per write until it is updated).
+          setMaintenanceConditions(client, request.node, maintenanceConditions(request)).catch(
+            (error: unknown) =>
+              options.warn?.(
+                { node: request.node, request: request.id, err: error },
+                'could not write the node maintenance conditions',
+              ),
+          ),
+        ]);
       return resourceVersion;
     },
     async submit(request) {

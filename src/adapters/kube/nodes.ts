@@ -7,6 +7,7 @@ import { PatchStrategy, setHeaderOptions, type V1Node } from '@kubernetes/client
 import type { NodeInfo, NodesPort } from '../../app/ports.js';
 import type { KubeClient } from './client.js';
 import { isKubeError } from './errors.js';
+import { setMaintenanceConditions } from './node-conditions.js';
 import { listAll } from './paginate.js';
 import { withRetry } from './retry.js';
 
@@ -111,5 +112,7 @@ export function kubeNodesPort(client: KubeClient): NodesPort {
     // null, not false: kubectl's uncordon removes the field (omitempty) rather than setting false.
     setUnschedulable: (name, unschedulable) =>
       patchNode(client, name, { spec: { unschedulable: unschedulable ? true : null } }),
+    setMaintenanceConditions: (name, conditions) =>
+      setMaintenanceConditions(client, name, conditions),
   };
 }

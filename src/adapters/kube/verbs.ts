@@ -19,7 +19,8 @@ export interface ResourceVerbs {
 }
 
 /**
- * What the executor Job does: read and patch its Node (cordon and uncordon), list and watch the node's
+ * What the executor Job does: read and patch its Node (cordon and uncordon) and its status (the
+ * maintenance conditions), list and watch the node's
  * pods in every namespace, evict them (or delete them for disable-eviction / force), hold a Lease slot
  * in the kubemaint namespace, read its MaintenanceRequest by name and replace its status there
  * (progress, verifying or failed: admission-requests.yaml narrows what it may write; ADR 0012), and
@@ -27,6 +28,8 @@ export interface ResourceVerbs {
  */
 export const EXECUTOR_API_VERBS: readonly ResourceVerbs[] = [
   { group: '', resource: 'nodes', verbs: ['get', 'patch'] },
+  // The node's maintenance conditions (node-conditions.ts), a strategic-merge patch of its status.
+  { group: '', resource: 'nodes/status', verbs: ['patch'] },
   { group: '', resource: 'pods', verbs: ['delete', 'list', 'watch'] },
   { group: '', resource: 'pods/eviction', verbs: ['create'] },
   // Events on cluster-scoped objects live in `default`, as the kubelet's do.

@@ -68,8 +68,6 @@ export interface SlackAppCommon {
   defer?: Defer;
   /** Deferred works running at once (the default `defer` only). @default 4 */
   maxConcurrentWork?: number;
-  /** How long user group members are cached. @default 5 min */
-  groupCacheMs?: number;
 }
 
 export interface SlackApp {
@@ -148,7 +146,6 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       people: createPeopleDirectory({
         api: app.client,
         groups: cluster.deps.settings.approval.groups,
-        ...(options.groupCacheMs !== undefined ? { ttlMs: options.groupCacheMs } : {}),
         onError: (group, error) => own.warn({ err: error, group }, 'user group lookup failed'),
       }),
       ...(cluster.scan ? { scan: cluster.scan } : {}),

@@ -5,7 +5,7 @@
  * approvers instead), and the prompt is edited to the request's current state. Each Slack call
  * fails on its own: a lost reply does not stop the prompt update.
  */
-import type { Preview } from '../../app/control/preview.js';
+import { previewCampaign, type Preview } from '../../app/control/preview.js';
 import type { ClusterPort, Clock } from '../../app/control/ports.js';
 import {
   findSlackThread,
@@ -127,8 +127,12 @@ async function prompt(
     now: deps.clock.now(),
     ...(next ? { nextWindow: next } : {}),
   };
-  if (request.campaign)
-    return campaignPrompt(members ?? (await campaignMembers(deps, request)), ctx);
+  if (request.campaign) {
+    const all = members ?? (await campaignMembers(deps, request));
+    const preview = deps.preview;
+    const preflight = preview && (await previewCampaign((node, r) => preview(node, r), all));
+    return campaignPrompt(all, preflight ? { ...ctx, preflight } : ctx);
+  }
   // The preview (a dry-run eviction per pod) only matters while people still decide or wait.
   const wanted = deps.preview && (request.state === 'proposed' || request.state === 'approved');
   const preview = wanted

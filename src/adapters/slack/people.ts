@@ -1,8 +1,11 @@
 /**
  * Who clicked, as the approval rules see them: a Slack user ID plus the configured approver groups
- * they belong to. Group members come from `usergroups.users.list` and are cached for a while (a click
- * must be answered within 3 s, and a group rarely changes within minutes); a failed lookup counts as
- * "not a member" and is not cached, so the next click asks again.
+ * they belong to. Group members come from `usergroups.users.list`, read again for every decision:
+ * someone removed from the approvers' group can no longer approve from that moment (issue 33; a
+ * 5-minute cache let them for that long). Clicks are acknowledged before they are handled, so the
+ * read costs no 3-second budget; clicks arriving together share the one lookup already under way
+ * (usergroups.users.list is a Tier 2 method, about 20 calls a minute). A failed lookup counts as
+ * "not a member" (fail closed).
  */
 import type { Person } from '../../core/approval.js';
 
@@ -20,34 +23,22 @@ export interface PeopleDirectory {
   person(userId: string, team?: string): Promise<Person>;
 }
 
-export const GROUP_CACHE_MS = 5 * 60_000;
-
 export function createPeopleDirectory(options: {
   api: UserGroupsApi;
   /** Approver groups from the config (`S…` ids); only these are looked up. */
   groups: readonly string[];
-  ttlMs?: number;
-  now?: () => number;
   onError?: (group: string, error: unknown) => void;
 }): PeopleDirectory {
-  const ttl = options.ttlMs ?? GROUP_CACHE_MS;
-  const now = options.now ?? Date.now;
-  const cache = new Map<string, { members: ReadonlySet<string>; at: number }>();
-  // Twenty clicks arriving together share one lookup instead of making twenty.
+  // Twenty clicks arriving together share one lookup instead of making twenty; nothing is kept
+  // once it has answered.
   const inFlight = new Map<string, Promise<ReadonlySet<string>>>();
 
   async function members(group: string): Promise<ReadonlySet<string>> {
-    const hit = cache.get(group);
-    if (hit && now() - hit.at < ttl) return hit.members;
     const pending = inFlight.get(group);
     if (pending) return pending;
     const lookup = options.api.usergroups.users
       .list({ usergroup: group })
-      .then((answer) => {
-        const set = new Set(answer.users ?? []);
-        cache.set(group, { members: set, at: now() });
-        return set;
-      })
+      .then((answer): ReadonlySet<string> => new Set(answer.users ?? []))
       .catch((error: unknown) => {
         options.onError?.(group, error);
         return new Set<string>();

@@ -13,7 +13,7 @@ import {
   type SlackMessage,
 } from '../../../templates/slack/index.js';
 import { listRequests } from '../../app/control/commands.js';
-import { previewRequest } from '../../app/control/preview.js';
+import { previewCampaign, previewRequest } from '../../app/control/preview.js';
 import { windowFacts } from '../../app/control/facts.js';
 import type { MaintenanceRequest } from '../../core/request.js';
 import { SLACK_ACTION } from '../../../templates/slack/ids.js';
@@ -91,9 +91,16 @@ export async function renderCampaign(
 ): Promise<SlackMessage | undefined> {
   const requests = (await listRequests(rt.deps)).filter((r) => r.campaign === campaign);
   if (requests.length === 0) return undefined;
+  const preflight = await previewCampaign(
+    (node, request) => previewRequest(rt.deps, node, request),
+    requests,
+  );
   return campaignPrompt(
     requests.sort((a, b) => a.node.localeCompare(b.node)),
-    promptContext(rt),
+    {
+      ...promptContext(rt),
+      preflight,
+    },
   );
 }
 

@@ -64,8 +64,9 @@ export interface ClusterPort {
   findRequest(id: string): Promise<NodeView | undefined>;
   /**
    * Write a request: create it when `requestVersion` is undefined, else replace its status with a
-   * conditional write (409 → ConflictError). Keeps the node's `kubemaint.io/state` mirror label in
-   * step. Returns the request's new resourceVersion.
+   * conditional write (409 → ConflictError). Keeps the node's `kubemaint.io/state` mirror label and
+   * its maintenance conditions (KEP-5683, core/node-conditions.ts) in step. Returns the request's new
+   * resourceVersion.
    */
   writeRequest(request: MaintenanceRequest, requestVersion: string | undefined): Promise<string>;
   /**

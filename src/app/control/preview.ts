@@ -154,3 +154,25 @@ export function nextWindowText(
   if (window.open) return 'open now';
   return window.nextOpening ? describeTime(window.nextOpening, now, settings.timeZone) : undefined;
 }
+
+/** Dry runs per campaign render: a preview is a dry-run eviction per pod, so a large campaign shows the first nodes. */
+export const CAMPAIGN_PREVIEWS = 20;
+
+/**
+ * The previews of a campaign's nodes still to start (proposed or approved), in node order, at most
+ * CAMPAIGN_PREVIEWS of them; a node whose preview fails is left out (the prompt still renders).
+ */
+export async function previewCampaign(
+  preview: (node: string, request: MaintenanceRequest) => Promise<Preview | undefined>,
+  requests: readonly MaintenanceRequest[],
+): Promise<{ previews: Preview[]; notPreviewed: number }> {
+  const waiting = requests
+    .filter((r) => r.state === 'proposed' || r.state === 'approved')
+    .sort((a, b) => a.node.localeCompare(b.node, 'en', { numeric: true }));
+  const previews: Preview[] = [];
+  for (const request of waiting.slice(0, CAMPAIGN_PREVIEWS)) {
+    const got = await preview(request.node, request).catch(() => undefined);
+    if (got) previews.push(got);
+  }
+  return { previews, notPreviewed: waiting.length - Math.min(waiting.length, CAMPAIGN_PREVIEWS) };
+}

@@ -3,6 +3,7 @@
  * drain that could not finish. Either way the request says what happened and in what state the node
  * was left, and an Event on the Node says it too.
  */
+import { describeRefusal, rebootRefusal } from '../../core/reboot-refusal.js';
 import { EXIT } from '../../core/exit-codes.js';
 import type { MaintenanceRequest } from '../../core/request.js';
 import { uncordonIfOurs } from './cordon.js';
@@ -153,14 +154,28 @@ async function hostFailed(
       ? 'node uncordoned'
       : 'node left as it was'
     : 'node left cordoned: an earlier host step ran, check the node before uncordoning it';
-  const failure = `host command failed (exit ${result.exitCode}): ${describeAction(step)}${tail ? `: ${tail}` : ''}. ${nodeState}`;
+  // systemd refusing the reboot (a block inhibitor, polkit) is said as that: nothing is rebooting,
+  // and the reason is what someone has to act on (core/reboot-refusal.ts).
+  const refused = r.action === 'reboot' ? rebootRefusal(result.stderr) : undefined;
+  const failure = refused
+    ? `${describeRefusal(refused)}. ${nodeState}`
+    : `host command failed (exit ${result.exitCode}): ${describeAction(step)}${tail ? `: ${tail}` : ''}. ${nodeState}`;
   await handle.update((req, now) => ({
-    ...transition(req, 'failed', now, 'host command failed'),
+    ...transition(
+      req,
+      'failed',
+      now,
+      refused ? 'reboot refused by systemd' : 'host command failed',
+    ),
     failure,
   }));
   await ports.events.recordNodeEvent(
     { name: handle.node.name, uid: handle.node.uid },
-    { reason: 'KubemaintFailed', message: failure, type: 'Warning' },
+    {
+      reason: refused ? 'KubemaintRebootRefused' : 'KubemaintFailed',
+      message: failure,
+      type: 'Warning',
+    },
   );
   return { exitCode: EXIT.unexpected, message: failure };
 }

@@ -12,6 +12,12 @@ import {
   type MaintenanceRequest,
   type RequestState,
 } from '../../core/request.js';
+import {
+  maintenanceConditions,
+  sameConditions,
+  type MaintenanceCondition,
+} from '../../core/node-conditions.js';
+import type { Logger } from '../../log.js';
 import type { Clock, NodeInfo, NodesPort, RequestsPort, StoredRequest } from '../ports.js';
 
 /** The request `requestId` as stored, if it is for `nodeName` and still active; else why not. */
@@ -60,18 +66,22 @@ export class RequestHandle {
   private readonly requests: RequestsPort;
   private readonly clock: Clock;
   private readonly requestId: string;
+  private readonly log: Logger;
   private version: string;
+  /** The maintenance conditions last written on the node (ADR 0041), so an unchanged set is not. */
+  private conditions: MaintenanceCondition[] | undefined;
   node: NodeInfo;
   request: MaintenanceRequest;
 
   constructor(
-    ports: { nodes: NodesPort; requests: RequestsPort; clock: Clock },
+    ports: { nodes: NodesPort; requests: RequestsPort; clock: Clock; log: Logger },
     node: NodeInfo,
     stored: StoredRequest,
   ) {
     this.nodes = ports.nodes;
     this.requests = ports.requests;
     this.clock = ports.clock;
+    this.log = ports.log;
     this.node = node;
     this.request = stored.request;
     this.version = stored.resourceVersion;
@@ -107,12 +117,32 @@ export class RequestHandle {
       try {
         this.version = await this.requests.writeStatus(stamped, this.version);
         this.request = stamped;
+        await this.mirrorConditions();
         return stamped;
       } catch (error) {
         const conflict = error instanceof KubemaintError && error.code === 'conflict';
         if (!conflict || attempt + 1 >= MAX_CONFLICTS) throw error;
         await this.refresh();
       }
+    }
+  }
+
+  /**
+   * Write the node's maintenance conditions for the request as just written (DrainInProgress,
+   * Drained, MaintenanceInProgress; none once the executor ended it). The request is the record: a
+   * refused or failed write is logged, never a reason to stop a maintenance that is under way.
+   */
+  private async mirrorConditions(): Promise<void> {
+    const wanted = maintenanceConditions(this.request);
+    if (this.conditions && sameConditions(this.conditions, wanted)) return;
+    try {
+      await this.nodes.setMaintenanceConditions(this.node.name, wanted);
+      this.conditions = wanted;
+    } catch (error) {
+      this.log.warn(
+        { err: error, node: this.node.name, request: this.request.id },
+        'could not write the node maintenance conditions',
+      );
     }
   }
 }

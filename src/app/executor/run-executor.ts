@@ -202,7 +202,12 @@ async function runSteps(
   );
   // The request ended (cancelled, replaced) while we drained: the caller gives the node back.
   if (ended.signal.aborted) throw ended.signal.reason;
-  progress.push(report.progress);
+  // A finished drain says when: the node's Drained condition (ADR 0041) starts there.
+  progress.push(
+    report.outcome === 'drained'
+      ? { ...report.progress, completedAt: clock.now().toISOString() }
+      : report.progress,
+  );
   await progress.flush();
   log.info({ outcome: report.outcome, message: report.message }, 'drain finished');
   if (report.outcome !== 'drained') {

@@ -23,6 +23,7 @@ import {
 import { readsEveryCluster, refuseOneKubeconfigForSeveral } from '../cluster-choice.js';
 import { statusAcross } from './status-across.js';
 import { askAs, decideAs, waitOf, WAIT_HELP } from '../decide-as.js';
+import { decideCampaignAs } from '../decide-campaign.js';
 import { err, out } from '../output.js';
 import { awsCredentialsLines } from '../aws-credentials-line.js';
 
@@ -95,14 +96,22 @@ export function registerRequestCommands(program: Command): void {
     });
 
   decisionCommand(program, 'approve')
-    .description('approve a proposed request (you must be an approver: approval.approvers)')
-    .argument('<id>', 'request id, e.g. r-7f3a9c (see `kubemaint status`)', requestIdArg)
-    .addHelpText('after', REFUSED_HELP)
-    .action(async (id: string, _options: unknown, command: Command) =>
-      withControl(command, async (runtime) =>
-        printResult(await decideAs(runtime, id, 'approve', waitOf(command))),
-      ),
-    );
+    .description(
+      'approve a proposed request, or every one of a campaign (you must be an approver: approval.approvers)',
+    )
+    .argument('[id]', 'request id, e.g. r-7f3a9c (see `kubemaint status`)')
+    .option(CAMPAIGN_FLAG, CAMPAIGN_HELP)
+    .addHelpText('after', CAMPAIGN_EXAMPLES + REFUSED_HELP)
+    .action(async (id: string | undefined, _options: unknown, command: Command) => {
+      const target = targetOf(command, id ? [id] : []);
+      return withControl(command, async (runtime) =>
+        target.campaign === undefined
+          ? printResult(await decideAs(runtime, target.id, 'approve', waitOf(command)))
+          : printResults(
+              await decideCampaignAs(runtime, target.campaign, 'approve', waitOf(command)),
+            ),
+      );
+    });
 
   endingCommand(program, 'reject', 'reject a proposed request; the node is left alone', {
     reasonHelp: 'why, shown to everyone who follows the request',
@@ -172,14 +181,71 @@ function endingCommand(
 ): void {
   decisionCommand(program, kind)
     .description(description)
-    .argument('<id>', 'request id, e.g. r-7f3a9c', requestIdArg)
+    .argument('[id]', 'request id, e.g. r-7f3a9c (none with --campaign)')
     .argument('[reason...]', reasonHelp)
-    .addHelpText('after', REFUSED_HELP)
-    .action(async (id: string, reason: string[], _options: unknown, command: Command) =>
-      withControl(command, async (runtime) =>
-        printResult(await decideAs(runtime, id, kind, waitOf(command), text(reason))),
-      ),
-    );
+    .option(CAMPAIGN_FLAG, CAMPAIGN_HELP)
+    .addHelpText('after', CAMPAIGN_EXAMPLES + REFUSED_HELP)
+    .action(async (id: string | undefined, rest: string[], _options: unknown, command: Command) => {
+      const target = targetOf(command, id === undefined ? rest : [id, ...rest]);
+      const reason = text(target.words);
+      return withControl(command, async (runtime) =>
+        target.campaign === undefined
+          ? printResult(await decideAs(runtime, target.id, kind, waitOf(command), reason))
+          : printResults(
+              await decideCampaignAs(runtime, target.campaign, kind, waitOf(command), reason),
+            ),
+      );
+    });
+}
+
+const CAMPAIGN_FLAG = '--campaign <name>';
+const CAMPAIGN_HELP =
+  'decide every request of this campaign it can still move, each in your name (kubemaint status --json shows campaigns)';
+const CAMPAIGN_EXAMPLES = `
+A campaign is the requests proposed together for one reason (one Slack prompt). With --campaign,
+each of its requests gets a decision object of its own in your name, as if you had decided each:
+  kubemaint approve --campaign c-3f9a1b
+  kubemaint reject --campaign c-3f9a1b wait for the vendor fix
+`;
+
+/**
+ * A request id (first word) or a campaign (--campaign, then every word is the reason). Checked
+ * before anything connects: a malformed id, or both or neither, is a usage error (exit 2).
+ */
+function targetOf(
+  command: Command,
+  words: string[],
+): { id: string; campaign?: undefined; words: string[] } | { campaign: string; words: string[] } {
+  const campaign = command.opts<{ campaign?: string }>().campaign;
+  if (campaign !== undefined) {
+    if (!/^[a-z0-9][a-z0-9.-]{0,62}$/.test(campaign))
+      throw new KubemaintError(
+        'usage',
+        `--campaign "${campaign.slice(0, 40)}" is not a campaign name`,
+        {
+          hint: 'campaign names are lower-case letters, digits, dots and dashes (kubemaint status --json shows them)',
+        },
+      );
+    if (words[0] !== undefined && isRequestId(words[0]))
+      throw new KubemaintError('usage', `give a request id or --campaign, not both`, {
+        hint: `kubemaint ${command.name()} ${words[0]}, or kubemaint ${command.name()} --campaign ${campaign}`,
+      });
+    return { campaign, words };
+  }
+  const [id, ...rest] = words;
+  if (id === undefined)
+    throw new KubemaintError('usage', `${command.name()} needs a request id or --campaign NAME`, {
+      hint: 'request ids look like r-7f3a9c; `kubemaint status` lists them',
+    });
+  return { id: requestIdArg(id), words: rest };
+}
+
+/** One line per request; any refusal makes it exit 5 (after every line is printed). */
+function printResults(results: CommandResult[]): void {
+  for (const result of results.filter((r) => r.ok)) out(`${printable(result.message)}\n`);
+  const refused = results.filter((r) => !r.ok);
+  if (refused.length === 0) return;
+  throw new KubemaintError('request_invalid', refused.map((r) => printable(r.message)).join('\n'));
 }
 
 /** reboot and upgrade: propose in the caller's own name (ADR 0012) and print what became of it. */

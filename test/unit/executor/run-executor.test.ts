@@ -64,6 +64,50 @@ const steps = (c: FakeCluster) =>
   );
 
 describe('runExecutor', () => {
+  it('marks the node DrainInProgress, Drained, then MaintenanceInProgress before the reboot', async () => {
+    const c = setup();
+    const result = await runExecutor(ports(c), input());
+    assert.equal(result.exitCode, EXIT.ok, result.message);
+    assert.deepEqual(
+      c.conditionWrites.map((w) => [w.node, w.types.join('+'), w.hostCommandsBefore]),
+      [
+        ['n1', 'DrainInProgress', 0],
+        ['n1', 'Drained', 0],
+        ['n1', 'Drained+MaintenanceInProgress', 0],
+      ],
+    );
+    assert.match(
+      c.maintenanceConditions.get('n1')![1]!.message,
+      /kubemaint request r-abc123 \(reboot\): rebooting/,
+    );
+    assert.equal(c.host.length, 1, 'the reboot ran after the conditions were written');
+  });
+
+  it('removes the maintenance conditions when it ends the request itself', async () => {
+    const c = setup({}, { stuck: () => true });
+    const result = await runExecutor(ports(c), input());
+    assert.notEqual(result.exitCode, EXIT.ok);
+    assert.deepEqual(c.maintenanceConditions.get('n1'), []);
+    assert.equal(c.conditionWrites[0]!.types.join('+'), 'DrainInProgress');
+  });
+
+  it('goes on when the conditions cannot be written (an install whose RBAC predates them)', async () => {
+    const c = setup();
+    const nodes = c.nodesPort();
+    const refused = {
+      ...ports(c),
+      nodes: {
+        ...nodes,
+        setMaintenanceConditions: async () => {
+          throw new Error('nodes "n1" is forbidden: cannot patch resource "nodes/status"');
+        },
+      },
+    };
+    const result = await runExecutor(refused, input());
+    assert.equal(result.exitCode, EXIT.ok, result.message);
+    assert.equal(c.host.length, 1);
+  });
+
   it('locks, cordons, drains, records the bootID, then reboots, in that order', async () => {
     const c = setup();
     const result = await runExecutor(ports(c), input());

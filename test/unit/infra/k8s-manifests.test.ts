@@ -92,6 +92,8 @@ const CONTROL_PLANE_GROUP = 'group:kubemaint:control-plane';
 const REVIEWED_WITHOUT_LAMBDA: Grant[] = [
   ['kubemaint-agent', 'cluster', '', 'nodes', 'get,patch'],
   ['kubemaint-executor', 'cluster', '', 'nodes', 'get,patch'],
+  // Its maintenance conditions (ADR 0041), narrowed by admission-policy.yaml to those alone.
+  ['kubemaint-executor', 'cluster', '', 'nodes/status', 'patch'],
   ['kubemaint-executor', 'cluster', '', 'pods', 'delete,list,watch'],
   ['kubemaint-executor', 'cluster', '', 'pods/eviction', 'create'],
   ['kubemaint-executor', 'default', '', 'events', 'create'],
@@ -100,6 +102,7 @@ const REVIEWED_WITHOUT_LAMBDA: Grant[] = [
   ['kubemaint-executor', NS, 'kubemaint.io', 'maintenancerequests', 'get'],
   ['kubemaint-executor', NS, 'kubemaint.io', 'maintenancerequests/status', 'update'],
   ['kubemaint-serve', 'cluster', '', 'nodes', 'get,list,patch,watch'],
+  ['kubemaint-serve', 'cluster', '', 'nodes/status', 'patch'],
   ['kubemaint-serve', 'cluster', '', 'pods', 'list'],
   ['kubemaint-serve', 'cluster', '', 'pods/eviction', 'create'],
   ['kubemaint-serve', 'cluster', 'policy', 'poddisruptionbudgets', 'list,watch'],
@@ -453,6 +456,7 @@ describe('the namespace and the admission policies', () => {
       'kubemaint-decisions-name-their-author',
       'kubemaint-hook-jobs',
       'kubemaint-jobs-of-the-executors-shape',
+      'kubemaint-node-status-maintenance-conditions-only',
       'kubemaint-request-status-by-control-plane',
       'kubemaint-requests-name-their-requester',
       'kubemaint-serve-dry-run-evictions-only',

@@ -32,23 +32,22 @@ describe('createPeopleDirectory', () => {
     assert.deepEqual(await people.person('U9'), { kind: 'person', id: 'U9', groups: [] });
   });
 
-  it('caches members for the TTL and shares one lookup between concurrent clicks', async () => {
+  it('shares one lookup between concurrent clicks, and reads again for the next decision', async () => {
     const fake = fakeApi({ S1: ['U1'] });
-    let now = 0;
-    const people = createPeopleDirectory({
-      api: fake.api,
-      groups: ['S1'],
-      ttlMs: 1000,
-      now: () => now,
-    });
+    const people = createPeopleDirectory({ api: fake.api, groups: ['S1'] });
     await Promise.all(Array.from({ length: 20 }, () => people.person('U1')));
     assert.equal(fake.calls.length, 1);
-    now = 999;
     await people.person('U1');
-    assert.equal(fake.calls.length, 1);
-    now = 1000;
-    await people.person('U1');
-    assert.equal(fake.calls.length, 2, 'expired entries are looked up again');
+    assert.equal(fake.calls.length, 2, 'a later decision asks Slack again');
+  });
+
+  it('someone removed from the group can no longer approve from the next decision on', async () => {
+    const groups: Record<string, string[]> = { S1: ['U1', 'U2'] };
+    const fake = fakeApi(groups);
+    const people = createPeopleDirectory({ api: fake.api, groups: ['S1'] });
+    assert.deepEqual((await people.person('U2')).groups, ['S1']);
+    groups['S1'] = ['U1'];
+    assert.deepEqual((await people.person('U2')).groups, []);
   });
 
   it('a failed lookup makes nobody a member and is not cached', async () => {

@@ -24,6 +24,7 @@ import type { KObject } from '../types.js';
 import { STRATEGIC_MERGE, type KubeJson } from './kube-json.js';
 import { latestWriter, type LatestWriter } from './latest-writer.js';
 import { isNotOlder, statusPatch } from './status-patch.js';
+import { KUBELET_NODE_CONDITIONS } from '../kubelet-node-status.js';
 
 type Status = Record<string, unknown>;
 
@@ -125,7 +126,7 @@ export function httpKubeletApi(client: KubeJson, registered: KObject, log: Logge
       if (!want || !node) return;
       const body = {
         metadata: { uid: node.metadata.uid },
-        status: statusPatch(node.status, want),
+        status: statusPatch(node.status, want, KUBELET_NODE_CONDITIONS),
       };
       try {
         node = await once(`patch node ${name} status`, () =>

@@ -31,6 +31,19 @@ describe('statusPatch', () => {
     assert.deepEqual(patch['conditions'], conditions);
   });
 
+  it("sends only the conditions that changed: another writer's, kept or removed, are not sent back", () => {
+    const ready = { type: 'Ready', status: 'True', lastHeartbeatTime: 't0' };
+    // An admin tool's condition (KEP-5683) the kubelet's copy still has, the server maybe not.
+    const drained = { type: 'Drained', status: 'True', reason: 'DrainCompleted' };
+    const beat = { ...ready, lastHeartbeatTime: 't1' };
+    assert.deepEqual(
+      statusPatch({ conditions: [ready, drained] }, { conditions: [beat, drained] }),
+      {
+        conditions: [beat],
+      },
+    );
+  });
+
   it("sends null for a condition's field the kubelet dropped, which a merge by type would keep", () => {
     const patch = statusPatch(
       { conditions: [{ type: 'Ready', status: 'False', reason: 'ContainersNotReady' }] },

@@ -5,13 +5,20 @@ import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { SimError } from '../../src/errors.js';
 import { startHostAdmin, type HostAdmin } from '../../src/admin-host.js';
-import type { Host, HostAction } from '../../src/host.js';
+import {
+  REBOOT_INHIBITED,
+  RebootInhibited,
+  type Host,
+  type HostAction,
+  type Inhibitor,
+} from '../../src/host.js';
 import { main } from '../../src/host-cli.mjs';
 import { SIM_BIN_DIR } from '../../src/jobs-runner.js';
 
 /** A host that records what it was asked, standing in for the sim's nodes. */
 function recordingHost(): Host & { calls: string[] } {
   const calls: string[] = [];
+  let lock: Inhibitor | undefined;
   const action = (node: string, kind: HostAction['action'], version?: string): HostAction => {
     if (node !== 'node-1') throw new SimError('not_found', `no simulated host for node "${node}"`);
     calls.push(`${node}:${kind}${version ? `:${version}` : ''}`);
@@ -26,7 +33,14 @@ function recordingHost(): Host & { calls: string[] } {
   };
   return {
     calls,
-    reboot: (node) => action(node, 'reboot'),
+    reboot(node) {
+      if (lock) throw new RebootInhibited(node, lock);
+      return action(node, 'reboot');
+    },
+    inhibit(_node, held) {
+      lock = held;
+      return () => (lock = undefined);
+    },
     upgrade(node, version) {
       if (!version.startsWith('v'))
         throw new SimError('usage', `invalid kubelet version "${version}"`);
@@ -69,6 +83,29 @@ describe('kubemaint-sim-host against the host endpoint', () => {
     assert.deepEqual(host.calls.splice(0), ['node-1:upgrade:v1.32.1']);
     const status = await cli(['status'], env());
     assert.equal(JSON.parse(status.stdout).bootID, 'b-1');
+  });
+
+  it("says logind's refusal as systemctl says it when a block inhibitor is held (exit 1)", async () => {
+    const release = host.inhibit('node-1', {
+      who: 'backup.sh',
+      why: 'nightly backup',
+      what: 'shutdown',
+      mode: 'block',
+    });
+    const shimmed = await cli(
+      ['--as', 'nsenter', '-m/proc/1/ns/mnt', '--', 'systemctl', 'reboot'],
+      env(),
+    );
+    assert.equal(shimmed.code, 1);
+    assert.equal(shimmed.stderr, `${REBOOT_INHIBITED}\n`);
+    const direct = await cli(['reboot'], env());
+    assert.equal(direct.code, 1);
+    assert.match(
+      direct.stderr,
+      /reboot on node-1 failed \(409\): Failed to reboot system via logind/,
+    );
+    release();
+    assert.deepEqual(host.calls.splice(0), []);
   });
 
   it('answers a shim (--as NAME) with the simulated host, or refuses it with exit 126', async () => {
