@@ -40,7 +40,13 @@ interface PodJson {
   spec: { nodeName?: string };
   status: {
     phase: string;
-    containerStatuses?: { image: string; imageID: string; ready: boolean }[];
+    containerStatuses?: {
+      image: string;
+      imageID: string;
+      ready: boolean;
+      restartCount: number;
+      lastState?: { terminated?: { reason?: string; exitCode?: number } };
+    }[];
   };
 }
 
@@ -165,6 +171,10 @@ describe('a real node rebooted by kubemaint, end to end', { timeout: 60 * MINUTE
       5_000,
     );
     assert.equal(node(target).metadata.labels?.['kubemaint.io/reboot-required'], undefined);
+    // shutdownGracePeriod is set (guest.ts): the kubelet holds logind's delay inhibitor, so a reboot
+    // waits for it to stop the pods left on the node (the agent's: a drain keeps DaemonSet pods).
+    const inhibitors = nodes.ssh(target, 'systemd-inhibit --list --no-pager');
+    assert.match(inhibitors, /kubelet.*shutdown.*delay/i, inhibitors);
     // What unattended-upgrades writes after a kernel update: /var/run is the host's tmpfs.
     nodes.ssh(target, "printf '*** System restart required ***\\n' > /var/run/reboot-required");
     await poll(
@@ -262,6 +272,21 @@ describe('a real node rebooted by kubemaint, end to end', { timeout: 60 * MINUTE
     const left = (now.spec?.taints ?? []).map((t) => t.key);
     assert.deepEqual(left, [], 'no taint is left');
     process.stderr.write(`# taints seen on ${target}: ${[...taintsSeen].join(', ')}\n`);
+    // How the agent's container (left on the node by the drain) ended with the old boot: the
+    // kubelet's graceful shutdown stopped it (its exit recorded), or the power went (Unknown).
+    const agent = await poll(
+      "the agent's pod running again on the rebooted node",
+      () =>
+        pods('kubemaint', 'app.kubernetes.io/name=kubemaint-agent').find(
+          (p) => p.spec.nodeName === target && p.status.containerStatuses?.[0]?.ready,
+        ),
+      10 * MINUTE,
+      5_000,
+    );
+    const agentStatus = agent.status.containerStatuses![0]!;
+    process.stderr.write(
+      `# the agent's container across the reboot: restartCount ${agentStatus.restartCount}, last state ${JSON.stringify(agentStatus.lastState?.terminated ?? {})}\n`,
+    );
     // The phases of this reboot from the request's own history and the node's Ready condition,
     // for BENCHMARKS.md: kubemaint's overhead beside the VM's boot.
     const history = (
