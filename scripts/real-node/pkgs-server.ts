@@ -106,6 +106,11 @@ export function servePkgs(
       else createReadStream(file).pipe(response);
     },
   );
+  // Node closes a keep-alive connection 5 s after the response left its socket, without TLS's
+  // close_notify; an emulated guest reads a 20 MB .deb through QEMU's user network for tens of seconds
+  // after that, and GnuTLS then reports the early close as a read error (apt: "Error reading from
+  // server - read (5: Input/output error)", the whole file received). The client closes instead.
+  server.keepAliveTimeout = 0;
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () => {
