@@ -128,6 +128,8 @@ describe(
       const images = nodeImages();
       cliImage = images.cli;
       installKubemaint(cluster, images.agent); // as reboot.test.ts left it: nothing changes
+      // The PDB was the reboot test's subject; here the drain evicts the web app's pods at once.
+      cluster.kubectl(['delete', 'poddisruptionbudget', 'web', '-n', 'shop', '--ignore-not-found']);
       // What `kubeadm init` and a 1.33 `kubeadm join` leave in the cluster, for `kubeadm upgrade node`.
       cluster.kubectl(['apply', '-f', '-'], {
         input: JSON.stringify(kubeadmClusterObjects(parseKubernetesVersion(to))),
@@ -238,14 +240,19 @@ describe(
       );
 
       // The drain evicted the web app's pods; they run on the other node.
-      const web = pods('shop', 'app=web');
       assert.equal(
-        web.filter((p) => p.spec.nodeName === target).length,
+        pods('shop', 'app=web').filter((p) => p.spec.nodeName === target).length,
         0,
         'evicted before the upgrade',
       );
-      assert.ok(
-        web.filter((p) => p.spec.nodeName === other && p.status.phase === 'Running').length >= 2,
+      await poll(
+        "the web app's pods running on the other node",
+        () =>
+          pods('shop', 'app=web').filter(
+            (p) => p.spec.nodeName === other && p.status.phase === 'Running',
+          ).length >= 2,
+        10 * MINUTE,
+        5_000,
       );
 
       // A drain keeps DaemonSet pods: what did the new kubelet do with the agent's container?
