@@ -122,13 +122,28 @@ grep -q "pkgs\.k8s\.io/core:/stable:/v[0-9]*\.[0-9]*/$kind/" "$repo" ||
 from=$(sed -n "s|.*pkgs\.k8s\.io/core:/stable:/v\([0-9]*\.[0-9]*\)/$kind/.*|\1|p" "$repo" | head -n 1)
 
 # --- the steps ------------------------------------------------------------------------------
+# The executor enters only the host's mount namespace (nsenter -m): its pod keeps its own network,
+# where the host's resolver (127.0.0.53 of systemd-resolved), proxy and routes are not what they are
+# on the host. apt, dnf and kubeadm reach the network, so every step runs in PID 1's network namespace
+# too — as on a person's shell on the node. Run by a person (already there), nothing changes.
+host_net=''
+if [ -z "$ROOT" ]; then
+  pid1_net=$(readlink /proc/1/ns/net 2>/dev/null || true)
+  if [ -n "$pid1_net" ] && [ "$pid1_net" != "$(readlink /proc/$$/ns/net 2>/dev/null || true)" ]; then
+    command -v nsenter >/dev/null 2>&1 ||
+      fail 2 "this shell is not in the host's network namespace and the host has no nsenter to enter it" 'install util-linux on the node'
+    host_net='nsenter --net=/proc/1/ns/net --'
+  fi
+fi
+
 run() { # the command, printed; in a dry run only printed
   if [ -n "$dry_run" ]; then
     say "would run: $*"
     return 0
   fi
   say "running: $*"
-  "$@"
+  # shellcheck disable=SC2086 # empty, or nsenter and its arguments
+  $host_net "$@"
 }
 
 held=''

@@ -1,7 +1,7 @@
 /**
  * Builds Kubernetes' commands from its Go modules, once per version and target: the control plane
- * (etcd, kube-apiserver, kube-controller-manager, kube-scheduler) or a node (the kubelet, for
- * `npm run real-node`): a small wrapper module requires k8s.io/kubernetes and pins every staging module to
+ * (etcd, kube-apiserver, kube-controller-manager, kube-scheduler) or a node (the kubelet, kubeadm and
+ * kubectl, for `npm run real-node`): a small wrapper module requires k8s.io/kubernetes and pins every staging module to
  * the matching v0.X.Y tag (k8s.io/kubernetes's own `replace … => ./staging` lines do not apply to a
  * dependency, and `go install pkg@version` refuses modules with replace lines). etcd comes from the
  * same module graph, so it is the version this Kubernetes was tested with.
@@ -41,15 +41,10 @@ export const CONTROL_PLANE: BuildTarget<Binary> = {
   },
 };
 
-/** A real node's kubelet (`npm run real-node`): the same wrapper module, one more command. */
-export const NODE: BuildTarget<'kubelet'> = {
-  folder: 'node',
-  packages: { kubelet: 'k8s.io/kubernetes/cmd/kubelet' },
-};
-
 /**
- * What a kubeadm node's packages hold (scripts/real-node/packages.ts): the kubelet, kubeadm and kubectl,
- * built together so the three come from one module graph, like the release's.
+ * A real node's commands (`npm run real-node`): the kubelet, kubeadm and kubectl, built together so the
+ * three come from one module graph, like the release's. Every node's kubelet is this one; a kubeadm
+ * node gets all three as packages (scripts/real-node/apt-repo.ts).
  */
 export const NODE_PACKAGES: BuildTarget<'kubelet' | 'kubeadm' | 'kubectl'> = {
   folder: 'packages',

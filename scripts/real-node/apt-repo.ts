@@ -22,7 +22,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { BuiltBinaries } from '../real-cluster/build.js';
+import { build, NODE_PACKAGES, type BuiltBinaries } from '../real-cluster/build.js';
 import { RealClusterError } from '../real-cluster/errors.js';
 import { withLock } from '../real-cluster/lock.js';
 import type { KubernetesVersion } from '../real-cluster/versions.js';
@@ -326,4 +326,17 @@ async function ftparchive(
     },
   );
   renameSync(partial, out);
+}
+
+/** Builds (or finds cached) each version's packages (build.ts NODE_PACKAGES), then their repository. */
+export async function packageRepository(
+  versions: KubernetesVersion[],
+  say: (line: string) => void,
+): Promise<AptRepository> {
+  const inputs: RepositoryInput[] = [];
+  // One after another: two Go builds at once would only share the machine's cores.
+  for (const version of versions) {
+    inputs.push({ version, binaries: await build(version, say, NODE_PACKAGES) });
+  }
+  return buildAptRepository(inputs, say);
 }

@@ -22,8 +22,7 @@ import {
 import { basename, dirname, join } from 'node:path';
 import { withLock } from '../real-cluster/lock.js';
 import { RealClusterError } from '../real-cluster/errors.js';
-import type { BuiltBinaries } from '../real-cluster/build.js';
-import { ENABLED_UNITS, GUEST_FILES } from './guest.js';
+import { enabledUnits, guestFiles, LOCAL_CA_FILE, type KubeadmNode } from './guest.js';
 import { nodeCacheDir } from './paths.js';
 import { preloadImages } from './preload.js';
 import { run } from './run.js';
@@ -56,17 +55,35 @@ export function imageDigests(archives: string[]): Record<string, string> {
   );
 }
 
-function diskRoot(
-  kubelet: BuiltBinaries<'kubelet'>,
-  rootfs: Rootfs,
-  images: Record<string, string>,
-): string {
+/** What goes into a disk image besides the root file system and the images. */
+export interface DiskKubelet {
+  /** `v1.34.4`: the kubelet's version. */
+  kubernetes: string;
+  /** The binaries' build stamp (a rebuilt kubelet makes a new disk). */
+  builtAt: string;
+  /** A standalone node: this kubelet binary at /usr/bin/kubelet, run by kubemaint's own unit. */
+  binary?: string;
+  /** A kubeadm node: these packages (kubelet, kubeadm, kubectl `.deb`s) installed with dpkg and held. */
+  kubeadm?: { node: KubeadmNode; debs: string[] };
+}
+
+function diskRoot(kubelet: DiskKubelet, rootfs: Rootfs, images: Record<string, string>): string {
+  const kubeadm = kubelet.kubeadm !== undefined;
   const key = createHash('sha256')
-    .update(JSON.stringify({ GUEST_FILES, ENABLED_UNITS, DISK_SIZE, rootfs: rootfs.dir, images }))
-    .update(kubelet.info.builtAt)
+    .update(
+      JSON.stringify({
+        files: guestFiles(kubelet.kubeadm?.node),
+        units: enabledUnits(kubeadm),
+        DISK_SIZE,
+        rootfs: rootfs.dir,
+        images,
+        debs: kubelet.kubeadm?.debs,
+      }),
+    )
+    .update(kubelet.builtAt)
     .digest('hex')
     .slice(0, 12);
-  return join(nodeCacheDir(), `disk-${kubelet.info.kubernetes}-${key}`);
+  return join(nodeCacheDir(), `disk-${kubelet.kubernetes}${kubeadm ? '-kubeadm' : ''}-${key}`);
 }
 
 function cached(root: string): NodeDisk | undefined {
@@ -94,9 +111,37 @@ function bootFile(tree: string, prefix: string): string {
   return join(tree, 'boot', name);
 }
 
+/**
+ * A kubeadm node's packages, installed as a person does before `kubeadm join`: dpkg (the packages have
+ * no maintainer scripts) into the tree's own package database, held (`apt-mark hold`), and the local
+ * CA added to the bundle apt's TLS reads, as update-ca-certificates would.
+ */
+async function installPackages(tree: string, debs: string[], logPath: string): Promise<void> {
+  await run('dpkg', ['--root', tree, '--force-script-chrootless', '--install', ...debs], {
+    logPath,
+    what: "dpkg --install (the kubeadm node's packages)",
+    needs: 'apt-get install dpkg',
+  });
+  await run(
+    'sh',
+    [
+      '-c',
+      'printf "kubelet hold\nkubeadm hold\nkubectl hold\n" | dpkg --root "$1" --set-selections',
+      'sh',
+      tree,
+    ],
+    { logPath, what: 'dpkg --set-selections (hold)', needs: 'apt-get install dpkg' },
+  );
+  const bundle = join(tree, 'etc/ssl/certs/ca-certificates.crt');
+  writeFileSync(
+    bundle,
+    `${readFileSync(bundle, 'utf8').trimEnd()}\n${readFileSync(join(tree, LOCAL_CA_FILE), 'utf8')}`,
+  );
+}
+
 /** `archives`: image archives (docker-archive or OCI tar) imported into the disk's containerd. */
 export async function buildDisk(
-  kubelet: BuiltBinaries<'kubelet'>,
+  kubelet: DiskKubelet,
   rootfs: Rootfs,
   archives: string[],
   say: (line: string) => void,
@@ -114,29 +159,35 @@ export async function buildDisk(
     const logPath = join(root, 'build.log');
     writeFileSync(logPath, '');
     rmSync(tree, { recursive: true, force: true });
-    say(`making the node disk image for kubelet ${kubelet.info.kubernetes} (log: ${logPath})`);
+    say(
+      `making the ${kubelet.kubeadm ? 'kubeadm ' : ''}node disk image for kubelet ${kubelet.kubernetes} (log: ${logPath})`,
+    );
     // A copy, so the shared root file system stays as mmdebstrap left it (reflinks where the disk can).
     await run('cp', ['-a', '--reflink=auto', rootfs.dir, tree], {
       logPath,
       what: 'copying the root file system',
       needs: 'coreutils',
     });
-    for (const [path, file] of Object.entries(GUEST_FILES)) {
+    for (const [path, file] of Object.entries(guestFiles(kubelet.kubeadm?.node))) {
       const target = join(tree, path);
       mkdirSync(dirname(target), { recursive: true });
       rmSync(target, { force: true });
       writeFileSync(target, file.content);
       chmodSync(target, file.mode);
     }
-    for (const [unit, wantedBy] of ENABLED_UNITS) {
+    for (const [unit, wantedBy] of enabledUnits(kubelet.kubeadm !== undefined)) {
       const wants = join(tree, 'etc/systemd/system', `${wantedBy}.wants`);
       mkdirSync(wants, { recursive: true });
       const link = join(wants, unit.split('/').at(-1) ?? unit);
       rmSync(link, { force: true });
       symlinkSync(unit, link);
     }
-    copyFileSync(kubelet.paths.kubelet, join(tree, 'usr/bin/kubelet'));
-    chmodSync(join(tree, 'usr/bin/kubelet'), 0o755);
+    if (kubelet.kubeadm) {
+      await installPackages(tree, kubelet.kubeadm.debs, logPath);
+    } else if (kubelet.binary) {
+      copyFileSync(kubelet.binary, join(tree, 'usr/bin/kubelet'));
+      chmodSync(join(tree, 'usr/bin/kubelet'), 0o755);
+    }
     const importStarted = Date.now();
     say(`  importing ${archives.length} image(s) into the disk's containerd (a private daemon)`);
     await preloadImages({ tree, archives, logPath });
@@ -165,7 +216,7 @@ export async function buildDisk(
     renameSync(`${image}.partial`, image);
     rmSync(tree, { recursive: true, force: true });
     const info = {
-      kubelet: kubelet.info.kubernetes,
+      kubelet: kubelet.kubernetes,
       images,
       seconds: Math.round((Date.now() - started) / 1000),
       importSeconds,

@@ -3,8 +3,12 @@
  * configuration, containerd's, the pod network (a bridge local to the VM), the network address, and the
  * unit that takes a node's identity from its seed disk at boot. Nothing here names a node: the per-node
  * part (name, certificate, kubelet port, SSH key) is the seed disk (seed.ts), so one disk image per
- * kubelet version (and set of images, preload.ts) serves every node.
+ * kubelet version (and set of images, preload.ts) serves every node. A kubeadm node (kubeadmKubelet)
+ * has the kubelet laid out as Kubernetes' packages and `kubeadm join` leave it.
  */
+import type { KubernetesVersion } from '../real-cluster/versions.js';
+import { APT_KEYRING_FILE, APT_SOURCE_FILE, aptSourceLine } from './apt-repo.js';
+import { PKGS_GUEST_ADDRESS, PKGS_HOST } from './pkgs-server.js';
 
 /** The address the guest's kubeconfig names; `/etc/hosts` maps `kubernetes` (in the apiserver's certificate) to it. */
 export const APISERVER_GUEST_ADDRESS = '10.0.2.100';
@@ -19,7 +23,15 @@ const SEED_MOUNT = '/run/kubemaint-seed';
 /** The local sandbox image (seed.ts builds it; no registry is ever asked). */
 export const SANDBOX_IMAGE = 'kubemaint.local/pause:1';
 
-const KUBELET_CONFIG = `apiVersion: kubelet.config.k8s.io/v1beta1
+/** containerd's CRI socket: a kubelet flag on a kubeadm node (kubeadm-flags.env), in the config otherwise. */
+export const CRI_SOCKET = 'unix:///run/containerd/containerd.sock';
+
+/**
+ * The kubelet configuration every node shares: on a kubeadm node it is the kube-system/kubelet-config
+ * ConfigMap's (what `kubeadm upgrade node` writes to /var/lib/kubelet/config.yaml), so nothing in it
+ * names one node or its runtime socket.
+ */
+export const SHARED_KUBELET_CONFIG = `apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 authentication:
   anonymous: { enabled: false }
@@ -28,7 +40,6 @@ authentication:
 authorization:
   mode: Webhook
 cgroupDriver: systemd
-containerRuntimeEndpoint: unix:///run/containerd/containerd.sock
 failSwapOn: false
 # The kubelet's graceful node shutdown (a logind delay inhibitor): pods get a SIGTERM before a reboot.
 shutdownGracePeriod: 20s
@@ -47,6 +58,8 @@ evictionHard:
   nodefs.available: 1%
   imagefs.available: 1%
 `;
+
+const KUBELET_CONFIG = `${SHARED_KUBELET_CONFIG}containerRuntimeEndpoint: ${CRI_SOCKET}\n`;
 
 const KUBELET_UNIT = `[Unit]
 Description=kubelet (kubemaint real node)
@@ -81,6 +94,10 @@ ExecStart=/usr/local/sbin/kubemaint-seed
 WantedBy=multi-user.target
 `;
 
+/** Where `kubeadm join` leaves the shared kubelet configuration and the node's own kubelet flags. */
+export const KUBEADM_KUBELET_CONFIG = '/var/lib/kubelet/config.yaml';
+export const KUBEADM_FLAGS_FILE = '/var/lib/kubelet/kubeadm-flags.env';
+
 const SEED_SCRIPT = `#!/bin/sh
 # The node's identity from its seed disk (made by npm run real-node -- up): name, certificate, SSH key.
 set -eu
@@ -95,6 +112,10 @@ install -m 0600 ${SEED_MOUNT}/authorized_keys /root/.ssh/authorized_keys
 install -m 0644 ${SEED_MOUNT}/ca.crt /etc/kubernetes/pki/ca.crt
 install -m 0644 ${SEED_MOUNT}/kubelet-client.crt /etc/kubernetes/pki/kubelet-client.crt
 install -m 0600 ${SEED_MOUNT}/kubelet-client.key /etc/kubernetes/pki/kubelet-client.key
+# A kubeadm node's own kubelet flags, as \`kubeadm join\` writes them once (\`kubeadm upgrade node\` edits them).
+if [ -e ${KUBEADM_KUBELET_CONFIG} ] && [ ! -e ${KUBEADM_FLAGS_FILE} ]; then
+  printf 'KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=${CRI_SOCKET} --hostname-override=%s --node-ip=${NODE_IP} --port=%s"\n' "$NODE_NAME" "$KUBELET_PORT" >${KUBEADM_FLAGS_FILE}
+fi
 `;
 
 /** The `kubernetes` Service's address inside the cluster (real-cluster's service range is 10.0.0.0/24). */
@@ -197,13 +218,66 @@ IPv6AcceptRA=no
 
 const HOSTS = `127.0.0.1 localhost
 ${APISERVER_GUEST_ADDRESS} kubernetes
+${PKGS_GUEST_ADDRESS} ${PKGS_HOST}
 `;
 
-/** Files written into the image: path (absolute in the guest) → content and mode. */
-export const GUEST_FILES: Record<string, { content: string; mode: number }> = {
+export interface GuestFile {
+  content: string | Buffer;
+  mode: number;
+}
+
+/** The kubelet as kubemaint's own unit runs it: one binary, flags from the seed disk. */
+const STANDALONE_KUBELET: Record<string, GuestFile> = {
   '/etc/kubernetes/kubelet-config.yaml': { content: KUBELET_CONFIG, mode: 0o644 },
   '/etc/kubernetes/kubelet.kubeconfig': { content: KUBELET_KUBECONFIG, mode: 0o644 },
   '/etc/systemd/system/kubelet.service': { content: KUBELET_UNIT, mode: 0o644 },
+};
+
+/** What a kubeadm node's packages come from: the test repository served as pkgs.k8s.io. */
+export interface KubeadmNode {
+  version: KubernetesVersion;
+  /** The repository's public key (binary keyring): the apt source's `signed-by`. */
+  keyring: Buffer;
+  /** The CA that signed the test server's certificate for pkgs.k8s.io. */
+  caCert: string;
+}
+
+/** Where the guest's CA store takes a local CA from (update-ca-certificates; disk.ts appends it to the bundle too). */
+export const LOCAL_CA_FILE = '/usr/local/share/ca-certificates/kubemaint-test-ca.crt';
+
+/**
+ * A node as `kubeadm join` leaves it (the kubelet, kubeadm and kubectl packages, installed by disk.ts):
+ * the packages' unit and drop-in run the kubelet from /var/lib/kubelet/config.yaml (the shared
+ * configuration), /etc/kubernetes/kubelet.conf and kubeadm-flags.env (the seed script writes it, as
+ * join does); apt's source is the real pkgs.k8s.io line of the kubelet's minor, signed-by the test key.
+ */
+function kubeadmKubelet(node: KubeadmNode): Record<string, GuestFile> {
+  return {
+    [KUBEADM_KUBELET_CONFIG]: { content: SHARED_KUBELET_CONFIG, mode: 0o644 },
+    '/etc/kubernetes/kubelet.conf': { content: KUBELET_KUBECONFIG, mode: 0o600 },
+    // The node's identity (certificate, flags) comes from the seed disk first; in /etc, so apt keeps it.
+    '/etc/systemd/system/kubelet.service.d/20-kubemaint-seed.conf': {
+      content:
+        '[Unit]\nAfter=containerd.service kubemaint-seed.service\nRequires=kubemaint-seed.service\n',
+      mode: 0o644,
+    },
+    [APT_SOURCE_FILE]: { content: aptSourceLine(node.version), mode: 0o644 },
+    [APT_KEYRING_FILE]: { content: node.keyring, mode: 0o644 },
+    [LOCAL_CA_FILE]: { content: node.caCert, mode: 0o644 },
+    // Debian's mirrors are out of reach (restrict=on): `apt-get update` asks pkgs.k8s.io only.
+    '/etc/apt/sources.list': {
+      content: "# Debian's mirrors are out of this VM's reach; only pkgs.k8s.io is served\n",
+      mode: 0o644,
+    },
+  };
+}
+
+/** Files written into the image: path (absolute in the guest) → content and mode. */
+export function guestFiles(kubeadm?: KubeadmNode): Record<string, GuestFile> {
+  return { ...(kubeadm ? kubeadmKubelet(kubeadm) : STANDALONE_KUBELET), ...COMMON_FILES };
+}
+
+const COMMON_FILES: Record<string, GuestFile> = {
   '/etc/systemd/system/kubemaint-seed.service': { content: SEED_UNIT, mode: 0o644 },
   '/usr/local/sbin/kubemaint-seed': { content: SEED_SCRIPT, mode: 0o755 },
   '/etc/systemd/system/kubemaint-service-nat.service': { content: SERVICE_NAT_UNIT, mode: 0o644 },
@@ -233,8 +307,12 @@ export const GUEST_FILES: Record<string, { content: string; mode: number }> = {
 };
 
 /** Units enabled in the image: [unit file, the target whose .wants/ gets the link]. */
-export const ENABLED_UNITS: [string, string][] = [
-  ['/etc/systemd/system/kubelet.service', 'multi-user.target'],
+export const enabledUnits = (kubeadm: boolean): [string, string][] => [
+  // The kubelet package's unit, as `systemctl enable kubelet` after installing it links it.
+  [
+    kubeadm ? '/usr/lib/systemd/system/kubelet.service' : '/etc/systemd/system/kubelet.service',
+    'multi-user.target',
+  ],
   ['/etc/systemd/system/kubemaint-seed.service', 'multi-user.target'],
   ['/etc/systemd/system/kubemaint-service-nat.service', 'multi-user.target'],
   ['/lib/systemd/system/systemd-networkd.service', 'multi-user.target'],

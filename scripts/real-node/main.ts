@@ -13,12 +13,10 @@ import { buildNode, nodesDown, nodesUp, readNodesState, viewNode } from './nodes
 import { DEFAULT_NODE_STATE_DIR } from './paths.js';
 import { imageArchives } from './preload.js';
 import { sshArgs } from './ssh.js';
+import { buildTestNodes, PREVIOUS_MINOR_KUBELET } from './test-nodes.js';
 import { kernelBoots, runningPid } from './vm.js';
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
-
-/** The kubelet one minor below the default control plane's: a patch the Go module proxy serves. */
-export const PREVIOUS_MINOR_KUBELET = '1.33.13';
 
 function count(raw: string): number {
   const n = Number(raw);
@@ -60,7 +58,7 @@ const opts = () => program.opts<{ dir: string; clusterDir: string }>();
 program
   .command('build')
   .description(
-    `build (or find cached) the node disk image for each kubelet version: default the control plane's (${DEFAULT_KUBERNETES_VERSION}) and one minor below (${PREVIOUS_MINOR_KUBELET})`,
+    `build (or find cached) what nodes boot from. Without versions: exactly what npm run test:node boots — the kubelet, kubeadm and kubectl of the control plane's version ($KUBEMAINT_K8S_VERSION, default ${DEFAULT_KUBERNETES_VERSION}) and of ${PREVIOUS_MINOR_KUBELET}, their apt repository (pkgs.k8s.io layout), the root file system and both nodes' disk images. With versions: a standalone node's disk image for each`,
   )
   .argument('[versions...]', 'kubelet versions, e.g. 1.34.4 1.33.13')
   .option(
@@ -69,15 +67,16 @@ program
   )
   .action(async (versions: string[], options: { image?: string[] }) => {
     const images = imageArchives(options.image ?? []);
-    const wanted =
-      versions.length > 0
-        ? versions
-        : [
-            process.env['KUBEMAINT_K8S_VERSION'] ?? DEFAULT_KUBERNETES_VERSION,
-            PREVIOUS_MINOR_KUBELET,
-          ];
+    if (versions.length === 0) {
+      const controlPlane = parseKubernetesVersion(
+        process.env['KUBEMAINT_K8S_VERSION'] ?? DEFAULT_KUBERNETES_VERSION,
+      );
+      const built = await buildTestNodes(controlPlane, images, say);
+      console.log(built.repo.root);
+      return;
+    }
     // One after another: two Go builds at once would only share the machine's cores.
-    for (const raw of wanted) {
+    for (const raw of versions) {
       const disk = await buildNode(parseKubernetesVersion(raw), images, say);
       console.log(disk.image);
     }

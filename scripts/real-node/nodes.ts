@@ -7,7 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { build, NODE, type BuiltBinaries } from '../real-cluster/build.js';
+import { build, NODE_PACKAGES } from '../real-cluster/build.js';
 import {
   type ClusterState,
   DEFAULT_STATE_DIR as CLUSTER_DIR,
@@ -22,6 +22,7 @@ import {
   parseKubernetesVersion,
   type KubernetesVersion,
 } from '../real-cluster/versions.js';
+import { type AptRepository, debFileName, type PackageName, repoPath } from './apt-repo.js';
 import { buildDisk, type NodeDisk } from './disk.js';
 import { DEFAULT_NODE_STATE_DIR } from './paths.js';
 import { buildRootfs } from './rootfs.js';
@@ -49,6 +50,17 @@ export interface NodeSpec {
   name: string;
   /** The kubelet's version (default: the control plane's). */
   version?: KubernetesVersion;
+  /** A kubeadm node: its packages from `packages.repo`, laid out as `kubeadm join` leaves them. */
+  kubeadm?: boolean;
+}
+
+/** Where kubeadm nodes get their packages: the test repository and the server posing as pkgs.k8s.io. */
+export interface NodePackages {
+  repo: AptRepository;
+  /** The test CA that signed the server's certificate (the nodes trust it). */
+  caCert: string;
+  /** The server's port on 127.0.0.1 (pkgs-server.ts); each VM forwards pkgs.k8s.io:443 to it. */
+  port?: number;
 }
 
 export interface NodesUpOptions {
@@ -62,6 +74,8 @@ export interface NodesUpOptions {
   /** Start from the disk image again (a node's disk is otherwise kept across `down`/`up`). */
   fresh?: boolean;
   memoryMiB?: number;
+  /** Required when a node is `kubeadm`. */
+  packages?: NodePackages;
   say?: (line: string) => void;
 }
 
@@ -156,16 +170,39 @@ function sshKey(dir: string): string {
   return key;
 }
 
-/** Builds (or finds cached) everything a node of this kubelet version boots from. */
-/** The node disk for one kubelet version, with the sandbox image and `images` already in containerd. */
+/**
+ * The node disk for one kubelet version, with the sandbox image and `images` already in containerd:
+ * built (or found cached) from the root file system and the kubelet of NODE_PACKAGES' build (the same
+ * binary its `.deb` holds). With `kubeadm`, the node's packages come from that repository instead.
+ */
 export async function buildNode(
   version: KubernetesVersion,
   images: string[],
   say: (line: string) => void,
+  kubeadm?: Omit<NodePackages, 'port'>,
 ): Promise<NodeDisk> {
   const rootfs = await buildRootfs(say);
-  const kubelet: BuiltBinaries<'kubelet'> = await build(version, say, NODE);
-  return buildDisk(kubelet, rootfs, [await sandboxImage(say), ...images], say);
+  const binaries = await build(version, say, NODE_PACKAGES);
+  const archives = [await sandboxImage(say), ...images];
+  const kubelet = { kubernetes: binaries.info.kubernetes, builtAt: binaries.info.builtAt };
+  if (!kubeadm)
+    return buildDisk({ ...kubelet, binary: binaries.paths.kubelet }, rootfs, archives, say);
+  const repo = join(kubeadm.repo.root, repoPath(version), 'amd64');
+  const debs = (['kubelet', 'kubeadm', 'kubectl'] as PackageName[]).map((name) =>
+    join(repo, debFileName(name, version)),
+  );
+  const missing = debs.find((deb) => !existsSync(deb));
+  if (missing) {
+    throw new RealClusterError(
+      `the apt repository has no ${missing}: a kubeadm node's version must be one the repository was built for (${kubeadm.repo.info.versions.join(', ')})`,
+    );
+  }
+  const node = {
+    version,
+    keyring: readFileSync(kubeadm.repo.keyring),
+    caCert: readFileSync(kubeadm.caCert, 'utf8'),
+  };
+  return buildDisk({ ...kubelet, kubeadm: { node, debs } }, rootfs, archives, say);
 }
 
 /** Stops every VM of the state folder; true when one was running. */
@@ -248,14 +285,19 @@ export async function nodesUp(options: NodesUpOptions): Promise<NodesState> {
   const previous = readNodesState(dir);
   if (previous) await nodesDown(dir);
 
-  const versions = new Map<string, KubernetesVersion>();
-  for (const spec of options.nodes) {
-    const version = spec.version ?? controlPlane;
-    versions.set(version.full, version);
-  }
+  const diskKey = (spec: NodeSpec) =>
+    `${(spec.version ?? controlPlane).full}${spec.kubeadm ? '-kubeadm' : ''}`;
   const disks = new Map<string, NodeDisk>();
-  for (const version of versions.values()) {
-    disks.set(version.full, await buildNode(version, options.images ?? [], say));
+  for (const spec of options.nodes) {
+    if (disks.has(diskKey(spec))) continue;
+    if (spec.kubeadm && !options.packages) {
+      throw new RealClusterError(
+        `node ${spec.name} is a kubeadm node: it needs the package repository (packages)`,
+      );
+    }
+    const version = spec.version ?? controlPlane;
+    const kubeadm = spec.kubeadm ? options.packages : undefined;
+    disks.set(diskKey(spec), await buildNode(version, options.images ?? [], say, kubeadm));
   }
   const key = sshKey(dir);
   const pki = createPki(join(cluster.dir, 'pki'));
@@ -270,7 +312,7 @@ export async function nodesUp(options: NodesUpOptions): Promise<NodesState> {
   try {
     for (const [index, spec] of options.nodes.entries()) {
       const version = spec.version ?? controlPlane;
-      const disk = disks.get(version.full) as NodeDisk;
+      const disk = disks.get(diskKey(spec)) as NodeDisk;
       const nodeDir = join(dir, spec.name);
       mkdirSync(nodeDir, { recursive: true });
       const nodeDisk = join(nodeDir, 'disk.img');
@@ -317,6 +359,7 @@ export async function nodesUp(options: NodesUpOptions): Promise<NodesState> {
         kubeletPort,
         kubeletHost: '127.0.0.1',
         memoryMiB: options.memoryMiB ?? 1024,
+        pkgsPort: options.packages?.port,
       });
       state.nodes.push(record);
       save();

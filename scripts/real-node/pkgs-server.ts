@@ -74,7 +74,12 @@ export interface PkgsServer {
 }
 
 /** Serves `root` (the repository tree, apt-repo.ts) over HTTPS on 127.0.0.1; files only, no listings. */
-export function servePkgs(root: string, tls: PkgsTls, port = 0): Promise<PkgsServer> {
+export function servePkgs(
+  root: string,
+  tls: PkgsTls,
+  port = 0,
+  onRequest?: (path: string, status: number) => void,
+): Promise<PkgsServer> {
   const requests: PkgsServer['requests'] = [];
   const base = normalize(root) + sep;
   const server: Server = createServer(
@@ -88,6 +93,7 @@ export function servePkgs(root: string, tls: PkgsTls, port = 0): Promise<PkgsSer
         existsSync(file) &&
         statSync(file).isFile();
       requests.push({ path, status: ok ? 200 : 404 });
+      onRequest?.(path, ok ? 200 : 404);
       if (!ok) {
         response.writeHead(404).end();
         return;
@@ -100,6 +106,11 @@ export function servePkgs(root: string, tls: PkgsTls, port = 0): Promise<PkgsSer
       else createReadStream(file).pipe(response);
     },
   );
+  // Node closes a keep-alive connection 5 s after the response left its socket, without TLS's
+  // close_notify; an emulated guest reads a 20 MB .deb through QEMU's user network for tens of seconds
+  // after that, and GnuTLS then reports the early close as a read error (apt: "Error reading from
+  // server - read (5: Input/output error)", the whole file received). The client closes instead.
+  server.keepAliveTimeout = 0;
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () => {

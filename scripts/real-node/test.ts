@@ -3,21 +3,33 @@
  * (deps.sh), builds the project's images (`npm run images`, amd64) unless KUBEMAINT_IMAGES_DIR names a
  * folder of archives already built, starts a fresh control plane of its own (.kubemaint/real-node-test/
  * cluster) and two VMs whose disk image carries those images already imported (.kubemaint/real-node-test/
- * nodes; the disk image is cached by the images' digests), runs the tests one file at a time, and stops
- * everything whatever the outcome. Arguments are passed on to node --test (e.g. a file list).
+ * nodes; the disk image is cached by the images' digests) — kubemaint-vm-2 a kubeadm node one minor
+ * behind, with the test repository served as pkgs.k8s.io from here (test-nodes.ts) — runs the tests one
+ * file at a time, and stops everything whatever the outcome. Arguments are passed on to node --test (e.g. a file list).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
 import { down, up } from '../real-cluster/control-plane.js';
 import { RealClusterError } from '../real-cluster/errors.js';
 import { withLock } from '../real-cluster/lock.js';
 import { DEFAULT_KUBERNETES_VERSION, parseKubernetesVersion } from '../real-cluster/versions.js';
 import { nodesDown, nodesUp } from './nodes.js';
+import { servePkgs, type PkgsServer } from './pkgs-server.js';
+import { buildTestNodes, testNodes } from './test-nodes.js';
 
 const root = resolve('.kubemaint/real-node-test');
 const clusterDir = join(root, 'cluster');
 const nodesDir = join(root, 'nodes');
+/** Every request the nodes made of pkgs.k8s.io (the test server), one `STATUS PATH` a line. */
+const pkgsLog = join(root, 'pkgs-requests.log');
 const say = (line: string) => process.stderr.write(`${line}\n`);
 const files = process.argv.slice(2);
 const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(0)} s`;
@@ -75,6 +87,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 mkdirSync(root, { recursive: true });
 await withLock(join(root, 'run.lock'), say, async () => {
   const started = Date.now();
+  let pkgs: PkgsServer | undefined;
   try {
     const images = imageArchives();
     const version = parseKubernetesVersion(
@@ -83,12 +96,19 @@ await withLock(join(root, 'run.lock'), say, async () => {
     const cluster = await up({ version, dir: clusterDir, fresh: true, say });
     say(`control plane ${cluster.version} up after ${seconds(started)} (including any build)`);
     const nodesStarted = Date.now();
+    // The packages of both versions, their repository and the disks: cached per version.
+    const { repo, tls } = await buildTestNodes(version, images, say);
+    writeFileSync(pkgsLog, '');
+    pkgs = await servePkgs(repo.root, tls, 0, (path, status) =>
+      appendFileSync(pkgsLog, `${status} ${path}\n`),
+    );
     await nodesUp({
-      nodes: [{ name: 'kubemaint-vm-1' }, { name: 'kubemaint-vm-2' }],
+      nodes: testNodes(version).nodes,
       dir: nodesDir,
       clusterDir,
       images,
       readyTimeoutS: 3000,
+      packages: { repo, caCert: tls.caCert, port: pkgs.port },
       say,
     });
     say(`2 real nodes Ready after ${seconds(nodesStarted)} (including any build)`);
@@ -110,6 +130,7 @@ await withLock(join(root, 'run.lock'), say, async () => {
             KUBEMAINT_REAL_KUBECONFIG: cluster.kubeconfig,
             KUBEMAINT_REAL_NODES_DIR: nodesDir,
             KUBEMAINT_NODE_IMAGES: images.join(':'),
+            KUBEMAINT_PKGS_REQUESTS: pkgsLog,
           },
         },
       );
@@ -119,6 +140,7 @@ await withLock(join(root, 'run.lock'), say, async () => {
     if (!(error instanceof RealClusterError)) throw error;
     say(`test:node: ${error.message}`);
   } finally {
+    await pkgs?.close();
     await nodesDown(nodesDir);
     await down(clusterDir);
     say(`test:node: ${code === 0 ? 'passed' : 'failed'} in ${seconds(started)}`);

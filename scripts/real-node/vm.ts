@@ -10,6 +10,7 @@ import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { APISERVER_GUEST_ADDRESS, APISERVER_GUEST_PORT, KERNEL_APPEND } from './guest.js';
 import { RealClusterError } from '../real-cluster/errors.js';
+import { PKGS_GUEST_ADDRESS, PKGS_GUEST_PORT } from './pkgs-server.js';
 import { run } from './run.js';
 
 export interface VmSpec {
@@ -29,6 +30,8 @@ export interface VmSpec {
   /** The host address the kubelet's port is forwarded from (the node's InternalIP on the host's loopback). */
   kubeletHost: string;
   memoryMiB: number;
+  /** The test's pkgs.k8s.io server on the host's loopback (pkgs-server.ts), forwarded from PKGS_GUEST_ADDRESS:443. */
+  pkgsPort?: number;
 }
 
 export const consoleLog = (dir: string) => join(dir, 'console.log');
@@ -56,6 +59,11 @@ export function qemuArgs(spec: VmSpec): string[] {
     `hostfwd=tcp:127.0.0.1:${spec.sshPort}-:22`,
     `hostfwd=tcp:${spec.kubeletHost}:${spec.kubeletPort}-:${spec.kubeletPort}`,
     apiserver,
+    ...(spec.pkgsPort
+      ? [
+          `guestfwd=tcp:${PKGS_GUEST_ADDRESS}:${PKGS_GUEST_PORT}-cmd:socat -lf ${join(spec.dir, 'socat-pkgs.log')} STDIO TCP:127.0.0.1:${spec.pkgsPort}`,
+        ]
+      : []),
   ].join(',');
   return [
     // No default devices (IDE, CD-ROM, VGA): fewer to probe on a slow emulated boot.

@@ -11,13 +11,18 @@
  * uncordons. Run by `npm run test:node` (scripts/real-node/test.ts).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { INFRA_K8S, realCluster, type RealCluster } from '../support/real-cluster.js';
-import { runCli, startCli, type LongRunning } from '../support/cli-process.js';
-import { imageNameOf, poll, realNodes, type RealNodes } from '../support/real-nodes.js';
+import { realCluster, type RealCluster } from '../support/real-cluster.js';
+import { runCli } from '../support/cli-process.js';
+import {
+  installKubemaint,
+  type KubemaintServe,
+  nodeImages,
+  poll,
+  realNodes,
+  type RealNodes,
+  startServe,
+} from '../support/real-nodes.js';
 
 const MINUTE = 60_000;
 
@@ -35,7 +40,13 @@ interface PodJson {
   spec: { nodeName?: string };
   status: {
     phase: string;
-    containerStatuses?: { image: string; imageID: string; ready: boolean }[];
+    containerStatuses?: {
+      image: string;
+      imageID: string;
+      ready: boolean;
+      restartCount: number;
+      lastState?: { terminated?: { reason?: string; exitCode?: number } };
+    }[];
   };
 }
 
@@ -47,14 +58,14 @@ describe('a real node rebooted by kubemaint, end to end', { timeout: 60 * MINUTE
   let cluster: RealCluster;
   let nodes: RealNodes;
   let dir: string;
-  let serve: LongRunning | undefined;
+  let kubemaint: KubemaintServe | undefined;
   let target: string;
   let other: string;
   let cliImage: string;
   let bootBefore: string;
   const taintsSeen = new Set<string>();
   let watching: NodeJS.Timeout | undefined;
-  const kubeconfigs: Record<string, string> = {};
+  let kubeconfigs: KubemaintServe['kubeconfigs'];
 
   const node = (name: string) =>
     JSON.parse(cluster.kubectl(['get', 'node', name, '-o', 'json'])) as NodeJson;
@@ -85,39 +96,10 @@ describe('a real node rebooted by kubemaint, end to end', { timeout: 60 * MINUTE
     nodes = realNodes();
     assert.ok(nodes.nodes.length >= 2, 'two real nodes: one to reboot, one to take its pods');
     [target, other] = nodes.nodes.map((n) => n.name) as [string, string];
-    const archives = (process.env['KUBEMAINT_NODE_IMAGES'] ?? '').split(':').filter(Boolean);
-    const named = archives.map(imageNameOf);
-    cliImage =
-      named.find((n) => /\/kubemaint:/.test(n)) ??
-      assert.fail(`no CLI image in ${archives.join(', ')}`);
-    const agentImage =
-      named.find((n) => /kubemaint-agent:/.test(n)) ??
-      assert.fail(`no agent image in ${archives.join(', ')}`);
-    dir = mkdtempSync(join(tmpdir(), 'kubemaint-node-e2e-'));
-
-    cluster.kubectl(['apply', '--server-side', '--force-conflicts', '-k', INFRA_K8S]);
-    // serve runs outside the cluster, as `npx kubemaint serve` against a kubeconfig; the agent runs on
-    // the VMs from the image built here (whatever name infra/k8s gives it, the archive's is the truth).
-    cluster.kubectl(['scale', 'deployment/kubemaint-serve', '-n', 'kubemaint', '--replicas=0']);
-    cluster.kubectl([
-      'set',
-      'image',
-      '-n',
-      'kubemaint',
-      'daemonset/kubemaint-agent',
-      `agent=${agentImage}`,
-    ]);
-    // An emulated node is slow: one TLS handshake to the apiserver took 10 s under load, twice the
-    // agent's default connect limit.
-    cluster.kubectl([
-      'set',
-      'env',
-      '-n',
-      'kubemaint',
-      'daemonset/kubemaint-agent',
-      'API_CONNECT_TIMEOUT_SECONDS=60',
-      'API_TIMEOUT_SECONDS=120',
-    ]);
+    const images = nodeImages();
+    cliImage = images.cli;
+    // First: the agent pods start on both VMs while the web app's pods start.
+    installKubemaint(cluster, images.agent);
 
     // The shop's web app: both replicas on the node to reboot (the other node cordoned meanwhile), a PDB
     // that keeps both, so kubemaint's drain is refused until a third replica runs elsewhere. The pods run
@@ -156,74 +138,10 @@ describe('a real node rebooted by kubemaint, end to end', { timeout: 60 * MINUTE
     cluster.kubectl(['rollout', 'status', 'deployment/web', '-n', 'shop', '--timeout=600s']);
     cluster.kubectl(['uncordon', other]);
 
-    // alice and bob: people with kubemaint's person role (infra/k8s/rbac-people.yaml) and node read access.
-    const people = ['alice', 'bob'];
-    const subjects = people.map((name) => ({
-      apiGroup: 'rbac.authorization.k8s.io',
-      kind: 'User',
-      name,
-    }));
-    const roleRef = (name: string) => ({
-      apiGroup: 'rbac.authorization.k8s.io',
-      kind: 'ClusterRole',
-      name,
-    });
-    cluster.kubectl(['apply', '-f', '-'], {
-      input: JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'List',
-        items: [
-          {
-            apiVersion: 'rbac.authorization.k8s.io/v1',
-            kind: 'ClusterRole',
-            metadata: { name: 'node-e2e-node-reader' },
-            rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch'] }],
-          },
-          {
-            apiVersion: 'rbac.authorization.k8s.io/v1',
-            kind: 'ClusterRoleBinding',
-            metadata: { name: 'node-e2e-node-reader' },
-            roleRef: roleRef('node-e2e-node-reader'),
-            subjects,
-          },
-          {
-            apiVersion: 'rbac.authorization.k8s.io/v1',
-            kind: 'RoleBinding',
-            metadata: { name: 'node-e2e-people', namespace: 'kubemaint' },
-            roleRef: roleRef('kubemaint:person'),
-            subjects,
-          },
-        ],
-      }),
-    });
-    for (const person of people) kubeconfigs[person] = cluster.userKubeconfig(person);
-
-    writeFileSync(
-      join(dir, 'kubemaint.yaml'),
-      `cluster:
-  type: kubeconfig
-  kubeconfig:
-    path: ${cluster.serviceAccountKubeconfig('kubemaint', 'kubemaint-serve')}
-approval:
-  twoPerson: true
-  approvers:
-    kubernetes:
-      users: [alice, bob]
-agent:
-  period: 10s
-# The executor's image is the one built here and imported into the nodes: never pulled.
-executor:
-  image: ${cliImage}
-  imagePullPolicy: IfNotPresent
-`,
-    );
-    serve = startCli(
-      ['serve', '--config', 'kubemaint.yaml', '--ops-port', '0', '--ops-host', '127.0.0.1'],
-      {
-        cwd: dir,
-      },
-    );
-    await serve.waitFor(/serve ready: /, 2 * MINUTE);
+    // The kubelet upgrade of the node one minor behind is upgrade.test.ts's: not proposed here.
+    kubemaint = await startServe(cluster, cliImage, 'kubelet:\n  enabled: false\n');
+    dir = kubemaint.dir;
+    kubeconfigs = kubemaint.kubeconfigs;
     bootBefore = node(target).status.nodeInfo.bootID;
     // Every taint the nodes carry while the test runs: the node lifecycle controller's come and go.
     watching = setInterval(() => {
@@ -237,8 +155,7 @@ executor:
 
   after(async () => {
     if (watching) clearInterval(watching);
-    await serve?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await kubemaint?.stop();
   });
 
   it("the agent's pod, from the image built here, marks its node when the host asks for a reboot", async () => {
@@ -254,6 +171,10 @@ executor:
       5_000,
     );
     assert.equal(node(target).metadata.labels?.['kubemaint.io/reboot-required'], undefined);
+    // shutdownGracePeriod is set (guest.ts): the kubelet holds logind's delay inhibitor, so a reboot
+    // waits for it to stop the pods left on the node (the agent's: a drain keeps DaemonSet pods).
+    const inhibitors = nodes.ssh(target, 'systemd-inhibit --list --no-pager');
+    assert.match(inhibitors, /kubelet.*shutdown.*delay/i, inhibitors);
     // What unattended-upgrades writes after a kernel update: /var/run is the host's tmpfs.
     nodes.ssh(target, "printf '*** System restart required ***\\n' > /var/run/reboot-required");
     await poll(
@@ -268,13 +189,13 @@ executor:
     const proposed = await poll('the proposal', rebootRequest, 5 * MINUTE, 5_000);
     assert.equal(proposed.state, 'proposed');
     const first = await runCli(
-      ['approve', proposed.id, '--kubeconfig', kubeconfigs['alice']!, '--config', 'kubemaint.yaml'],
+      ['approve', proposed.id, '--kubeconfig', kubeconfigs.alice, '--config', 'kubemaint.yaml'],
       { cwd: dir },
     );
     assert.equal(first.code, 0, first.stderr);
     assert.match(first.stdout, /first of two approvals/);
     const second = await runCli(
-      ['approve', proposed.id, '--kubeconfig', kubeconfigs['bob']!, '--config', 'kubemaint.yaml'],
+      ['approve', proposed.id, '--kubeconfig', kubeconfigs.bob, '--config', 'kubemaint.yaml'],
       { cwd: dir },
     );
     assert.equal(second.code, 0, second.stderr);
@@ -351,6 +272,21 @@ executor:
     const left = (now.spec?.taints ?? []).map((t) => t.key);
     assert.deepEqual(left, [], 'no taint is left');
     process.stderr.write(`# taints seen on ${target}: ${[...taintsSeen].join(', ')}\n`);
+    // How the agent's container (left on the node by the drain) ended with the old boot: the
+    // kubelet's graceful shutdown stopped it (its exit recorded), or the power went (Unknown).
+    const agent = await poll(
+      "the agent's pod running again on the rebooted node",
+      () =>
+        pods('kubemaint', 'app.kubernetes.io/name=kubemaint-agent').find(
+          (p) => p.spec.nodeName === target && p.status.containerStatuses?.[0]?.ready,
+        ),
+      10 * MINUTE,
+      5_000,
+    );
+    const agentStatus = agent.status.containerStatuses![0]!;
+    process.stderr.write(
+      `# the agent's container across the reboot: restartCount ${agentStatus.restartCount}, last state ${JSON.stringify(agentStatus.lastState?.terminated ?? {})}\n`,
+    );
     // The phases of this reboot from the request's own history and the node's Ready condition,
     // for BENCHMARKS.md: kubemaint's overhead beside the VM's boot.
     const history = (

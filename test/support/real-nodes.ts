@@ -5,13 +5,17 @@
  * A test reaches a node's host over SSH, as an operator would, and reads its serial console log.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseAllDocuments } from 'yaml';
 import { readNodesState, type NodeRecord } from '../../scripts/real-node/nodes.js';
 import { DEFAULT_NODE_STATE_DIR } from '../../scripts/real-node/paths.js';
 import { sshArgs } from '../../scripts/real-node/ssh.js';
 import { kernelBoots } from '../../scripts/real-node/vm.js';
 import { waitFor } from '@kubemaint/kubesim/testing';
+import { startCli, type LongRunning } from './cli-process.js';
+import { INFRA_K8S, type RealCluster } from './real-cluster.js';
 
 export interface RealNodes {
   nodes: NodeRecord[];
@@ -90,4 +94,152 @@ export function imageNameOf(archive: string): string {
   throw new Error(
     `${archive} names no image (no io.containerd.image.name annotation, no RepoTags)`,
   );
+}
+
+/** The CLI and agent images `npm run test:node` imported into the nodes (KUBEMAINT_NODE_IMAGES). */
+export function nodeImages(): { cli: string; agent: string } {
+  const archives = (process.env['KUBEMAINT_NODE_IMAGES'] ?? '').split(':').filter(Boolean);
+  const named = archives.map(imageNameOf);
+  const find = (pattern: RegExp, what: string) => {
+    const name = named.find((n) => pattern.test(n));
+    if (!name)
+      throw new Error(`no ${what} image in ${archives.join(', ') || 'KUBEMAINT_NODE_IMAGES'}`);
+    return name;
+  };
+  return { cli: find(/\/kubemaint:/, 'CLI'), agent: find(/kubemaint-agent:/, 'agent') };
+}
+
+interface Manifest {
+  kind: string;
+  metadata: { name: string };
+  spec?: {
+    replicas?: number;
+    template?: { spec: { containers: { name: string; image: string; env?: object[] }[] } };
+  };
+}
+
+/**
+ * kubemaint's manifests (infra/k8s) as the node tests install them, written once before any pod
+ * starts (a change after would roll the DaemonSet node by node, minutes under TCG): the agent runs the
+ * image built here, with API timeouts for an emulated node (one TLS handshake to the apiserver took
+ * 10 s under load, twice the agent's default connect limit); serve's Deployment has no replica (serve
+ * runs outside, as `npx kubemaint serve` against a kubeconfig). Applying it again changes nothing.
+ */
+export function installKubemaint(cluster: RealCluster, agentImage: string): void {
+  const docs = parseAllDocuments(cluster.kubectl(['kustomize', INFRA_K8S]))
+    .map((doc) => doc.toJS() as Manifest | null)
+    .filter((doc): doc is Manifest => doc !== null);
+  const agent = docs.find((d) => d.kind === 'DaemonSet' && d.metadata.name === 'kubemaint-agent');
+  const serve = docs.find((d) => d.kind === 'Deployment' && d.metadata.name === 'kubemaint-serve');
+  const container = agent?.spec?.template?.spec.containers.find((c) => c.name === 'agent');
+  if (!container || !serve?.spec)
+    throw new Error(`${INFRA_K8S} has no agent DaemonSet or serve Deployment`);
+  container.image = agentImage;
+  container.env = [
+    ...(container.env ?? []),
+    { name: 'API_CONNECT_TIMEOUT_SECONDS', value: '60' },
+    { name: 'API_TIMEOUT_SECONDS', value: '120' },
+  ];
+  serve.spec.replicas = 0;
+  cluster.kubectl(['apply', '--server-side', '--force-conflicts', '-f', '-'], {
+    input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: docs }),
+  });
+}
+
+export interface KubemaintServe {
+  /** The folder serve and the CLI run in (kubemaint.yaml). */
+  dir: string;
+  serve: LongRunning;
+  /** alice's and bob's kubeconfigs: people with kubemaint's person role and node read access. */
+  kubeconfigs: Record<'alice' | 'bob', string>;
+  stop(): Promise<void>;
+}
+
+/**
+ * alice and bob (kubemaint's person role, infra/k8s/rbac-people.yaml, and node read access), a
+ * kubemaint.yaml of `config` plus the two-person rule with them as approvers and the executor's image
+ * (built here, never pulled), and serve running against the real control plane as its service account.
+ */
+export async function startServe(
+  cluster: RealCluster,
+  cliImage: string,
+  config: string,
+): Promise<KubemaintServe> {
+  const people = ['alice', 'bob'] as const;
+  const subjects = people.map((name) => ({
+    apiGroup: 'rbac.authorization.k8s.io',
+    kind: 'User',
+    name,
+  }));
+  const roleRef = (name: string) => ({
+    apiGroup: 'rbac.authorization.k8s.io',
+    kind: 'ClusterRole',
+    name,
+  });
+  cluster.kubectl(['apply', '-f', '-'], {
+    input: JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'List',
+      items: [
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRole',
+          metadata: { name: 'node-e2e-node-reader' },
+          rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch'] }],
+        },
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRoleBinding',
+          metadata: { name: 'node-e2e-node-reader' },
+          roleRef: roleRef('node-e2e-node-reader'),
+          subjects,
+        },
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'RoleBinding',
+          metadata: { name: 'node-e2e-people', namespace: 'kubemaint' },
+          roleRef: roleRef('kubemaint:person'),
+          subjects,
+        },
+      ],
+    }),
+  });
+  const kubeconfigs = {
+    alice: cluster.userKubeconfig('alice'),
+    bob: cluster.userKubeconfig('bob'),
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'kubemaint-node-e2e-'));
+  writeFileSync(
+    join(dir, 'kubemaint.yaml'),
+    `cluster:
+  type: kubeconfig
+  kubeconfig:
+    path: ${cluster.serviceAccountKubeconfig('kubemaint', 'kubemaint-serve')}
+approval:
+  twoPerson: true
+  approvers:
+    kubernetes:
+      users: [alice, bob]
+agent:
+  period: 10s
+# The executor's image is the one built here and imported into the nodes: never pulled.
+executor:
+  image: ${cliImage}
+  imagePullPolicy: IfNotPresent
+${config}`,
+  );
+  const serve = startCli(
+    ['serve', '--config', 'kubemaint.yaml', '--ops-port', '0', '--ops-host', '127.0.0.1'],
+    { cwd: dir },
+  );
+  await serve.waitFor(/serve ready: /, 2 * 60_000);
+  return {
+    dir,
+    serve,
+    kubeconfigs,
+    stop: async () => {
+      await serve.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

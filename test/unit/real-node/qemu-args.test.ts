@@ -57,4 +57,16 @@ describe('qemuArgs', () => {
     ]);
     assert.match(after(args, '-append')[0]!, /root=\/dev\/vda rw console=ttyS0/);
   });
+
+  it("forwards pkgs.k8s.io's guest address to the test's package server only when there is one", () => {
+    const guestfwds = (args: string[]) =>
+      (after(args, '-netdev')[0] ?? '').split(',').filter((o) => o.startsWith('guestfwd='));
+    assert.equal(guestfwds(args).length, 1, 'no package server: the apiserver only');
+    const withPkgs = guestfwds(qemuArgs({ ...spec, pkgsPort: 44443 }));
+    assert.equal(withPkgs.length, 2);
+    assert.match(
+      withPkgs[1]!,
+      /^guestfwd=tcp:10\.0\.2\.101:443-cmd:socat -lf \/state\/kubemaint-vm-1\/socat-pkgs\.log STDIO TCP:127\.0\.0\.1:44443$/,
+    );
+  });
 });
