@@ -42,7 +42,7 @@ export function statusPatch(
     if (deepEqual(base[key], value)) continue;
     if (key === 'conditions' && Array.isArray(value)) {
       const changed = changedConditions(base[key], value as Condition[], ownConditions);
-      if (changed.length > 0) patch[key] = withDroppedFields(base[key], changed as Status[]);
+      if (changed.length > 0) patch[key] = withDroppedFields(base[key], changed);
       continue;
     }
     patch[key] =
