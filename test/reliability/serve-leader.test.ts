@@ -55,11 +55,11 @@ describe(
       const step = (what: string) =>
         process.stderr.write(`# ${((performance.now() - started) / 1000).toFixed(1)} s: ${what}\n`);
       cluster = await startServeCluster({
-      nodes: NODE_COUNT,
-      concurrency: 1,
-      tickSeconds: 2,
-      leaderElection: true,
-    });
+        nodes: NODE_COUNT,
+        concurrency: 1,
+        tickSeconds: 2,
+        leaderElection: true,
+      });
       const { sim } = cluster;
       // Unmarked to begin with: the roll is the one marked below.
       NODES = clearMarks(sim);
