@@ -191,7 +191,7 @@ describe('simulated nodes attached to the real control plane', { timeout: 600_00
       60_000,
     );
     assert.equal(ready('attach-2')?.status, 'Unknown');
-    await waitFor('attach-2 Ready again', () => ready('attach-2')?.status === 'True', 90_000);
+    await waitFor('attach-2 Ready again', () => ready('attach-2')?.status === 'True', 240_000);
     const after = node('attach-2').status.nodeInfo.bootID;
     assert.ok(after && after !== before, `a new bootID (${before} → ${after})`);
     await waitFor(
