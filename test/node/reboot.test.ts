@@ -16,6 +16,8 @@ import { realCluster, type RealCluster } from '../support/real-cluster.js';
 import { runCli } from '../support/cli-process.js';
 import {
   installKubemaint,
+  nodeJson,
+  podsJson,
   type KubemaintServe,
   nodeImages,
   poll,
@@ -25,30 +27,6 @@ import {
 } from '../support/real-nodes.js';
 
 const MINUTE = 60_000;
-
-interface NodeJson {
-  metadata: { name: string; labels?: Record<string, string> };
-  spec?: { unschedulable?: boolean; taints?: { key: string; effect: string }[] };
-  status: {
-    nodeInfo: { bootID: string; kubeletVersion: string };
-    conditions?: { type: string; status: string; lastTransitionTime?: string }[];
-  };
-}
-
-interface PodJson {
-  metadata: { name: string; labels?: Record<string, string> };
-  spec: { nodeName?: string };
-  status: {
-    phase: string;
-    containerStatuses?: {
-      image: string;
-      imageID: string;
-      ready: boolean;
-      restartCount: number;
-      lastState?: { terminated?: { reason?: string; exitCode?: number } };
-    }[];
-  };
-}
 
 interface StatusJson {
   requests: { id: string; node: string; action: string; state: string; reasons: string[] }[];
@@ -67,22 +45,8 @@ describe('a real node rebooted by kubemaint, end to end', { timeout: 60 * MINUTE
   let watching: NodeJS.Timeout | undefined;
   let kubeconfigs: KubemaintServe['kubeconfigs'];
 
-  const node = (name: string) =>
-    JSON.parse(cluster.kubectl(['get', 'node', name, '-o', 'json'])) as NodeJson;
-  const pods = (namespace: string, selector?: string) =>
-    (
-      JSON.parse(
-        cluster.kubectl([
-          'get',
-          'pods',
-          '-n',
-          namespace,
-          ...(selector ? ['-l', selector] : []),
-          '-o',
-          'json',
-        ]),
-      ) as { items: PodJson[] }
-    ).items;
+  const node = (name: string) => nodeJson(cluster, name);
+  const pods = (namespace: string, selector?: string) => podsJson(cluster, namespace, selector);
   const status = async (): Promise<StatusJson> => {
     const result = await runCli(['status', '--json', '--config', 'kubemaint.yaml'], { cwd: dir });
     assert.equal(result.code, 0, result.stderr);

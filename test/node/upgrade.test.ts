@@ -24,6 +24,8 @@ import { runCli } from '../support/cli-process.js';
 import { realCluster, type RealCluster } from '../support/real-cluster.js';
 import {
   installKubemaint,
+  nodeJson,
+  podsJson,
   type KubemaintServe,
   nodeImages,
   poll,
@@ -33,29 +35,6 @@ import {
 } from '../support/real-nodes.js';
 
 const MINUTE = 60_000;
-
-interface NodeJson {
-  metadata: { name: string; annotations?: Record<string, string> };
-  spec?: { unschedulable?: boolean; taints?: { key: string }[] };
-  status: {
-    nodeInfo: { bootID: string; kubeletVersion: string };
-    conditions?: { type: string; status: string }[];
-  };
-}
-
-interface PodJson {
-  metadata: { name: string; uid: string; labels?: Record<string, string> };
-  spec: { nodeName?: string };
-  status: {
-    phase: string;
-    containerStatuses?: {
-      containerID?: string;
-      restartCount: number;
-      ready: boolean;
-      image: string;
-    }[];
-  };
-}
 
 interface Request {
   id: string;
@@ -83,22 +62,8 @@ describe(
     const seen = new Map<string, number>();
     let watching: NodeJS.Timeout | undefined;
 
-    const node = (name: string) =>
-      JSON.parse(cluster.kubectl(['get', 'node', name, '-o', 'json'])) as NodeJson;
-    const pods = (namespace: string, selector?: string) =>
-      (
-        JSON.parse(
-          cluster.kubectl([
-            'get',
-            'pods',
-            '-n',
-            namespace,
-            ...(selector ? ['-l', selector] : []),
-            '-o',
-            'json',
-          ]),
-        ) as { items: PodJson[] }
-      ).items;
+    const node = (name: string) => nodeJson(cluster, name);
+    const pods = (namespace: string, selector?: string) => podsJson(cluster, namespace, selector);
     const agentPod = () =>
       pods('kubemaint', 'app.kubernetes.io/name=kubemaint-agent').find(
         (p) => p.spec.nodeName === target,

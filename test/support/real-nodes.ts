@@ -243,3 +243,51 @@ ${config}`,
     },
   };
 }
+
+/** A Node as `kubectl get node -o json` shows it, the fields the node tests read. */
+export interface NodeJson {
+  metadata: {
+    name: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
+  spec?: { unschedulable?: boolean; taints?: { key: string; effect: string }[] };
+  status: {
+    nodeInfo: { bootID: string; kubeletVersion: string };
+    conditions?: { type: string; status: string; lastTransitionTime?: string }[];
+  };
+}
+
+/** A Pod as `kubectl get pods -o json` shows it, the fields the node tests read. */
+export interface PodJson {
+  metadata: { name: string; uid: string; labels?: Record<string, string> };
+  spec: { nodeName?: string };
+  status: {
+    phase: string;
+    containerStatuses?: {
+      containerID?: string;
+      image: string;
+      imageID: string;
+      ready: boolean;
+      restartCount: number;
+      lastState?: { terminated?: { reason?: string; exitCode?: number } };
+    }[];
+  };
+}
+
+export function nodeJson(cluster: RealCluster, name: string): NodeJson {
+  return JSON.parse(cluster.kubectl(['get', 'node', name, '-o', 'json'])) as NodeJson;
+}
+
+export function podsJson(cluster: RealCluster, namespace: string, selector?: string): PodJson[] {
+  const args = [
+    'get',
+    'pods',
+    '-n',
+    namespace,
+    ...(selector ? ['-l', selector] : []),
+    '-o',
+    'json',
+  ];
+  return (JSON.parse(cluster.kubectl(args)) as { items: PodJson[] }).items;
+}
