@@ -82,6 +82,10 @@ export const EXAMPLES: Record<string, Example[]> = {
       does: "the config's URLs and template",
     },
   ],
+  history: [
+    { args: ['history', 'node-2'], does: "node-2's maintenance, oldest first, deleted ones too" },
+    { args: ['history', 'node-2', '--json'], does: 'as one JSON document' },
+  ],
   sim: [
     { args: ['sim'], does: 'the embedded cluster alone (prints its kubeconfig)' },
     {
