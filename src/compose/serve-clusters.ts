@@ -25,6 +25,7 @@ import { cliCommand } from './sim-host.js';
 import { lateSlackNotifier, slackNotifierFor, slackSettingsFor } from './slack.js';
 import { everywhere, scanOf, startSlackApp } from './slack-serve.js';
 import { composeClustersStatusPage } from './status-page.js';
+import { stopSignal } from './stop-signal.js';
 
 export interface ServeClustersOptions {
   config: Config;
@@ -45,11 +46,11 @@ export interface RunningClusters {
 }
 
 export async function runServeClusters(options: ServeClustersOptions): Promise<void> {
+  // Taken before the ready line is printed (stopSignal says why); one during start-up stops serve
+  // as soon as it has started.
+  const stopped = stopSignal();
   const running = await startServeClusters(options);
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
+  await stopped;
   options.out('kubemaint serve: stopping (the ticks in flight finish first)\n');
   await running.stop();
 }

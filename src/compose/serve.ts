@@ -27,6 +27,7 @@ import { everywhere, scanOf, startSlackApp } from './slack-serve.js';
 import { cliCommand } from './sim-host.js';
 import { serveLeadership, type ServeLeadership } from './serve-leadership.js';
 import { composeStatusPage, statusPageEnabled } from './status-page.js';
+import { stopSignal } from './stop-signal.js';
 
 export async function runServe(options: {
   /** The validated config (the CLI loaded it; anything refused was refused before this starts). */
@@ -207,6 +208,7 @@ export async function runServe(options: {
   });
   void pause.check();
   const kubeconfig = runtime.connection.kubeconfigPath;
+  const stopped = stopSignal();
   out(
     `kubemaint serve ready: cluster=${deps.settings.cluster}` +
       `${kubeconfig ? ` kubeconfig=${kubeconfig}` : ''} ops=${ops.url}${everywhere(ops.host)}` +
@@ -217,10 +219,7 @@ export async function runServe(options: {
   );
   if (runtime.connection.sim)
     out(demoHelp(kubeconfig ?? '', page ? `${ops.url}/status` : undefined, cli));
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
+  await stopped;
   out('kubemaint serve: stopping (the tick in flight finishes first)\n');
   for (const task of tasks) await task.stop();
   watch.stop();

@@ -8,10 +8,10 @@
  * the report can say what the twin lacks instead of failing the whole rehearsal.
  */
 import { KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
-import { GROUP, VERSION } from './request-codec.js';
+import { GROUP, REQUESTS, VERSION } from './request-codec.js';
 import type { KubeClient } from './client.js';
 import { isKubeError } from './errors.js';
-import { listAll } from './paginate.js';
+import { customObjectsPage, listAll, type Page } from './paginate.js';
 import { withRetry } from './retry.js';
 import { DURATIONS_CONFIGMAP } from './durations.js';
 import { PAUSE_CONFIGMAP } from '../../core/names.js';
@@ -36,6 +36,8 @@ export interface SnapshotKind {
   namespace?: string;
   /** Why the rehearsal wants it, for the "skipped" line. */
   why: string;
+  /** kubemaint's own kinds: listed as custom objects, whose list answers keep their `continue`. */
+  plural?: string;
 }
 
 /** What a campaign depends on, in the order the twin creates them (owners before what they own). */
@@ -54,6 +56,7 @@ export function snapshotKinds(namespace: string): SnapshotKind[] {
       apiVersion: `${GROUP}/${VERSION}`,
       kind: 'MaintenanceRequest',
       namespace,
+      plural: REQUESTS,
       why: "kubemaint's requests in flight",
     },
     { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace, why: 'slots held now' },
@@ -83,7 +86,18 @@ export async function readClusterSnapshot(
     try {
       const items = await listAll<KubernetesObject>(
         `list ${spec.kind}`,
-        async (cont, limit) => {
+        async (cont, limit): Promise<Page<KubernetesObject>> => {
+          if (spec.plural && spec.namespace) {
+            const list: unknown = await client.custom.listNamespacedCustomObject({
+              group: GROUP,
+              version: VERSION,
+              namespace: spec.namespace,
+              plural: spec.plural,
+              limit,
+              ...(cont === undefined ? {} : { _continue: cont }),
+            });
+            return customObjectsPage(list);
+          }
           const list = await api.list(
             spec.apiVersion,
             spec.kind,

@@ -13,6 +13,16 @@ export interface Page<T> {
   metadata?: { _continue?: string };
 }
 
+/**
+ * A CustomObjectsApi (or raw) list answer as a page. Its JSON keeps the token as `continue`; only the
+ * typed clients rename it `_continue`, and KubernetesObjectApi.list drops a custom list's metadata
+ * altogether. Read as `_continue`, every such list stopped after its first 500 objects.
+ */
+export function customObjectsPage<T>(list: unknown): Page<T> {
+  const answer = list as { items?: T[]; metadata?: { continue?: string } };
+  return { items: answer.items ?? [], metadata: { _continue: answer.metadata?.continue ?? '' } };
+}
+
 export async function listAll<T>(
   action: string,
   fetchPage: (cont: string | undefined, limit: number) => Promise<Page<T>>,

@@ -10,7 +10,7 @@ import { phaseOf, type RequestPhase } from '../../core/retention.js';
 import type { KubeClient } from './client.js';
 import { isKubeError } from './errors.js';
 import { MERGE_PATCH } from './nodes.js';
-import { listAll } from './paginate.js';
+import { customObjectsPage, listAll } from './paginate.js';
 import {
   DECISIONS,
   GROUP,
@@ -179,16 +179,14 @@ export function requestStore(
     listAll(
       `list ${plural} in ${namespace}`,
       async (cont, limit) => {
-        const list = (await client.custom.listNamespacedCustomObject({
+        const list: unknown = await client.custom.listNamespacedCustomObject({
           ...scope,
           plural,
           limit,
           ...selectors,
           ...(cont === undefined ? {} : { _continue: cont }),
-        })) as { items: unknown[]; metadata?: { continue?: string } };
-        // Custom objects come back as the JSON was sent: the token is `continue`, not the typed
-        // clients' `_continue` (read as that, every list stopped after its first 500 objects).
-        return { items: list.items, metadata: { _continue: list.metadata?.continue ?? '' } };
+        });
+        return customObjectsPage(list);
       },
       client.retry,
     );

@@ -13,6 +13,7 @@ import { KUBELET_VERSION } from '@kubemaint/kubesim/names';
 import type { SimOptions } from './sim.js';
 import { number, parseImages, parseLabels } from './sim-options.js';
 import { withKubemaintImages } from '../../compose/sim-host.js';
+import { stopSignal } from '../../compose/stop-signal.js';
 
 export const ATTACH_HELP =
   'Attach mode (--attach KUBECONFIG): N simulated nodes join that apiserver, kwok-style, and its real\n' +
@@ -103,12 +104,10 @@ export async function runAttach(options: SimOptions, command: Command): Promise<
     delays: { rebootDowntimeMs: downtime * 1_000 },
     log: createLogger({ service: 'sim-attach' }),
   });
+  const stopped = stopSignal();
   process.stdout.write(
     `kubemaint sim attached: nodes=${nodes} kubeconfig=${kubeconfig} host=${attached.hostUrl}\n`,
   );
-  await new Promise<void>((done) => {
-    process.once('SIGINT', () => done());
-    process.once('SIGTERM', () => done());
-  });
+  await stopped;
   await attached.stop({ cleanup: options.cleanup ?? false });
 }

@@ -18,6 +18,7 @@ import { ATTACH_HELP, refuseAttachOptions, runAttach } from './sim-attach.js';
 import { number, parseImages } from './sim-options.js';
 import { kubemaintAccessObjects } from '../../compose/sim-access.js';
 import { withKubemaintImages } from '../../compose/sim-host.js';
+import { stopSignal } from '../../compose/stop-signal.js';
 
 export interface SimOptions {
   scenario: string;
@@ -179,11 +180,9 @@ export function registerSimCommand(program: Command): void {
       const admin = loadKubeConfig(sim.kubeconfigPath);
       await installKubemaintKinds(admin);
       await bindDemoPeople(admin);
+      const stopped = stopSignal();
       process.stdout.write(`kubemaint sim ready: kubeconfig=${sim.kubeconfigPath}\n`);
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', () => resolve());
-        process.once('SIGTERM', () => resolve());
-      });
+      await stopped;
       await sim.stop();
     });
 }
