@@ -59,14 +59,21 @@ export async function handleScaleWrite(
   deps: HandlerDeps,
   verb: 'update' | 'patch',
 ): Promise<void> {
-  const object = current(t, deps);
+  // The body first, then the object, with no wait between reading it and writing it back: read
+  // before the body arrived, a controller's write in between made a patch without resourceVersion
+  // fail with 409 (the apiserver retries such a patch on the newest object) and a PUT write back
+  // the stale object's other fields.
   let scale: Obj;
+  let object: KObject;
   if (verb === 'patch') {
     const type = mediaType(ctx.req);
     assertPatchType(type);
-    scale = o(applyPatch(type, scaleOf(object), parseJson(await readBody(ctx.req))));
+    const patch = parseJson(await readBody(ctx.req));
+    object = current(t, deps);
+    scale = o(applyPatch(type, scaleOf(object), patch));
   } else {
     scale = await readObject(ctx);
+    object = current(t, deps);
   }
   const replicas = o(scale['spec'])['replicas'] ?? 0;
   if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
