@@ -44,6 +44,12 @@ export type EvictionResult =
   | { outcome: 'gone' }
   /** 429: a PDB (reason DisruptionBudget) or overload; retry after `retryAfterMs` when given. */
   | { outcome: 'refused'; message: string; pdbBlocked: boolean; retryAfterMs?: number }
+  /**
+   * No answer, or an outage's (connection refused or reset, a timeout, a 5xx with a reason: an
+   * apiserver restarting, etcd away), past the adapter's own retries: nothing was decided, so the
+   * drain tries again like a refusal until its deadline, and never counts the pod as evicted.
+   */
+  | { outcome: 'unavailable'; message: string }
   /** Anything that retrying will not fix (500 several PDBs, 403, 422). */
   | { outcome: 'failed'; message: string };
 

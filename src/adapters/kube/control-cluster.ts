@@ -363,7 +363,9 @@ export function controlCluster(
         { namespace: podNamespace, name, uid: '' },
         { dryRun: true },
       );
-      return result.outcome === 'refused' || result.outcome === 'failed'
+      return result.outcome === 'refused' ||
+        result.outcome === 'failed' ||
+        result.outcome === 'unavailable'
         ? result.message
         : undefined;
     },

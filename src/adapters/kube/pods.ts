@@ -67,7 +67,8 @@ export async function evictPod(
     ...(options.dryRun ? { dryRun: ['All'] } : {}),
   };
   try {
-    // Overload (429 with Retry-After, 5xx) is retried inside; a PDB refusal comes back here at once.
+    // Overload (429 with Retry-After, 5xx, no answer) is retried inside a while; a PDB refusal comes
+    // back here at once, an outage longer than the retries as `unavailable`.
     await withRetry(
       `evict pod ${namespace}/${name}`,
       () =>
@@ -103,6 +104,8 @@ export async function evictPod(
         ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }),
       };
     }
+    // The apiserver restarting or its etcd away: an answer may come later, a verdict never came.
+    if (error.kind === 'unavailable') return { outcome: 'unavailable', message };
     return { outcome: 'failed', message };
   }
 }

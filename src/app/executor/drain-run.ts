@@ -130,12 +130,17 @@ export class DrainRun {
           result = await pods.evictPod(pod, options);
         }
       } catch (error) {
-        // The adapter already retried overload and outages; keep trying until the deadline.
+        // No verdict (a delete's outage past the adapter's retries, anything unforeseen): the pod is
+        // still there as far as we know, so try again until the deadline.
         const message = error instanceof Error ? error.message : String(error);
         result = { outcome: 'refused', message, pdbBlocked: false };
       }
       if (!isOpen(state)) return;
-      if (result.outcome === 'evicting') {
+      if (result.outcome === 'unavailable') {
+        // An apiserver restart or an etcd outage: wait like a refusal, never count the pod as done.
+        this.update(state, 'refused', `API server unavailable: ${result.message}`);
+        await clock.sleep(this.retryMs(), AbortSignal.any([this.done.signal, this.wake.signal]));
+      } else if (result.outcome === 'evicting') {
         this.update(state, 'terminating', 'terminating');
       } else if (result.outcome === 'gone') {
         this.finish(pod.uid, 'done', 'evicted');
@@ -147,12 +152,15 @@ export class DrainRun {
         return;
       } else {
         this.update(state, 'refused', describeRefusal(result.message, result.pdbBlocked));
-        // Jitter spreads the retries of many pods refused by the same PDB over the interval.
-        const base = (settings.evictionRetryMs ?? 1_000) * (0.8 + 0.4 * Math.random());
-        const retry = Math.max(base, result.retryAfterMs ?? 0);
+        const retry = Math.max(this.retryMs(), result.retryAfterMs ?? 0);
         await clock.sleep(retry, AbortSignal.any([this.done.signal, this.wake.signal]));
       }
     }
+  }
+
+  /** Jitter spreads the retries of many pods refused by the same PDB (or outage) over the interval. */
+  private retryMs(): number {
+    return (this.input.settings.evictionRetryMs ?? 1_000) * (0.8 + 0.4 * Math.random());
   }
 
   private waitGone(state: PodState): Promise<void> {

@@ -6,6 +6,9 @@
  */
 import type { Clock, PodInfo, PodsPort } from '../ports.js';
 
+/** How soon a refused watch is tried again (a restarting apiserver); sooner than the resync. */
+const REWATCH_MS = 1_000;
+
 export interface GoneWatch {
   stop(): void;
   /** List once now and report what disappeared. */
@@ -62,6 +65,8 @@ export async function watchGone(
       );
     } catch (error) {
       options.onError?.(error);
+      // The apiserver restarting refuses the new watch: try again, the resync covers meanwhile.
+      void clock.sleep(REWATCH_MS, stopped.signal).then(startWatch);
     }
   };
 
@@ -73,6 +78,8 @@ export async function watchGone(
       for (const uid of [...options.wanted()]) if (!uids.has(uid)) options.onGone(uid);
     } catch (error) {
       options.onError?.(error);
+      // The apiserver restarting refuses the new watch: try again, the resync covers meanwhile.
+      void clock.sleep(REWATCH_MS, stopped.signal).then(startWatch);
     }
   };
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { drainNode, type DrainHooks } from '../../../src/app/executor/drain.js';
 import type { DrainSettings } from '../../../src/app/executor/settings.js';
+import type { PodsPort } from '../../../src/app/ports.js';
 import { DEFAULT_EXECUTOR_SETTINGS as DEFAULT_SETTINGS } from '../../../src/compose/executor-settings.js';
 import type { DrainProgress } from '../../../src/core/request.js';
 import { FakeCluster, testClock, type FakeClusterOptions } from '../../fakes/cluster.js';
@@ -109,6 +110,81 @@ describe('drain', () => {
     ]);
     assert.match(report.message, /drain timeout/);
     assert.equal(report.progress.evicted, 9);
+  });
+
+  it('rides out an apiserver outage: an eviction without an answer is tried again, never counted', async () => {
+    const c = cluster();
+    const port = c.podsPort();
+    // kube-apiserver restarting: every eviction call gets no answer until the fifth.
+    let calls = 0;
+    const restarting: PodsPort = {
+      ...port,
+      evictPod: async (pod, options) =>
+        ++calls <= 5
+          ? {
+              outcome: 'unavailable',
+              message: `evict pod ${pod.namespace}/${pod.name}: ECONNREFUSED`,
+            }
+          : port.evictPod(pod, options),
+    };
+    const progress: DrainProgress[] = [];
+    const report = await drainNode(
+      { pods: restarting, clock: testClock },
+      { node: 'n1', settings: settings() },
+      { onProgress: (p) => void progress.push(p) },
+    );
+    assert.equal(report.outcome, 'drained', report.message);
+    assert.equal(report.progress.evicted, 10);
+    assert.equal(c.log.filter((l) => l.startsWith('evict')).length, 10, 'each pod evicted once');
+    const during = progress.find((p) => /API server unavailable/.test(p.message));
+    assert.ok(during, 'the progress says what it waits on');
+    assert.equal(during.evicted, 0, 'nothing counted while no eviction was answered');
+  });
+
+  it('ends blocked at the timeout when the apiserver stays away, the pods named with why', async () => {
+    const c = cluster();
+    const port = c.podsPort();
+    const away: PodsPort = {
+      ...port,
+      evictPod: async (pod, options) =>
+        pod.name === 'web-2'
+          ? { outcome: 'unavailable', message: 'evict pod default/web-2: ECONNRESET' }
+          : port.evictPod(pod, options),
+    };
+    const report = await drainNode(
+      { pods: away, clock: testClock },
+      { node: 'n1', settings: settings({ timeoutMs: 300, stallAfterMs: 10_000 }) },
+    );
+    assert.equal(report.outcome, 'blocked');
+    assert.deepEqual(report.remaining, [
+      {
+        pod: 'default/web-2',
+        reason: 'API server unavailable: evict pod default/web-2: ECONNRESET',
+      },
+    ]);
+    assert.deepEqual(report.errors, [], 'no eviction failed: it was never answered');
+    assert.equal(report.progress.evicted, 9);
+    assert.ok(c.pods.has('default/web-2'));
+  });
+
+  it('watches again when the apiserver refused the watch (a restart), not only resyncs', async () => {
+    const c = cluster();
+    const port = c.podsPort();
+    let watches = 0;
+    const refusing: PodsPort = {
+      ...port,
+      watchPodsOnNode: async (node, handler, onEnd) => {
+        if (++watches === 1) throw new Error('watch pods: ECONNREFUSED');
+        return port.watchPodsOnNode(node, handler, onEnd);
+      },
+    };
+    const report = await drainNode(
+      { pods: refusing, clock: testClock },
+      // Longer than the first resync (2 s), which is what learns the pods are gone meanwhile.
+      { node: 'n1', settings: settings({ timeoutMs: 10_000 }) },
+    );
+    assert.equal(report.outcome, 'drained');
+    assert.ok(watches >= 2, `watched ${watches} times`);
   });
 
   it('follows a skip decision while stalled', async () => {

@@ -279,6 +279,27 @@ describe('evictions', () => {
     assert.equal(result.outcome, 'failed');
     assert.equal(seen.length, 1, 'a 500 without a reason is not an outage: not retried');
   });
+
+  it('answers unavailable, not failed, when the apiserver is down past the retries (a restart)', async () => {
+    const dead = createKubeClient(kubeConfigFor('http://127.0.0.1:9'), {
+      ...DEFAULT_RETRY,
+      attempts: 2,
+      sleep: async () => undefined,
+    });
+    const result = await evictPod(dead, pod, {});
+    assert.equal(result.outcome, 'unavailable');
+    assert.match(
+      (result as { message: string }).message,
+      /^evict pod shop\/api-1: (ECONNREFUSED|connection failed)$/,
+    );
+  });
+
+  it('answers unavailable for an outage 5xx (etcd away) after retrying it', async () => {
+    reset((_req, _body, res) => status(res, 503, 'ServiceUnavailable'));
+    const result = await evictPod(client, pod, {});
+    assert.equal(result.outcome, 'unavailable');
+    assert.equal(seen.length, 3, 'retried by the adapter first');
+  });
 });
 
 describe('pagination', () => {
