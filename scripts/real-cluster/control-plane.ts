@@ -12,12 +12,12 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { build, type BuiltBinaries } from './build.js';
+import { build, cachedBuild, type BuiltBinaries } from './build.js';
 import { RealClusterError } from './errors.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { createPki } from './pki.js';
 import { freePort, freePorts, probe, waitFor } from './probe.js';
-import type { Binary, KubernetesVersion } from './versions.js';
+import { parseKubernetesVersion, type Binary, type KubernetesVersion } from './versions.js';
 
 export const DEFAULT_STATE_DIR = '.kubemaint/real-cluster';
 
@@ -137,6 +137,44 @@ export async function down(
   return stopped;
 }
 
+/**
+ * Stop one component of the control plane `up` started in `dir` (SIGTERM, then SIGKILL after 15 s):
+ * a fault for test/real/faults.test.ts. Its pid stays in state.json until `start` replaces it.
+ */
+export async function stop(dirOption: string, name: Binary): Promise<void> {
+  const dir = resolve(dirOption);
+  const pid = readState(dir)?.pids[name];
+  if (pid === undefined || !ours(pid, dir))
+    throw new RealClusterError(`${name} is not running from ${dir}: nothing to stop`);
+  await stopPid(pid, dir);
+}
+
+/**
+ * Start one stopped component again with the arguments and ports `up` gave it, and wait until it
+ * is healthy (the apiserver: /readyz); state.json names the new pid, so `down` stops it.
+ */
+export async function start(dirOption: string, name: Binary): Promise<void> {
+  const dir = resolve(dirOption);
+  const state = readState(dir);
+  if (!state) throw new RealClusterError(`no control plane was started from ${dir}`);
+  const pid = state.pids[name];
+  if (pid !== undefined && ours(pid, dir))
+    throw new RealClusterError(`${name} is already running from ${dir} (pid ${pid})`);
+  const binaries = cachedBuild(parseKubernetesVersion(state.version));
+  if (!binaries)
+    throw new RealClusterError(`the ${state.version} binaries are not in the cache any more`);
+  const save = () => writeFileSync(statePath(dir), `${JSON.stringify(state, null, 2)}\n`);
+  const log = (component: string) => join(dir, 'logs', `${component}.log`);
+  const pki = createPki(join(dir, 'pki'));
+  if (name === 'etcd') await startEtcd(binaries, dir, state, save, log(name));
+  else if (name === 'kube-apiserver')
+    await startApiserver(binaries, dir, state, save, pki, log(name));
+  else
+    throw new RealClusterError(
+      `${name}: only etcd and kube-apiserver can be started alone (restart the control plane)`,
+    );
+}
+
 const AUDIT_POLICY = `# Every request's metadata (who, verb, resource): tests read it to prove what a component did.
 apiVersion: audit.k8s.io/v1
 kind: Policy
@@ -144,6 +182,22 @@ omitStages: [RequestReceived]
 rules:
   - level: None
     nonResourceURLs: ['/healthz*', '/readyz*', '/livez*', '/version']
+  # The bodies of what kubemaint's fault tests prove: cordons and labels on nodes (not the kubelets'
+  # status), and in kubemaint's namespace the slot and election Leases (their holders) and the
+  # requests' states.
+  - level: Request
+    verbs: [create, update, patch]
+    resources:
+      - group: ''
+        resources: [nodes]
+  - level: Request
+    verbs: [create, update, patch]
+    namespaces: [kubemaint]
+    resources:
+      - group: coordination.k8s.io
+        resources: [leases]
+      - group: kubemaint.io
+        resources: [maintenancerequests/status]
   - level: Metadata
 `;
 

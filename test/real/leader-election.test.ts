@@ -8,7 +8,7 @@
  * while the last write to the election Lease was its own (only the holder writes it).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -16,6 +16,7 @@ import { CoordinationV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/cli
 import { applyAll, manifests } from '../support/apply-infra.js';
 import { cleanKubemaint } from '../support/clean-kubemaint.js';
 import { startCli, type LongRunning } from '../support/cli-process.js';
+import { isWrite, readAudit } from '../support/real-audit.js';
 import { INFRA_K8S, realCluster, type RealCluster } from '../support/real-cluster.js';
 import { waitFor } from '../support/sim.js';
 
@@ -24,15 +25,6 @@ const LEASE = 'kubemaint-serve-leader';
 const NODES = ['leader-node-1', 'leader-node-2'];
 const LEASE_MS = 15_000;
 const RETRY_MS = 2_000;
-
-interface AuditEntry {
-  verb: string;
-  user: { username: string };
-  objectRef?: { resource?: string; subresource?: string; name?: string; namespace?: string };
-  responseStatus?: { code?: number };
-  stageTimestamp: string;
-  stage: string;
-}
 
 describe('leader election on the real apiserver: two serves', { timeout: 600_000 }, () => {
   let cluster: RealCluster;
@@ -146,14 +138,7 @@ describe('leader election on the real apiserver: two serves', { timeout: 600_000
 
     // The audit log is written as requests complete: give it a moment.
     await new Promise((r) => setTimeout(r, 2_000));
-    const entries = readFileSync(join(cluster.dir, 'logs', 'audit.log'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as AuditEntry)
-      .filter((e) => e.stage === 'ResponseComplete' && e.stageTimestamp >= startedAt)
-      .filter((e) => ['create', 'update', 'patch', 'delete'].includes(e.verb))
-      .filter((e) => (e.responseStatus?.code ?? 500) < 300)
-      .sort((x, y) => x.stageTimestamp.localeCompare(y.stageTimestamp));
+    const entries = readAudit(cluster, startedAt).filter(isWrite);
     let leaseWriter = '';
     const acting: string[] = [];
     const outOfTurn: string[] = [];

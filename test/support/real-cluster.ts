@@ -15,7 +15,13 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
-import { up, readState, type ClusterState } from '../../scripts/real-cluster/control-plane.js';
+import {
+  up,
+  readState,
+  start,
+  stop,
+  type ClusterState,
+} from '../../scripts/real-cluster/control-plane.js';
 import { writeKubeconfig } from '../../scripts/real-cluster/kubeconfig.js';
 import { createPki } from '../../scripts/real-cluster/pki.js';
 import {
@@ -45,7 +51,13 @@ export interface RealCluster {
   serviceAccountKubeconfig(namespace: string, name: string, boundToPod?: string): string;
   /** Runs kubectl (kubectlFor the server's minor) with a kubeconfig; returns stdout. */
   kubectl(args: string[], options?: { kubeconfig?: string; input?: string }): string;
+  /** A fault: stop one component of the control plane (SIGTERM), until `start`. */
+  stop(component: FaultyComponent): Promise<void>;
+  /** Start a stopped component again with the same arguments; resolves once it is healthy. */
+  start(component: FaultyComponent): Promise<void>;
 }
+
+export type FaultyComponent = 'etcd' | 'kube-apiserver';
 
 /** kubemaint's manifests, as `kubectl apply --server-side -k` takes them. */
 export const INFRA_K8S = fileURLToPath(new URL('../../infra/k8s', import.meta.url));
@@ -161,6 +173,8 @@ async function open(): Promise<RealCluster> {
     admin,
     kubectl,
     userKubeconfig,
+    stop: (component) => stop(dir, component),
+    start: (component) => start(dir, component),
     fleetKubeconfig(user, nodes) {
       const rbac = 'rbac.authorization.k8s.io';
       const impersonate = (resource: string, resourceNames: string[]) => ({
