@@ -78,8 +78,6 @@ export async function watchGone(
       for (const uid of [...options.wanted()]) if (!uids.has(uid)) options.onGone(uid);
     } catch (error) {
       options.onError?.(error);
-      // The apiserver restarting refuses the new watch: try again, the resync covers meanwhile.
-      void clock.sleep(REWATCH_MS, stopped.signal).then(startWatch);
     }
   };
 
