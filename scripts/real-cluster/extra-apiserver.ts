@@ -91,7 +91,9 @@ export async function startExtraApiserver(options: ExtraOptions = {}): Promise<E
   const logPath = join(dir, 'logs', `${hostname}.log`);
   const ownHost = utsNamespaces();
   if (!ownHost)
-    say('no UTS namespace here (not root): both apiservers share one host name and one identity Lease');
+    say(
+      'no UTS namespace here (not root): both apiservers share one host name and one identity Lease',
+    );
   const started = ownHost
     ? startProcess(
         'unshare',

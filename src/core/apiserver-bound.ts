@@ -82,7 +82,8 @@ function boundOfFact(fact: ApiserverFact): ApiserverBound | undefined {
     (emulated.major < binary.major ||
       (emulated.major === binary.major && emulated.minor < binary.minor));
   const source = `${fact.source} ${fact.name}`;
-  if (!below) return { version: binary, minorOnly: false, label: formatKubeVersion(binary), source };
+  if (!emulated || !below)
+    return { version: binary, minorOnly: false, label: formatKubeVersion(binary), source };
   const raw = `v${emulated.major}.${emulated.minor}`;
   return {
     version: { major: emulated.major, minor: emulated.minor, patch: 0, suffix: '', raw },

@@ -50,10 +50,14 @@ export function kubeletTargetRefusal(input: {
       ? `up to ${formatMinor(apiserver)}.x (the apiserver is ${a})`
       : `up to ${a} (the apiserver)`;
   const allowed = `allowed: newer than ${k}, ${ceiling}`;
-  const example = formatKubeVersion(stepsToApiserver ? apiserver : nextMinor);
+  // The emulated minor's `.0` is an example only below that minor: no patch of it is known to exist.
+  const example =
+    !stepsToApiserver || !bound.minorOnly || kubelet.minor < apiserver.minor
+      ? formatKubeVersion(stepsToApiserver ? apiserver : nextMinor)
+      : undefined;
   const refuse = (why: string): KubeletTargetRefusal => ({
     problem: `${w} ${why}; ${allowed}`,
-    example,
+    ...(example ? { example } : {}),
   });
   if (compareKubeVersions(wanted, kubelet) <= 0) return refuse(`is not newer than the kubelet`);
   if (exceedsBound(wanted, bound)) {

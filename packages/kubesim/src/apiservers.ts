@@ -97,17 +97,20 @@ export async function startApiservers(
   const servers: Server[] = [];
   const leases = [identityLease('sim-apiserver-0', options.now)];
   for (const [i, version] of options.extra.entries()) {
-    const server = createServer({ key: options.tls.keyPem, cert: options.tls.certPem }, (req, res) => {
-      const path = new URL(req.url ?? '/', 'https://x').pathname;
-      if (req.method === 'GET' && (path === '/version' || path === '/version/')) {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(versionDocument(version)));
-        return;
-      }
-      // An extra apiserver of the sim serves nothing else: the API is the main one's.
-      res.writeHead(404, { 'content-type': 'text/plain' });
-      res.end('the sim serves its API on the main apiserver only\n');
-    });
+    const server = createServer(
+      { key: options.tls.keyPem, cert: options.tls.certPem },
+      (req, res) => {
+        const path = new URL(req.url ?? '/', 'https://x').pathname;
+        if (req.method === 'GET' && (path === '/version' || path === '/version/')) {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify(versionDocument(version)));
+          return;
+        }
+        // An extra apiserver of the sim serves nothing else: the API is the main one's.
+        res.writeHead(404, { 'content-type': 'text/plain' });
+        res.end('the sim serves its API on the main apiserver only\n');
+      },
+    );
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(0, '127.0.0.1', resolve);

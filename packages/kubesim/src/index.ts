@@ -33,7 +33,12 @@ import { DEFAULT_KUBECONFIG, nodesProblem, SCENARIO_NODES } from './names.js';
 import { createStore } from './store.js';
 import type { AuditEntry, KObject, Store } from './types.js';
 import { seedObjects } from './seed-objects.js';
-import { parseApiserver, serverVersion, startApiservers, type ExtraApiservers } from './apiservers.js';
+import {
+  parseApiserver,
+  serverVersion,
+  startApiservers,
+  type ExtraApiservers,
+} from './apiservers.js';
 import { serverTls } from './tls.js';
 import { checkSeed, openSimState } from './state/sim-state.js';
 

@@ -14,7 +14,12 @@
 import { request } from 'node:https';
 import { readFileSync } from 'node:fs';
 import { checkServerIdentity } from 'node:tls';
-import { DiscoveryV1Api, type V1Lease, type V1Pod, type VersionInfo } from '@kubernetes/client-node';
+import {
+  DiscoveryV1Api,
+  type V1Lease,
+  type V1Pod,
+  type VersionInfo,
+} from '@kubernetes/client-node';
 import type { ApiserverFact, ApiserverFacts } from '../../core/apiserver-bound.js';
 import { parseMinor } from '../../core/apiserver-bound.js';
 import type { KubeClient } from './client.js';
@@ -78,7 +83,8 @@ export async function readApiserverFacts(client: KubeClient): Promise<ApiserverF
       client.retry,
     ),
   );
-  if ('error' in slices) said.push(`EndpointSlice default/kubernetes: not readable (${slices.error})`);
+  if ('error' in slices)
+    said.push(`EndpointSlice default/kubernetes: not readable (${slices.error})`);
   else {
     const addresses = slices.value.items.flatMap((slice) => {
       const port = slice.ports?.find((p) => p.name === 'https')?.port ?? slice.ports?.[0]?.port;
@@ -96,11 +102,15 @@ export async function readApiserverFacts(client: KubeClient): Promise<ApiserverF
     withRetry(
       'list kube-apiserver static pods in kube-system',
       () =>
-        client.core.listNamespacedPod({ namespace: 'kube-system', labelSelector: STATIC_POD_LABEL }),
+        client.core.listNamespacedPod({
+          namespace: 'kube-system',
+          labelSelector: STATIC_POD_LABEL,
+        }),
       client.retry,
     ),
   );
-  if ('error' in pods) said.push(`static pods kube-system/kube-apiserver-*: not readable (${pods.error})`);
+  if ('error' in pods)
+    said.push(`static pods kube-system/kube-apiserver-*: not readable (${pods.error})`);
   else {
     const found = pods.value.items.map(staticPodFact).filter((f) => f !== undefined);
     facts.push(...found);

@@ -46,7 +46,9 @@ export function registerTickCommands(program: Command): void {
           out(`${JSON.stringify(doc, null, 2)}\n`);
           return;
         }
-        out(`${scanLines({ ...findings, nodes: nodes.length, skew: skewLines(findings) }).join('\n')}\n`);
+        out(
+          `${scanLines({ ...findings, nodes: nodes.length, skew: skewLines(findings) }).join('\n')}\n`,
+        );
       }),
     );
 }

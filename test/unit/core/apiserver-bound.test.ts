@@ -43,13 +43,9 @@ describe('apiserverBound', () => {
 
   it('an apiserver emulating the minor below bounds by its emulated minor, and is named', () => {
     const { bound, summary } = apiserverBound(
-      read(
-        [
-          fact({}),
-          fact({ name: '127.0.0.1:7443', source: 'peer-address', emulated: '1.33' }),
-        ],
-        { identities: 2 },
-      ),
+      read([fact({}), fact({ name: '127.0.0.1:7443', source: 'peer-address', emulated: '1.33' })], {
+        identities: 2,
+      }),
     );
     assert.equal(bound.label, 'v1.33 (emulated by v1.34.4)');
     assert.equal(bound.minorOnly, true);
@@ -61,7 +57,12 @@ describe('apiserverBound', () => {
     const { bound } = apiserverBound(
       read([
         fact({ source: 'static-pod', name: 'kube-system/kube-apiserver-a', emulated: '1.33' }),
-        fact({ source: 'static-pod', name: 'kube-system/kube-apiserver-b', binary: 'v1.33.7', emulated: undefined }),
+        fact({
+          source: 'static-pod',
+          name: 'kube-system/kube-apiserver-b',
+          binary: 'v1.33.7',
+          emulated: undefined,
+        }),
       ]),
     );
     assert.equal(bound.label, 'v1.33.7');
@@ -72,7 +73,12 @@ describe('apiserverBound', () => {
     const { bound } = apiserverBound(
       read([
         fact({ binary: 'v1.33.2', emulated: '1.33' }),
-        fact({ source: 'endpointslice', name: '10.0.0.5:6443', binary: 'v1.33.2', emulated: '1.33' }),
+        fact({
+          source: 'endpointslice',
+          name: '10.0.0.5:6443',
+          binary: 'v1.33.2',
+          emulated: '1.33',
+        }),
         fact({ source: 'endpointslice', name: '10.0.0.6:6443' }),
       ]),
     );
@@ -117,11 +123,28 @@ describe('an emulated bound in the skew policy', () => {
       apiservers: bound,
       version: 'v1.34.0',
     });
-    assert.match(refusal?.problem ?? '', /up to v1\.33\.x \(the apiserver is v1\.33 \(emulated by v1\.34\.4\)\)/);
+    assert.match(
+      refusal?.problem ?? '',
+      /up to v1\.33\.x \(the apiserver is v1\.33 \(emulated by v1\.34\.4\)\)/,
+    );
     assert.doesNotMatch(refusal?.problem ?? '', /v1\.33\.0/);
   });
 
-  it('the next step is the highest known patch of the emulated minor', () => {
+  it('a kubelet at the emulated minor: a later patch is allowed, and no .0 is offered as an example', () => {
+    assert.equal(
+      kubeletTargetRefusal({ kubelet: 'v1.33.5', apiservers: bound, version: 'v1.33.7' }),
+      undefined,
+    );
+    const refusal = kubeletTargetRefusal({
+      kubelet: 'v1.33.5',
+      apiservers: bound,
+      version: 'v1.34.0',
+    });
+    assert.match(refusal?.problem ?? '', /is newer than the apiserver/);
+    assert.equal(refusal?.example, undefined);
+  });
+
+    it('the next step is the highest known patch of the emulated minor', () => {
     const step = nextKubeletStep({ kubelet: 'v1.32.5', apiservers: bound, known: ['v1.33.4'] });
     assert.equal(step?.version, 'v1.33.4');
   });
