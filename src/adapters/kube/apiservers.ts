@@ -90,7 +90,7 @@ export async function readApiserverFacts(client: KubeClient): Promise<ApiserverF
       const port = slice.ports?.find((p) => p.name === 'https')?.port ?? slice.ports?.[0]?.port;
       return port === undefined
         ? []
-        : slice.endpoints.flatMap((e) => e.addresses.map((a) => hostPort(a, port)));
+        : (slice.endpoints ?? []).flatMap((e) => e.addresses.map((a) => hostPort(a, port)));
     });
     const answers = await Promise.all(addresses.map((a) => ask(a, 'endpointslice')));
     said.push(
