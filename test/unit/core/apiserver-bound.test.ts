@@ -144,7 +144,7 @@ describe('an emulated bound in the skew policy', () => {
     assert.equal(refusal?.example, undefined);
   });
 
-    it('the next step is the highest known patch of the emulated minor', () => {
+  it('the next step is the highest known patch of the emulated minor', () => {
     const step = nextKubeletStep({ kubelet: 'v1.32.5', apiservers: bound, known: ['v1.33.4'] });
     assert.equal(step?.version, 'v1.33.4');
   });
