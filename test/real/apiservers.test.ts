@@ -91,7 +91,7 @@ describe(
         if (lease.metadata?.labels?.['kubernetes.io/hostname'] !== extraHost) continue;
         await admin
           .makeApiClient(CoordinationV1Api)
-          .deleteNamespacedLease({ namespace: 'kube-system', name: lease.metadata.name ?? '' });
+          .deleteNamespacedLease({ namespace: 'kube-system', name: lease.metadata?.name ?? '' });
       }
       await control?.close();
       for (const sim of attached) await sim.stop();

@@ -58,7 +58,9 @@ export function printResult(result: CommandResult): void {
 async function boundLines(deps: CommandDeps): Promise<string[]> {
   try {
     const reading = apiserverBound(await deps.cluster.apiserverFacts());
-    return [reading.summary, ...reading.warnings.map((w) => `warning: ${w}`)].map(printable);
+    return [reading.summary, ...reading.warnings.map((w) => `warning: ${w}`)].map((l) =>
+      printable(l),
+    );
   } catch (error) {
     return [`warning: apiserver versions not read: ${printable((error as Error).message)}`];
   }

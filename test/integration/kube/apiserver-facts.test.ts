@@ -16,7 +16,10 @@ import { simIdentities } from '../../support/sim-identities.js';
 import { startTestSim, type TestSim } from '../../support/sim.js';
 
 async function asServe(sim: TestSim) {
-  const kubeconfig = simIdentities(sim).serviceAccountKubeconfig('kubemaint', 'kubemaint-serve');
+  const kubeconfig = simIdentities(sim.credentials).serviceAccountKubeconfig(
+    'kubemaint',
+    'kubemaint-serve',
+  );
   const cluster = controlCluster(createKubeClient(loadKubeConfig(kubeconfig)), {
     namespace: 'kubemaint',
     now: () => sim.clock.now(),
