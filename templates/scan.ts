@@ -9,6 +9,8 @@ export interface ScanResult {
   nodes: number;
   needs: readonly Need[];
   skipped: readonly { node: string; why: string }[];
+  /** The apiserver bound and its source, then each kubelet above it (app/control/tick.ts skewLines). */
+  skew?: readonly string[];
 }
 
 export function scanLines(result: ScanResult): string[] {
@@ -20,5 +22,6 @@ export function scanLines(result: ScanResult): string[] {
   return [
     `${result.nodes} nodes scanned, ${result.needs.length} need maintenance`,
     ...[...needs, ...quiet].map((line) => `  ${line}`),
+    ...(result.skew ?? []).map((line) => printable(line)),
   ];
 }

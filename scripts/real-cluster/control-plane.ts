@@ -34,7 +34,17 @@ export interface ClusterState {
     scheduler: number;
   };
   pids: Partial<Record<Binary, number>>;
+  /** Further kube-apiservers on the same etcd (`real-cluster apiserver`, extra-apiserver.ts). */
+  extraApiservers?: ExtraApiserver[];
   startedAt: string;
+}
+
+export interface ExtraApiserver {
+  pid: number;
+  port: number;
+  /** Its own host name (a UTS namespace): the identity Lease is per host name. */
+  hostname: string;
+  emulatedVersion?: string;
 }
 
 export interface UpOptions {
@@ -47,7 +57,7 @@ export interface UpOptions {
   say?: (line: string) => void;
 }
 
-const statePath = (dir: string) => join(dir, 'state.json');
+export const statePath = (dir: string) => join(dir, 'state.json');
 
 export function readState(dir = DEFAULT_STATE_DIR): ClusterState | undefined {
   const path = statePath(resolve(dir));
@@ -62,7 +72,7 @@ export function readState(dir = DEFAULT_STATE_DIR): ClusterState | undefined {
 }
 
 /** True while `pid` runs a command whose line mentions `dir` (so a reused pid is never ours). */
-function ours(pid: number, dir: string): boolean {
+export function ours(pid: number, dir: string): boolean {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(dir);
   } catch {
@@ -70,13 +80,13 @@ function ours(pid: number, dir: string): boolean {
   }
 }
 
-interface Started {
+export interface Started {
   pid: number;
   /** The exit code once the process has ended (while `up` still watches it). */
   exitCode(): number | null | undefined;
 }
 
-function startProcess(bin: string, args: string[], logPath: string): Started {
+export function startProcess(bin: string, args: string[], logPath: string): Started {
   const out = openSync(logPath, 'a');
   // detached: the components outlive `up` (which exits after printing the kubeconfig path).
   const child = spawn(bin, args, { detached: true, stdio: ['ignore', out, out] });
@@ -88,7 +98,7 @@ function startProcess(bin: string, args: string[], logPath: string): Started {
   return { pid: child.pid, exitCode: () => code };
 }
 
-function exitedMessage(name: string, started: Started, logPath: string): string | undefined {
+export function exitedMessage(name: string, started: Started, logPath: string): string | undefined {
   const code = started.exitCode();
   if (code === undefined) return undefined;
   const tail = existsSync(logPath)
@@ -101,7 +111,7 @@ function exitedMessage(name: string, started: Started, logPath: string): string 
   return `${name} exited during start (${code === null ? 'killed' : `exit ${code}`})${tail ? `: ${tail.trim().slice(0, 300)}` : ''} — log: ${logPath}`;
 }
 
-async function stopPid(pid: number, dir: string): Promise<void> {
+export async function stopPid(pid: number, dir: string): Promise<void> {
   if (!ours(pid, dir)) return;
   process.kill(pid, 'SIGTERM');
   const deadline = Date.now() + 15_000;
@@ -118,6 +128,12 @@ export async function down(
   const state = readState(dir);
   let stopped = false;
   if (state) {
+    for (const extra of state.extraApiservers ?? []) {
+      if (ours(extra.pid, dir)) {
+        await stopPid(extra.pid, dir);
+        stopped = true;
+      }
+    }
     // Reverse start order: the apiserver goes before its etcd.
     for (const name of [
       'kube-scheduler',
@@ -298,6 +314,39 @@ async function startEtcd(
   );
 }
 
+/** A kube-apiserver of this control plane: the first, or another on the same etcd and PKI. */
+export function apiserverArgs(
+  dir: string,
+  state: ClusterState,
+  pki: ReturnType<typeof createPki>,
+  options: { port: number; auditLog: string },
+): string[] {
+  return [
+    `--etcd-servers=http://127.0.0.1:${state.ports.etcd}`,
+    '--bind-address=127.0.0.1',
+    `--secure-port=${options.port}`,
+    // Loopback is not a valid Endpoints address; nothing in-cluster needs the kubernetes Service's endpoints.
+    '--endpoint-reconciler-type=none',
+    `--tls-cert-file=${pki.servingCert}`,
+    `--tls-private-key-file=${pki.servingKey}`,
+    `--client-ca-file=${pki.caCert}`,
+    '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+    `--service-account-key-file=${pki.saPub}`,
+    `--service-account-signing-key-file=${pki.saKey}`,
+    '--service-cluster-ip-range=10.0.0.0/24',
+    '--authorization-mode=Node,RBAC',
+    // Off by default: without it a node could write other nodes' objects.
+    '--enable-admission-plugins=NodeRestriction',
+    '--allow-privileged=true',
+    `--audit-policy-file=${join(dir, 'audit-policy.yaml')}`,
+    `--audit-log-path=${options.auditLog}`,
+    '--audit-log-maxsize=200',
+    '--audit-log-maxbackup=1',
+    '--profiling=false',
+    '--v=1',
+  ];
+}
+
 async function startApiserver(
   binaries: BuiltBinaries,
   dir: string,
@@ -319,30 +368,10 @@ async function startApiserver(
   });
   const started = startProcess(
     binaries.paths['kube-apiserver'],
-    [
-      `--etcd-servers=http://127.0.0.1:${state.ports.etcd}`,
-      '--bind-address=127.0.0.1',
-      `--secure-port=${state.ports.apiserver}`,
-      // Loopback is not a valid Endpoints address; nothing in-cluster needs the kubernetes Service's endpoints.
-      '--endpoint-reconciler-type=none',
-      `--tls-cert-file=${pki.servingCert}`,
-      `--tls-private-key-file=${pki.servingKey}`,
-      `--client-ca-file=${pki.caCert}`,
-      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
-      `--service-account-key-file=${pki.saPub}`,
-      `--service-account-signing-key-file=${pki.saKey}`,
-      '--service-cluster-ip-range=10.0.0.0/24',
-      '--authorization-mode=Node,RBAC',
-      // Off by default: without it a node could write other nodes' objects.
-      '--enable-admission-plugins=NodeRestriction',
-      '--allow-privileged=true',
-      `--audit-policy-file=${auditPolicy}`,
-      `--audit-log-path=${join(dir, 'logs', 'audit.log')}`,
-      '--audit-log-maxsize=200',
-      '--audit-log-maxbackup=1',
-      '--profiling=false',
-      '--v=1',
-    ],
+    apiserverArgs(dir, state, pki, {
+      port: state.ports.apiserver,
+      auditLog: join(dir, 'logs', 'audit.log'),
+    }),
     logPath,
   );
   state.pids['kube-apiserver'] = started.pid;

@@ -7,6 +7,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { build, cachedBuild } from './build.js';
 import { DEFAULT_STATE_DIR, down, readState, up } from './control-plane.js';
 import { RealClusterError } from './errors.js';
+import { startExtraApiserver, stopExtraApiservers } from './extra-apiserver.js';
 import { probe } from './probe.js';
 import { DEFAULT_KUBERNETES_VERSION, parseKubernetesVersion, cacheDirFor } from './versions.js';
 
@@ -79,6 +80,31 @@ program
   .action(async (options: { purge?: boolean }) => {
     const stopped = await down(dirOf(), { purge: options.purge ?? false });
     say(stopped ? 'stopped' : `nothing was running from ${dirOf()}`);
+  });
+
+program
+  .command('apiserver')
+  .description(
+    'start one more kube-apiserver on the running etcd (same PKI, own port and host name, the\n' +
+      'mixed-version proxy on so its identity Lease advertises its address); --stop stops them all',
+  )
+  .option(
+    '--emulated-version <minor>',
+    "the minor it emulates (KEP-4330): the binary's or the one below, e.g. 1.33",
+  )
+  .option('--stop', 'stop every apiserver this command started')
+  .action(async (options: { emulatedVersion?: string; stop?: boolean }) => {
+    if (options.stop) {
+      const stopped = await stopExtraApiservers({ dir: dirOf() });
+      say(stopped ? `stopped ${stopped}` : 'no extra apiserver was running');
+      return;
+    }
+    const extra = await startExtraApiserver({
+      dir: dirOf(),
+      ...(options.emulatedVersion ? { emulatedVersion: options.emulatedVersion } : {}),
+      say,
+    });
+    console.log(`https://127.0.0.1:${extra.port}`);
   });
 
 program

@@ -4,7 +4,7 @@
  * Mode with SLACK_APP_TOKEN (no public endpoint needed), else the HTTP receiver at /slack/events on
  * `listen` (config/listen.ts).
  */
-import { findNeeds } from '../app/control/tick.js';
+import { findNeeds, skewLines } from '../app/control/tick.js';
 import type { TickDeps } from '../app/control/tick.js';
 import { createSlackApp, type SlackApp, type SlackServed } from '../adapters/slack/app.js';
 import { ALL_INTERFACES, type Listen } from '../config/listen.js';
@@ -51,8 +51,12 @@ export async function startSlackApp(
 
 /** `/maint scan` in one cluster: what the next tick would propose, as lines. */
 export const scanOf = (deps: TickDeps) => async (): Promise<string> => {
-  const { nodes, needs, skipped } = await findNeeds(deps, true);
-  return scanLines({ nodes: nodes.length, needs, skipped }).join('\n');
+  const findings = await findNeeds(deps, true);
+  return scanLines({
+    ...findings,
+    nodes: findings.nodes.length,
+    skew: skewLines(findings),
+  }).join('\n');
 };
 
 /** Said on the ready line when a port is open to other machines: nobody should be surprised. */

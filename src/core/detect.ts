@@ -7,6 +7,7 @@
 import type { NodeView } from './node.js';
 import { matchesSelector, type Selector } from '@kubemaint/label-selector';
 import { isActive, type Action, type MaintenanceRequest } from './request.js';
+import type { Apiservers } from './apiserver-bound.js';
 import { classifyKubelet, nextKubeletStep } from './skew.js';
 import { toKubeVersion, tryParseKubeVersion } from './version.js';
 
@@ -20,8 +21,8 @@ export interface DetectSettings {
   conditionTypes: readonly string[];
   /** Only nodes matching it are managed; empty selector = every node. */
   nodeSelector: Selector;
-  /** Skew detection on: apiserver versions to measure against, and the configured target. */
-  kubelet?: { apiservers: readonly string[]; target?: string };
+  /** Skew detection on: the apiserver bound (or versions) to measure against, and the configured target. */
+  kubelet?: { apiservers: Apiservers; target?: string };
   /** A request that ended (other than done) keeps its node quiet this long before it is proposed again. */
   reproposeAfterMs: number;
   sinceAnnotation: string;
@@ -42,23 +43,42 @@ export interface Skipped {
   why: string;
 }
 
+/** A kubelet the skew policy forbids and no kubelet upgrade fixes (newer than the apiserver bound). */
+export interface Violation {
+  node: string;
+  why: string;
+}
+
 export function detectNeeds(
   nodes: readonly DetectNode[],
   settings: DetectSettings,
   now: Date,
-): { needs: Need[]; skipped: Skipped[] } {
+): { needs: Need[]; skipped: Skipped[]; violations: Violation[] } {
   const needs: Need[] = [];
   const skipped: Skipped[] = [];
+  const violations: Violation[] = [];
   const known = nodes.map((n) => n.kubeletVersion).filter((v) => tryParseKubeVersion(v));
   for (const node of nodes) {
     if (!matchesSelector(settings.nodeSelector, node.labels)) continue;
+    const violation = skewViolation(node, settings);
+    if (violation) violations.push(violation);
     const need = rebootNeed(node, settings) ?? upgradeNeed(node, settings, known);
     if (!need) continue;
     const quiet = quietReason(node.request, need, settings.reproposeAfterMs, now);
     if (quiet) skipped.push({ node: node.name, why: quiet });
     else needs.push(need);
   }
-  return { needs, skipped };
+  return { needs, skipped, violations };
+}
+
+/** Said, never proposed: only a control-plane upgrade (or a lower emulated version undone) fixes it. */
+function skewViolation(node: DetectNode, settings: DetectSettings): Violation | undefined {
+  const kubelet = settings.kubelet;
+  if (!kubelet || !tryParseKubeVersion(node.kubeletVersion)) return undefined;
+  const verdict = classifyKubelet(node.kubeletVersion, kubelet.apiservers);
+  return verdict.status === 'newer-than-apiserver'
+    ? { node: node.name, why: verdict.reason }
+    : undefined;
 }
 
 function rebootNeed(node: DetectNode, settings: DetectSettings): Need | undefined {
@@ -85,7 +105,7 @@ function upgradeNeed(
   known: readonly string[],
 ): Need | undefined {
   const kubelet = settings.kubelet;
-  if (!kubelet || kubelet.apiservers.length === 0) return undefined;
+  if (!kubelet) return undefined;
   if (!tryParseKubeVersion(node.kubeletVersion)) return undefined;
   const step = nextKubeletStep({
     kubelet: node.kubeletVersion,

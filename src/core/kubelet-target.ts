@@ -4,7 +4,8 @@
  * skew policy, skew.ts). A version kubemaint would silently change is refused instead, so what is
  * approved is what was asked for. Pure.
  */
-import { oldestApiserver } from './skew.js';
+import { exceedsBound, reachesBound, type Apiservers } from './apiserver-bound.js';
+import { toBound } from './skew.js';
 import {
   compareKubeVersions,
   formatKubeVersion,
@@ -23,16 +24,17 @@ export interface KubeletTargetRefusal {
 /** Undefined when `version` can be the kubelet's next step; else why not and what can. */
 export function kubeletTargetRefusal(input: {
   kubelet: string | KubeVersion;
-  apiservers: readonly (string | KubeVersion)[];
+  apiservers: Apiservers;
   version: string | KubeVersion;
 }): KubeletTargetRefusal | undefined {
   const kubelet = toKubeVersion(input.kubelet);
-  const apiserver = oldestApiserver(input.apiservers);
+  const bound = toBound(input.apiservers);
+  const apiserver = bound.version;
   const wanted = toKubeVersion(input.version);
   const k = formatKubeVersion(kubelet);
-  const a = formatKubeVersion(apiserver);
+  const a = bound.label;
   const w = formatKubeVersion(wanted);
-  if (compareKubeVersions(kubelet, apiserver) >= 0) {
+  if (reachesBound(kubelet, bound)) {
     return {
       problem:
         `the kubelet is ${k} and the apiserver ${a}: no kubelet version is allowed ` +
@@ -41,17 +43,24 @@ export function kubeletTargetRefusal(input: {
   }
   const nextMinor = { ...kubelet, minor: kubelet.minor + 1, patch: 0 };
   const stepsToApiserver = apiserver.major === kubelet.major && apiserver.minor <= nextMinor.minor;
-  const ceiling = stepsToApiserver
-    ? `up to ${a} (the apiserver)`
-    : `up to ${formatMinor(nextMinor)}.x (one minor at a time; the apiserver is ${a})`;
+  // An emulated bound allows every patch of its minor: the ceiling is the minor, not a release.
+  const ceiling = !stepsToApiserver
+    ? `up to ${formatMinor(nextMinor)}.x (one minor at a time; the apiserver is ${a})`
+    : bound.minorOnly
+      ? `up to ${formatMinor(apiserver)}.x (the apiserver is ${a})`
+      : `up to ${a} (the apiserver)`;
   const allowed = `allowed: newer than ${k}, ${ceiling}`;
-  const example = stepsToApiserver ? a : formatKubeVersion(nextMinor);
+  // The emulated minor's `.0` is an example only below that minor: no patch of it is known to exist.
+  const example =
+    !stepsToApiserver || !bound.minorOnly || kubelet.minor < apiserver.minor
+      ? formatKubeVersion(stepsToApiserver ? apiserver : nextMinor)
+      : undefined;
   const refuse = (why: string): KubeletTargetRefusal => ({
     problem: `${w} ${why}; ${allowed}`,
-    example,
+    ...(example ? { example } : {}),
   });
   if (compareKubeVersions(wanted, kubelet) <= 0) return refuse(`is not newer than the kubelet`);
-  if (compareKubeVersions(wanted, apiserver) > 0) {
+  if (exceedsBound(wanted, bound)) {
     return refuse(`is newer than the apiserver (a kubelet may never be)`);
   }
   if (wanted.major !== kubelet.major || wanted.minor > nextMinor.minor) {

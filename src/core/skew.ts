@@ -9,6 +9,7 @@
  * Pure: versions in, a verdict with a human reason out.
  */
 import { KubemaintError } from '../errors.js';
+import { exceedsBound, type ApiserverBound, type Apiservers } from './apiserver-bound.js';
 import {
   compareKubeVersions,
   formatKubeVersion,
@@ -55,6 +56,17 @@ export function oldestApiserver(apiservers: readonly (string | KubeVersion)[]): 
   return oldest;
 }
 
+/** A bound from what the caller has: a bound as it is, or the oldest of several versions. */
+export function toBound(apiservers: Apiservers): ApiserverBound {
+  if (!isList(apiservers)) return apiservers;
+  const oldest = oldestApiserver(apiservers);
+  return { version: oldest, minorOnly: false, label: formatKubeVersion(oldest) };
+}
+
+function isList(a: Apiservers): a is readonly (string | KubeVersion)[] {
+  return Array.isArray(a);
+}
+
 /** The policy's allowance: kubelets older than 1.25 may lag only two minors (pre-KEP-3935 rule). */
 export function maxMinorsBehindFor(kubelet: KubeVersion): number {
   return kubelet.major === 1 && kubelet.minor < 25 ? 2 : 3;
@@ -67,16 +79,17 @@ function minorDistance(apiserver: KubeVersion, kubelet: KubeVersion): number {
 }
 
 /**
- * The target a kubelet should reach: the configured one (never past the oldest apiserver), or the
- * oldest apiserver when none is configured.
+ * The target a kubelet should reach: the configured one (never past the bound), or the bound when
+ * none is configured (an emulated bound: its minor's `.0`, or a known later patch of it).
  */
 export function effectiveTarget(
-  apiserver: KubeVersion,
+  apiservers: Apiservers,
   target?: string | KubeVersion,
 ): KubeVersion {
-  if (target === undefined) return apiserver;
+  const bound = toBound(apiservers);
+  if (target === undefined) return bound.version;
   const wanted = toKubeVersion(target);
-  return compareKubeVersions(wanted, apiserver) > 0 ? apiserver : wanted;
+  return exceedsBound(wanted, bound) ? bound.version : wanted;
 }
 
 /**
@@ -85,16 +98,17 @@ export function effectiveTarget(
  */
 export function classifyKubelet(
   kubeletVersion: string | KubeVersion,
-  apiservers: readonly (string | KubeVersion)[],
+  apiservers: Apiservers,
   options: { target?: string | KubeVersion } = {},
 ): SkewVerdict {
   const kubelet = toKubeVersion(kubeletVersion);
-  const apiserver = oldestApiserver(apiservers);
-  const target = effectiveTarget(apiserver, options.target);
+  const bound = toBound(apiservers);
+  const apiserver = bound.version;
+  const target = effectiveTarget(bound, options.target);
   const minorsBehind = minorDistance(apiserver, kubelet);
   const maxMinorsBehind = maxMinorsBehindFor(kubelet);
   const k = formatKubeVersion(kubelet);
-  const a = formatKubeVersion(apiserver);
+  const a = bound.label;
   const verdict = (status: SkewStatus, reason: string): SkewVerdict => ({
     status,
     kubelet,
@@ -135,6 +149,24 @@ export function classifyKubelet(
       ? `kubelet ${k} matches apiserver ${formatMinor(apiserver)}`
       : `kubelet ${k} is at its target ${formatKubeVersion(target)}, ${minorsBehind} minor version${minorsBehind === 1 ? '' : 's'} behind apiserver ${a} (within policy)`,
   );
+}
+
+/**
+ * An emulated bound says its minor, not a patch: its `.0` as the target becomes the highest patch of
+ * that minor known in the fleet, which is as allowed and more current.
+ */
+function withKnownPatch(
+  target: KubeVersion,
+  bound: ApiserverBound,
+  known: readonly KubeVersion[],
+): KubeVersion {
+  if (!bound.minorOnly || target !== bound.version) return target;
+  const patch = known
+    .filter((v) => v.major === target.major && v.minor === target.minor)
+    .reduce((max, v) => Math.max(max, v.patch), target.patch);
+  return patch === target.patch
+    ? target
+    : { ...target, patch, raw: `v${target.major}.${target.minor}.${patch}` };
 }
 
 /**
@@ -184,13 +216,14 @@ export const PATCH_STEP_NOTE =
  */
 export function nextKubeletStep(input: {
   kubelet: string | KubeVersion;
-  apiservers: readonly (string | KubeVersion)[];
+  apiservers: Apiservers;
   target?: string | KubeVersion;
   known?: readonly (string | KubeVersion)[];
 }): KubeletStep | undefined {
   const from = toKubeVersion(input.kubelet);
-  const apiserver = oldestApiserver(input.apiservers);
-  const target = effectiveTarget(apiserver, input.target);
+  const bound = toBound(input.apiservers);
+  const known = (input.known ?? []).map(toKubeVersion);
+  const target = withKnownPatch(effectiveTarget(bound, input.target), bound, known);
   if (compareKubeVersions(from, target) >= 0) return undefined;
   if (target.major !== from.major) {
     throw new KubemaintError(
@@ -204,8 +237,7 @@ export function nextKubeletStep(input: {
     to = target;
   } else {
     const minor = from.minor + 1;
-    const patch = (input.known ?? [])
-      .map(toKubeVersion)
+    const patch = known
       .filter((v) => v.major === from.major && v.minor === minor)
       .reduce((max, v) => Math.max(max, v.patch), 0);
     to = { major: from.major, minor, patch, suffix: '', raw: `v${from.major}.${minor}.${patch}` };

@@ -33,6 +33,13 @@ import { DEFAULT_KUBECONFIG, nodesProblem, SCENARIO_NODES } from './names.js';
 import { createStore } from './store.js';
 import type { AuditEntry, KObject, Store } from './types.js';
 import { seedObjects } from './seed-objects.js';
+import {
+  parseApiserver,
+  serverVersion,
+  startApiservers,
+  type ExtraApiservers,
+} from './apiservers.js';
+import { serverTls } from './tls.js';
 import { checkSeed, openSimState } from './state/sim-state.js';
 
 export { DEFAULT_KUBECONFIG };
@@ -75,6 +82,13 @@ export { REBOOT_MARKS } from './scenarios/marks.js';
 export { KUBELET_VERSION, type HostAction, type HostControls } from './host.js';
 export { SIM_BIN_DIR, mappingFor, type ImageMap, type ImageMapping } from './jobs-runner.js';
 export { SimError, type SimErrorCode } from './errors.js';
+export {
+  identityLeaseName,
+  parseApiserver,
+  serverVersion,
+  IDENTITY_LABEL,
+  PEER_ADDRESS_ANNOTATION,
+} from './apiservers.js';
 export { silentLogger, type Logger } from './log.js';
 
 export interface SimOptions {
@@ -96,6 +110,13 @@ export interface SimOptions {
   images?: ImageMap;
   /** The apiserver version (`/version`), also the kubelets' unless a scenario says otherwise. @default 'v1.31.4' */
   version?: string;
+  /** The minor the apiserver emulates (`--emulated-version`, `1.33`): its own minor or the one below. */
+  emulatedVersion?: string;
+  /**
+   * Extra kube-apiservers of an HA control plane, `v1.33.2` or `v1.34.4@1.33` (emulating 1.33): each
+   * answers `/version` at the address its identity Lease advertises (apiservers.ts). @default none
+   */
+  apiservers?: readonly string[];
   /** Run the controllers and kubelets (off: only the API over the seeded store, for load tests). @default true */
   controllers?: boolean;
   /**
@@ -137,15 +158,11 @@ export interface Sim {
   stop(): Promise<void>;
 }
 
-/** What the serving certificate names: the sim listens on loopback. */
-const SERVED_HOSTS = ['127.0.0.1', 'localhost'];
-
-function serverVersion(version: string): { major: string; minor: string; gitVersion: string } {
-  const match = /^v(\d+)\.(\d+)\.\d+/.exec(version);
-  if (!match)
-    throw new RangeError(`version must look like v1.31.4, got ${JSON.stringify(version)}`);
-  return { major: match[1] ?? '1', minor: match[2] ?? '0', gitVersion: version };
-}
+/**
+ * What the serving certificate names: the sim listens on loopback; a real apiserver's certificate
+ * also names the kubernetes Service, the name its peer addresses are checked against (apiservers.ts).
+ */
+const SERVED_HOSTS = ['127.0.0.1', 'localhost', 'kubernetes.default.svc'];
 
 export async function createSim(options: SimOptions = {}): Promise<Sim> {
   const asked = options.scenario ?? 'demo';
@@ -157,7 +174,8 @@ export async function createSim(options: SimOptions = {}): Promise<Sim> {
   const problem = options.nodes === undefined ? undefined : nodesProblem(asked, options.nodes);
   if (problem) throw new SimError('usage', problem);
   const version = options.version ?? DEFAULT_VERSION.gitVersion;
-  const apiVersion = serverVersion(version);
+  const apiVersion = serverVersion(version, options.emulatedVersion);
+  const extraApiservers = (options.apiservers ?? []).map(parseApiserver);
   const log = options.log ?? silentLogger();
   const delays: SimDelays = { ...DEFAULT_DELAYS, ...options.delays };
   // The state's journal stamps writes with sim time; the clock is made once the state says when.
@@ -228,8 +246,16 @@ export async function createSim(options: SimOptions = {}): Promise<Sim> {
   };
   let hostAdmin: HostAdmin | undefined;
   let api: ApiServer;
+  let apiservers: ExtraApiservers | undefined;
+  // One serving certificate for every apiserver of the sim, as an HA control plane shares its PKI.
+  const tls = state?.credentials.tls ?? serverTls(SERVED_HOSTS);
   try {
     hostAdmin = await startHostAdmin(host);
+    apiservers = await startApiservers(store, {
+      tls,
+      extra: extraApiservers,
+      now: clock.now(),
+    });
     hostUrl = hostAdmin.url;
     const serve = (port: number) =>
       startApiServer({
@@ -245,9 +271,9 @@ export async function createSim(options: SimOptions = {}): Promise<Sim> {
           kubelets: kubelets.names().length,
         }),
         podOutput: (key, uid) => runner.output(key, uid),
+        tls,
         ...(state
           ? {
-              tls: state.credentials.tls,
               token: state.credentials.adminToken,
               serviceAccountKey: state.credentials.serviceAccountKey,
             }
@@ -270,7 +296,7 @@ export async function createSim(options: SimOptions = {}): Promise<Sim> {
   } catch (error) {
     cleanup();
     state?.close();
-    await hostAdmin?.close();
+    await Promise.all([hostAdmin?.close(), apiservers?.stop()]);
     const code = (error as { code?: unknown }).code;
     if (code === 'EADDRINUSE' || code === 'EACCES') {
       throw new SimError(
@@ -321,7 +347,7 @@ export async function createSim(options: SimOptions = {}): Promise<Sim> {
       if (stopped) return;
       stopped = true;
       cleanup();
-      await Promise.all([hostAdmin?.close(), api.close()]);
+      await Promise.all([hostAdmin?.close(), api.close(), apiservers?.stop()]);
       state?.close();
     },
   };

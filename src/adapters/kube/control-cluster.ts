@@ -15,6 +15,7 @@ import type {
 import { LABEL_STATE, PAUSE_CONFIGMAP } from '../../core/names.js';
 import { maintenanceConditions } from '../../core/node-conditions.js';
 import { endedUnreported, isActive, type MaintenanceRequest } from '../../core/request.js';
+import { readApiserverFacts } from './apiservers.js';
 import type { KubeClient } from './client.js';
 import { isKubeError } from './errors.js';
 import { recordNodeEvent } from './events.js';
@@ -288,10 +289,7 @@ export function controlCluster(
       if (Object.keys(body).length) await patchNode(client, node, body);
     },
     setWaitingTaint: (node, key, present) => setWaitingTaint(client, node, key, present),
-    async apiserverVersions() {
-      const info = await withRetry('get /version', () => client.version.getCode(), client.retry);
-      return [info.gitVersion];
-    },
+    apiserverFacts: () => readApiserverFacts(client),
     async getJob(name): Promise<JobView | undefined> {
       const job = await getJob(client, namespace, name);
       if (!job || job.phase !== 'failed') return job;

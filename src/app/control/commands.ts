@@ -15,6 +15,7 @@ import {
 import { isRequestId, requestId } from '../../core/request-id.js';
 import { isStrictVersion } from '../../core/version.js';
 import { nextKubeletStep } from '../../core/skew.js';
+import { apiserverBound } from '../../core/apiserver-bound.js';
 import { kubeletTargetRefusal } from '../../core/kubelet-target.js';
 import { KubemaintError } from '../../errors.js';
 import { applyPending } from './decisions.js';
@@ -128,7 +129,7 @@ async function planAsk(
         hint: 'write it like v1.31.4 (major.minor.patch, nothing else)',
       });
     }
-    const apiservers = await deps.cluster.apiserverVersions();
+    const apiservers = apiserverBound(await deps.cluster.apiserverFacts()).bound;
     const refusal = ask.version
       ? kubeletTargetRefusal({ kubelet: node.kubeletVersion, apiservers, version: ask.version })
       : undefined;

@@ -3,6 +3,7 @@
  * adapter implements ClusterPort over the real API; tests run it against the embedded sim. Nothing here
  * knows about HTTP, Slack or the SDKs.
  */
+import type { ApiserverFacts } from '../../core/apiserver-bound.js';
 import type { MaintenanceEvent } from '../../core/events.js';
 import type { Decision, MaintenanceRequest } from '../../core/request.js';
 import type { NodeView } from '../../core/node.js';
@@ -86,8 +87,11 @@ export interface ClusterPort {
    * other taint as it is; true when the node changed, false when it already was so or is gone.
    */
   setWaitingTaint(node: string, key: string, present: boolean): Promise<boolean>;
-  /** gitVersion of the apiserver(s); the oldest when several answer. */
-  apiserverVersions(): Promise<string[]>;
+  /**
+   * Every kube-apiserver found, each with its binary and emulated version and the source that found
+   * it, and what each source gave (ADR 0050); core/apiserver-bound.ts takes the bound from it.
+   */
+  apiserverFacts(): Promise<ApiserverFacts>;
   getJob(name: string): Promise<JobView | undefined>;
   /** Create the executor Job; an existing Job of that name is not an error (returns false). */
   createJob(manifest: Record<string, unknown>): Promise<boolean>;

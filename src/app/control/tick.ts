@@ -6,7 +6,8 @@
  * a skew scan, which runs on its own slower schedule.
  */
 import { fail, propose } from '../../core/approval.js';
-import { detectNeeds, type Need } from '../../core/detect.js';
+import { apiserverBound, type BoundReading } from '../../core/apiserver-bound.js';
+import { detectNeeds, type Need, type Violation } from '../../core/detect.js';
 import type { Decision } from '../../core/request.js';
 import { requestId } from '../../core/request-id.js';
 import { applyPending } from './decisions.js';
@@ -43,6 +44,8 @@ export interface TickReport {
   taints?: string[];
   /** The agent settings a skew scan published (when they differed), or why it could not. */
   agent?: string[];
+  /** A skew scan's apiserver bound (and its source) and every kubelet newer than it. */
+  skew?: string[];
   /** What a skew scan's retention sweep deleted and relabelled, or why it could not. */
   retention?: string[];
 }
@@ -168,20 +171,23 @@ async function step(
 export async function findNeeds(
   deps: Pick<TickDeps, 'settings' | 'cluster' | 'clock'>,
   skewScan: boolean,
-): Promise<{ nodes: NodeView[]; needs: Need[]; skipped: { node: string; why: string }[] }> {
+): Promise<Findings> {
   const { settings, cluster } = deps;
   const nodes = skewScan
     ? await cluster.listNodes()
     : await cluster.listNodes(`${settings.detection.rebootLabel}=true`);
-  const apiservers = skewScan && settings.kubelet.enabled ? await cluster.apiserverVersions() : [];
-  const { needs, skipped } = detectNeeds(
+  const apiservers =
+    skewScan && settings.kubelet.enabled
+      ? apiserverBound(await cluster.apiserverFacts())
+      : undefined;
+  const { needs, skipped, violations } = detectNeeds(
     nodes,
     {
       ...settings.detection,
-      ...(apiservers.length > 0
+      ...(apiservers
         ? {
             kubelet: {
-              apiservers,
+              apiservers: apiservers.bound,
               ...(settings.kubelet.target ? { target: settings.kubelet.target } : {}),
             },
           }
@@ -189,7 +195,27 @@ export async function findNeeds(
     },
     deps.clock.now(),
   );
-  return { nodes, needs, skipped };
+  return { nodes, needs, skipped, violations, ...(apiservers ? { apiservers } : {}) };
+}
+
+export interface Findings {
+  nodes: NodeView[];
+  needs: Need[];
+  skipped: { node: string; why: string }[];
+  /** Kubelets newer than the apiserver bound: reported, never proposed (no kubelet upgrade fixes them). */
+  violations: Violation[];
+  /** The bound a skew scan measured kubelets against, and which apiserver and source gave it. */
+  apiservers?: BoundReading;
+}
+
+/** A skew scan's report lines: the bound, what may make it wrong, each kubelet above it. */
+export function skewLines(findings: Pick<Findings, 'apiservers' | 'violations'>): string[] {
+  if (!findings.apiservers) return [];
+  return [
+    findings.apiservers.summary,
+    ...findings.apiservers.warnings.map((w) => `warning: ${w}`),
+    ...findings.violations.map((v) => `${v.node}: skew violation: ${v.why}`),
+  ];
 }
 
 async function detectAndPropose(
@@ -197,7 +223,9 @@ async function detectAndPropose(
   skewScan: boolean,
   report: TickReport,
 ): Promise<void> {
-  const { nodes, needs, skipped } = await findNeeds(deps, skewScan);
+  const findings = await findNeeds(deps, skewScan);
+  const { nodes, needs, skipped } = findings;
+  if (skewScan && findings.apiservers) report.skew = skewLines(findings);
   // The full node list of a skew scan also shows requests the first release left in annotations.
   if (skewScan) report.migrated = await migrateAnnotations(deps, nodes);
   // A taint a crash or an earlier config left behind goes; one a write did not make is made.

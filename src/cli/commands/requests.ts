@@ -4,7 +4,13 @@
  * wherever it comes from. Each action is one thin function: parse, call, print.
  */
 import type { Command } from 'commander';
-import { findNode, type CommandResult, type MaintenanceAsk } from '../../app/control/commands.js';
+import {
+  findNode,
+  type CommandDeps,
+  type CommandResult,
+  type MaintenanceAsk,
+} from '../../app/control/commands.js';
+import { apiserverBound } from '../../core/apiserver-bound.js';
 import { readFleetView } from '../../app/control/fleet-view.js';
 import { fitsOf } from '../../app/control/durations.js';
 import type { ControlRuntime } from '../../compose.js';
@@ -48,6 +54,18 @@ export function printResult(result: CommandResult): void {
   out(`${printable(result.message)}\n`);
 }
 
+/** The bound and its source, then what may make it wrong; a read that fails is said, not fatal. */
+async function boundLines(deps: CommandDeps): Promise<string[]> {
+  try {
+    const reading = apiserverBound(await deps.cluster.apiserverFacts());
+    return [reading.summary, ...reading.warnings.map((w) => `warning: ${w}`)].map((l) =>
+      printable(l),
+    );
+  } catch (error) {
+    return [`warning: apiserver versions not read: ${printable((error as Error).message)}`];
+  }
+}
+
 export function registerRequestCommands(program: Command): void {
   controlCommand(program, 'status')
     .description('list maintenance requests (newest first) with their state and what they wait for')
@@ -81,6 +99,8 @@ export function registerRequestCommands(program: Command): void {
           // On stderr: whose AWS identity an EKS cluster sees, without changing what scripts read.
           const aws = global.kubeconfig ? [] : await awsCredentialsLines(config, process.env);
           for (const { ok, line } of aws) err(`${ok ? '' : 'warning: '}${line}\n`);
+          // Also on stderr: the apiserver bound the skew scan measures kubelets against (ADR 0050).
+          for (const line of await boundLines(deps)) err(`${line}\n`);
           out(
             options.json
               ? statusJson(shown)

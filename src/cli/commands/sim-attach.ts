@@ -31,7 +31,16 @@ export const ATTACH_HELP =
   '(bin/kubemaint-sim-agent, in a checkout).';
 
 /** Options that only mean something for the embedded sim, and the ones only for attach mode. */
-const EMBEDDED_ONLY = ['scenario', 'podsPerNode', 'port', 'kubeconfig', 'apiVersion', 'state'];
+const EMBEDDED_ONLY = [
+  'scenario',
+  'podsPerNode',
+  'port',
+  'kubeconfig',
+  'apiVersion',
+  'emulatedVersion',
+  'apiserver',
+  'state',
+];
 const ATTACH_ONLY = [
   'namePrefix',
   'label',

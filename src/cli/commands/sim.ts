@@ -30,6 +30,8 @@ export interface SimOptions {
   state: string | false;
   scale: string;
   apiVersion?: string;
+  emulatedVersion?: string;
+  apiserver: string[];
   image: string[];
   attach?: string;
   namePrefix?: string;
@@ -90,6 +92,16 @@ export function registerSimCommand(program: Command): void {
     .option('--scale <x>', 'sim time runs this many times faster than wall time', '1')
     .option('--api-version <v>', 'the version /version reports (kubectl picks its binary by it)')
     .option(
+      '--emulated-version <minor>',
+      "the minor the apiserver emulates (KEP-4330), e.g. 1.33: its own or the one below; /version's emulationMinor",
+    )
+    .option(
+      '--apiserver <version>',
+      'an extra kube-apiserver with its identity Lease, answering /version at its peer address: v1.33.2, or v1.34.4@1.33 emulating 1.33 (repeatable)',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .option(
       '--image <pattern=command>',
       "run pods of matching images as this local command (repeatable; kubemaint's own need none)",
       (value: string, previous: string[]) => [...previous, value],
@@ -135,7 +147,13 @@ export function registerSimCommand(program: Command): void {
         options.nodes === undefined ? undefined : nodeCount(options.scenario, options.nodes);
       // A saved cluster keeps its seed: only a scenario asked for by name is checked against it.
       const scenarioGiven = command.getOptionValueSource('scenario') !== 'default';
-      const { createSim } = await import('@kubemaint/kubesim');
+      const { createSim, parseApiserver, serverVersion } = await import('@kubemaint/kubesim');
+      const apiVersion = options.apiVersion ?? 'v1.31.4';
+      usable('--emulated-version', options.emulatedVersion ?? '', () =>
+        serverVersion(apiVersion, options.emulatedVersion),
+      );
+      for (const extra of options.apiserver)
+        usable('--apiserver', extra, () => parseApiserver(extra));
       const sim = await createSim({
         objects: kubemaintAccessObjects(),
         ...(scenarioGiven || options.state === false ? { scenario: options.scenario } : {}),
@@ -160,6 +178,8 @@ export function registerSimCommand(program: Command): void {
         kubeconfigPath: options.kubeconfig,
         scale: number('--scale', options.scale, (n) => n > 0, 'a positive number'),
         ...(options.apiVersion ? { version: options.apiVersion } : {}),
+        ...(options.emulatedVersion ? { emulatedVersion: options.emulatedVersion } : {}),
+        ...(options.apiserver.length ? { apiservers: options.apiserver } : {}),
         images: withKubemaintImages(parseImages(options.image), { agent: false }),
         delays: {
           rebootDowntimeMs:
@@ -185,6 +205,21 @@ export function registerSimCommand(program: Command): void {
       await stopped;
       await sim.stop();
     });
+}
+
+/** A version flag the sim takes, or a usage error naming the flag and the form it wants. */
+function usable(flag: string, value: string, check: () => unknown): void {
+  try {
+    check();
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    throw new KubemaintError('usage', `${flag} ${JSON.stringify(value)}: ${error.message}`, {
+      hint:
+        flag === '--apiserver'
+          ? 'e.g. --apiserver v1.33.2, or --apiserver v1.34.4@1.33 for one emulating 1.33'
+          : 'e.g. --api-version v1.34.4 --emulated-version 1.33',
+    });
+  }
 }
 
 /** `--nodes` as a count the scenario takes, or a usage error saying why not. */

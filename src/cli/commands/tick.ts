@@ -3,7 +3,7 @@
  * shows what detection finds across the whole fleet without changing anything.
  */
 import type { Command } from 'commander';
-import { findNeeds, runTick } from '../../app/control/tick.js';
+import { findNeeds, runTick, skewLines } from '../../app/control/tick.js';
 import { controlCommand, withControl } from '../control-context.js';
 import { scanLines } from '../../../templates/scan.js';
 import { out } from '../output.js';
@@ -26,7 +26,8 @@ export function registerTickCommands(program: Command): void {
           section('reconciled', report.reconciled) +
           section('dispatched', report.dispatched) +
           section('proposed', report.proposed) +
-          section('skipped', report.skipped);
+          section('skipped', report.skipped) +
+          section('skew', report.skew ?? []);
         out(text || 'nothing to do\n');
       }),
     );
@@ -38,12 +39,16 @@ export function registerTickCommands(program: Command): void {
     .option('--json', 'print one JSON document')
     .action(async (options: { json?: boolean }, command: Command) =>
       withControl(command, async ({ deps }) => {
-        const { nodes, needs, skipped } = await findNeeds(deps, true);
+        const findings = await findNeeds(deps, true);
+        const { nodes, needs, skipped, violations, apiservers } = findings;
         if (options.json) {
-          out(`${JSON.stringify({ nodes: nodes.length, needs, skipped }, null, 2)}\n`);
+          const doc = { nodes: nodes.length, needs, skipped, violations, apiservers };
+          out(`${JSON.stringify(doc, null, 2)}\n`);
           return;
         }
-        out(`${scanLines({ nodes: nodes.length, needs, skipped }).join('\n')}\n`);
+        out(
+          `${scanLines({ ...findings, nodes: nodes.length, skew: skewLines(findings) }).join('\n')}\n`,
+        );
       }),
     );
 }

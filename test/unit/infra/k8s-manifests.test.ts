@@ -107,6 +107,9 @@ const REVIEWED_WITHOUT_LAMBDA: Grant[] = [
   ['kubemaint-serve', 'cluster', '', 'pods/eviction', 'create'],
   ['kubemaint-serve', 'cluster', 'policy', 'poddisruptionbudgets', 'list,watch'],
   ['kubemaint-serve', 'default', '', 'events', 'create,patch'],
+  // Every apiserver's version (ADR 0050): identity Leases and the kubernetes Service's addresses.
+  ['kubemaint-serve', 'kube-system', 'coordination.k8s.io', 'leases', 'list'],
+  ['kubemaint-serve', 'default', 'discovery.k8s.io', 'endpointslices', 'list'],
   ['kubemaint-serve', NS, 'batch', 'jobs', 'create,delete,get,list,watch'],
   ['kubemaint-serve', NS, 'coordination.k8s.io', 'leases', 'create,delete,get,list,update,watch'],
   // The pause switch: updates by name; a create cannot be named (admission-requests.yaml does it).

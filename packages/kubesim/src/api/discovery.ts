@@ -13,6 +13,11 @@ import { POD_STREAMS } from './pod-streams.js';
 export interface ServerVersion {
   major: string;
   minor: string;
+  /** KEP-4330 (1.32+): the version it emulates and the oldest it stays compatible with. */
+  emulationMajor?: string;
+  emulationMinor?: string;
+  minCompatibilityMajor?: string;
+  minCompatibilityMinor?: string;
   gitVersion: string;
 }
 
