@@ -35,6 +35,14 @@ import type { AuditEntry, KObject, Store } from './types.js';
 import { seedObjects } from './seed-objects.js';
 import { checkSeed, openSimState } from './state/sim-state.js';
 
+import { KubeConfig } from '@kubernetes/client-node';
+import { kubeJson } from './attach/kube-json.js';
+import {
+  NO_GRACEFUL_SHUTDOWN,
+  startKubeletConfigz,
+  type GracefulShutdownConfig,
+  type KubeletConfigzServer,
+} from './kubelet-configz.js';
 export { DEFAULT_KUBECONFIG };
 export { SCENARIO_DESCRIPTIONS, SCENARIO_NODES } from './names.js';
 
@@ -75,6 +83,13 @@ export { REBOOT_MARKS } from './scenarios/marks.js';
 export { KUBELET_VERSION, type HostAction, type HostControls } from './host.js';
 export { SIM_BIN_DIR, mappingFor, type ImageMap, type ImageMapping } from './jobs-runner.js';
 export { SimError, type SimErrorCode } from './errors.js';
+export {
+  checkGracefulShutdown,
+  NO_GRACEFUL_SHUTDOWN,
+  startKubeletConfigz,
+  type GracefulShutdownConfig,
+  type KubeletConfigzServer,
+} from './kubelet-configz.js';
 export { silentLogger, type Logger } from './log.js';
 
 export interface SimOptions {
@@ -133,6 +148,12 @@ export interface Sim {
     startKubelet(node: string): void;
     setFaults(rules: FaultRule[]): void;
     audit(): readonly AuditEntry[];
+    /**
+     * Serves `node`'s kubelet `/configz` (kubelet-configz.ts) on a port of its own, checked with the
+     * sim's TokenReview and SubjectAccessReview as a kubelet checks it; once per node, later calls
+     * set its config. @default config the kubelet's default, 0s
+     */
+    serveConfigz(node: string, config?: GracefulShutdownConfig): Promise<KubeletConfigzServer>;
   };
   stop(): Promise<void>;
 }
@@ -297,6 +318,28 @@ export async function createSim(options: SimOptions = {}): Promise<Sim> {
     if (!kubelet) throw new RangeError(`no kubelet for node ${JSON.stringify(node)}`);
     return kubelet;
   };
+  const configz = new Map<string, Promise<KubeletConfigzServer>>();
+  const reviews = (() => {
+    const config = new KubeConfig();
+    config.loadFromFile(kubeconfigPath);
+    return kubeJson(config);
+  })();
+  const serveConfigz = async (node: string, config?: GracefulShutdownConfig) => {
+    kubeletOf(node);
+    const running = configz.get(node);
+    if (running) {
+      const server = await running;
+      if (config) server.setConfig(config);
+      return server;
+    }
+    const started = startKubeletConfigz({
+      node,
+      config: config ?? NO_GRACEFUL_SHUTDOWN,
+      reviews,
+    });
+    configz.set(node, started);
+    return started;
+  };
   let stopped = false;
   return {
     store,
@@ -316,12 +359,14 @@ export async function createSim(options: SimOptions = {}): Promise<Sim> {
       startKubelet: (node) => kubeletOf(node).startKubelet(),
       setFaults: (rules) => api.setFaults(rules),
       audit: () => store.audit(),
+      serveConfigz,
     },
     async stop() {
       if (stopped) return;
       stopped = true;
       cleanup();
-      await Promise.all([hostAdmin?.close(), api.close()]);
+      const configzServers = await Promise.all(configz.values());
+      await Promise.all([hostAdmin?.close(), api.close(), ...configzServers.map((c) => c.close())]);
       state?.close();
     },
   };
