@@ -35,9 +35,8 @@ import type { AuditEntry, KObject, Store } from './types.js';
 import { seedObjects } from './seed-objects.js';
 import { checkSeed, openSimState } from './state/sim-state.js';
 
-import { KubeConfig } from '@kubernetes/client-node';
-import { kubeJson } from './attach/kube-json.js';
 import {
+  bearerReviews,
   NO_GRACEFUL_SHUTDOWN,
   startKubeletConfigz,
   type GracefulShutdownConfig,
@@ -319,11 +318,7 @@ export async function createSim(options: SimOptions = {}): Promise<Sim> {
     return kubelet;
   };
   const configz = new Map<string, Promise<KubeletConfigzServer>>();
-  const reviews = (() => {
-    const config = new KubeConfig();
-    config.loadFromFile(kubeconfigPath);
-    return kubeJson(config);
-  })();
+  const reviews = bearerReviews(api.url, api.caPem, api.token);
   const serveConfigz = async (node: string, config?: GracefulShutdownConfig) => {
     kubeletOf(node);
     const running = configz.get(node);

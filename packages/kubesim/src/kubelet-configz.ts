@@ -8,7 +8,7 @@
  * in Go's spelling (`20s`, `0s`). The reviews go through `reviews`: the sim's own API, or the real
  * apiserver an attached kubelet belongs to (as the kubelet's own identity).
  */
-import { createServer, type Server } from 'node:https';
+import { createServer, request, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { KubeJson } from './attach/kube-json.js';
 import { serverTls } from './tls.js';
@@ -56,10 +56,48 @@ interface ReviewUser {
   extra?: Record<string, string[]>;
 }
 
+type Reviews = Pick<KubeJson, 'request'>;
+
+/**
+ * Reviews sent with a bearer token (the embedded sim's own API and admin token), without a
+ * KubeConfig: the sim's entry point stays free of the client library.
+ */
+export function bearerReviews(url: string, caPem: string, token: string): Reviews {
+  return {
+    request: <T>(method: string, path: string, options: { body?: unknown } = {}) =>
+      new Promise<T>((resolve, reject) => {
+        const body = JSON.stringify(options.body ?? {});
+        const req = request(
+          new URL(path, url),
+          {
+            method,
+            ca: caPem,
+            headers: {
+              Authorization: `Bearer ${token}`,
+              'Content-Type': 'application/json',
+              'Content-Length': Buffer.byteLength(body),
+            },
+          },
+          (res) => {
+            let text = '';
+            res.on('data', (c: Buffer) => (text += c.toString()));
+            res.on('end', () =>
+              (res.statusCode ?? 0) < 300
+                ? resolve(JSON.parse(text) as T)
+                : reject(new Error(`${method} ${path}: ${res.statusCode}: ${text.slice(0, 200)}`)),
+            );
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      }),
+  };
+}
+
 export async function startKubeletConfigz(options: {
   node: string;
   config: GracefulShutdownConfig;
-  reviews: Pick<KubeJson, 'request'>;
+  reviews: Reviews;
   /** @default '127.0.0.1' */
   host?: string;
   /** @default 0: a free port */

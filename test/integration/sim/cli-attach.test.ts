@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -13,6 +14,23 @@ import { findCondition, type Condition } from '@kubemaint/kubesim/testing';
 import { R } from '@kubemaint/kubesim';
 import { runCli, startCli } from '../../support/cli-process.js';
 import { startTestSim, type TestSim } from '../../support/sim.js';
+
+/** GET with a bearer token, the kubelet's self-signed certificate not verified (as the agent's default). */
+function getInsecure(url: string, token: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      { rejectUnauthorized: false, headers: { Authorization: `Bearer ${token}` } },
+      (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 describe('kubemaint sim --attach (child process)', { concurrency: true }, () => {
   let sim: TestSim;
@@ -40,6 +58,10 @@ describe('kubemaint sim --attach (child process)', { concurrency: true }, () => 
         '--max-pods',
         '300',
         '--cleanup',
+        '--shutdown-grace-period',
+        '20s',
+        '--shutdown-grace-period-critical-pods',
+        '5s',
       ],
       { cwd: dir },
     );
@@ -48,9 +70,20 @@ describe('kubemaint sim --attach (child process)', { concurrency: true }, () => 
       assert.match(
         cli.stdout(),
         new RegExp(
-          `^kubemaint sim attached: nodes=2 kubeconfig=${sim.kubeconfigPath} host=http://127\\.0\\.0\\.1:\\d+\\n$`,
+          `^kubemaint sim attached: nodes=2 kubeconfig=${sim.kubeconfigPath} host=http://127\\.0\\.0\\.1:\\d+ configz=cli-0=https://127\\.0\\.0\\.1:\\d+,cli-1=https://127\\.0\\.0\\.1:\\d+\\n$`,
         ),
       );
+      // Each kubelet's /configz asks the sim (TokenReview, SubjectAccessReview) as its node.
+      const configz = /cli-0=(https:\S+?),/.exec(cli.stdout())![1]!;
+      const agent = sim.credentials.serviceAccountToken('kubemaint', 'kubemaint-agent');
+      const allowed = await getInsecure(`${configz}/configz`, agent);
+      assert.equal(allowed.status, 200, allowed.body);
+      assert.match(
+        allowed.body,
+        /"shutdownGracePeriod":"20s","shutdownGracePeriodCriticalPods":"5s"/,
+      );
+      const executor = sim.credentials.serviceAccountToken('kubemaint', 'kubemaint-executor');
+      assert.equal((await getInsecure(`${configz}/configz`, executor)).status, 403);
       for (const name of ['cli-0', 'cli-1']) {
         const node = sim.store.get(R.nodes, undefined, name);
         const conditions = node?.status?.['conditions'] as Condition[] | undefined;
@@ -102,6 +135,11 @@ describe('kubemaint sim --attach (child process)', { concurrency: true }, () => 
       'an embedded-only option is given',
       () => ['--attach', sim.kubeconfigPath, '--scenario', 'demo'],
       /--scenario do not apply with --attach/,
+    ],
+    [
+      '--shutdown-grace-period is not a duration',
+      () => ['--attach', sim.kubeconfigPath, '--shutdown-grace-period', '20'],
+      /--shutdown-grace-period "20" is not a duration as the kubelet config takes it \(20s, 1m30s, 0s\)/,
     ],
     [
       'an attach-only option is given alone',
