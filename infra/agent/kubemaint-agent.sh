@@ -295,7 +295,7 @@ patch_node() {
 # A duration as the kubelet prints it (Go: 20s, 1m30s, 0s), or nothing: the host and the kubelet
 # are trusted no further than that, as the value goes into JSON.
 duration() {
-  v=$(printf '%s' "$1" | tr -d ' "'"'"'\r' | cut -c1-32)
+  v=$(printf '%s' "$1" | sed 's/#.*//' | tr -d ' "'"'"'\r' | cut -c1-32)
   case $v in
     0) printf '0s' ;;
     '' | *[!0-9.hmsun]* | [!0-9.]*) ;;
@@ -327,7 +327,7 @@ read_grace() {
     code=${out#"${out%???}"}
     got=${out%???}
     if [ "$code" = 200 ] && printf '%s' "$got" | grep -q '"kubeletconfig"'; then
-      # A kubelet leaves a zero duration out of nothing: "0s" is printed, so absent means 0 too.
+      # The kubelet prints a zero duration as "0s"; a key it leaves out is its default, 0s, too.
       period=$(duration "$(json_field shutdownGracePeriod "$got")")
       critical=$(duration "$(json_field shutdownGracePeriodCriticalPods "$got")")
       grace="${period:-0s}|${critical:-0s}|configz"

@@ -156,7 +156,7 @@ for (const shell of availableShells()) {
       mkdirSync(join(box.hostRoot, 'var/lib/kubelet'), { recursive: true });
       writeFileSync(
         join(box.hostRoot, 'var/lib/kubelet/config.yaml'),
-        'kind: KubeletConfiguration\nshutdownGracePeriod: "45s"\n',
+        'kind: KubeletConfiguration\nshutdownGracePeriod: "45s" # before a reboot\n',
       );
       // An install whose ClusterRole lacks nodes/configz (older manifests): the kubelet's
       // SubjectAccessReview says no, and the agent reads the file instead, saying why.
