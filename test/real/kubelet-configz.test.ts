@@ -9,10 +9,10 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { request } from 'node:https';
 import { after, before, describe, it } from 'node:test';
 import { attachSim, type AttachedSim } from '@kubemaint/kubesim/attach';
 import { cleanKubemaint } from '../support/clean-kubemaint.js';
+import { getConfigz } from '../support/kubelet-configz.js';
 import { INFRA_K8S, realCluster, refusal, type RealCluster } from '../support/real-cluster.js';
 import { availableShells, runAgent, sandbox } from '../integration/agent/agent-harness.js';
 
@@ -20,23 +20,6 @@ const NODE = 'grace-0';
 const OTHER = 'grace-other';
 const POD = 'agent-on-grace-0';
 const FLEET_USER = 'grace-fleet';
-
-function getConfigz(url: string, token: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      `${url}/configz`,
-      // The kubelet's serving certificate is its own (self-signed), as the agent's default takes it.
-      { rejectUnauthorized: false, headers: { Authorization: `Bearer ${token}` } },
-      (res) => {
-        let body = '';
-        res.on('data', (c: Buffer) => (body += c.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 describe(
   "the agent reads its kubelet's /configz on the real control plane",

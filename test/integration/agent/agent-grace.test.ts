@@ -5,11 +5,11 @@
  * infra/k8s's RBAC and admission policy as the sim installs them. Every case runs under each shell.
  */
 import assert from 'node:assert/strict';
-import { request } from 'node:https';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { R, type KubeletConfigzServer } from '@kubemaint/kubesim';
+import { getConfigz as get } from '../../support/kubelet-configz.js';
 import { availableShells, runAgent, sandbox } from './agent-harness.js';
 import { startSimCluster, type AgentCluster } from './sim-cluster.js';
 
@@ -20,26 +20,6 @@ const CRITICAL = 'kubemaint.io/shutdown-grace-period-critical-pods';
 const SOURCE = 'kubemaint.io/shutdown-grace-period-source';
 const CLUSTER_ROLES = 'clusterroles.rbac.authorization.k8s.io';
 const REPORTED = /shutdown grace period reported/g;
-
-/** GET /configz with `token`: the status and the body. */
-function getConfigz(
-  configz: KubeletConfigzServer,
-  token: string,
-): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      `${configz.url}/configz`,
-      { ca: configz.caPem, headers: { Authorization: `Bearer ${token}` } },
-      (res) => {
-        let body = '';
-        res.on('data', (c: Buffer) => (body += c.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 describe('the sim kubelet /configz checks the caller as a kubelet does', () => {
   let cluster: AgentCluster;
@@ -56,7 +36,7 @@ describe('the sim kubelet /configz checks the caller as a kubelet does', () => {
 
   it("answers the agent's own token (RBAC: get nodes/configz) with the kubelet's config", async () => {
     const token = cluster.sim.credentials.serviceAccountToken('kubemaint', 'kubemaint-agent', POD);
-    const got = await getConfigz(configz, token);
+    const got = await get(configz.url, token, configz.caPem);
     assert.equal(got.status, 200, got.body);
     const config = (JSON.parse(got.body) as { kubeletconfig: Record<string, unknown> })
       .kubeletconfig;
@@ -66,7 +46,7 @@ describe('the sim kubelet /configz checks the caller as a kubelet does', () => {
 
   it('refuses a token whose account may not get nodes/configz nor nodes/proxy (403)', async () => {
     const token = cluster.sim.credentials.serviceAccountToken('kubemaint', 'kubemaint-executor');
-    const got = await getConfigz(configz, token);
+    const got = await get(configz.url, token, configz.caPem);
     assert.equal(got.status, 403);
     assert.match(
       got.body,
@@ -75,7 +55,7 @@ describe('the sim kubelet /configz checks the caller as a kubelet does', () => {
   });
 
   it('refuses a token the apiserver does not know (401)', async () => {
-    assert.equal((await getConfigz(configz, 'not-a-token')).status, 401);
+    assert.equal((await get(configz.url, 'not-a-token', configz.caPem)).status, 401);
   });
 
   it('refuses a config that is not a duration, saying which key', () => {

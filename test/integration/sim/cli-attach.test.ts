@@ -5,7 +5,6 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -13,24 +12,8 @@ import { kubeconfigYaml } from '@kubemaint/kubesim/api';
 import { findCondition, type Condition } from '@kubemaint/kubesim/testing';
 import { R } from '@kubemaint/kubesim';
 import { runCli, startCli } from '../../support/cli-process.js';
+import { getConfigz } from '../../support/kubelet-configz.js';
 import { startTestSim, type TestSim } from '../../support/sim.js';
-
-/** GET with a bearer token, the kubelet's self-signed certificate not verified (as the agent's default). */
-function getInsecure(url: string, token: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      { rejectUnauthorized: false, headers: { Authorization: `Bearer ${token}` } },
-      (res) => {
-        let body = '';
-        res.on('data', (c: Buffer) => (body += c.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 describe('kubemaint sim --attach (child process)', { concurrency: true }, () => {
   let sim: TestSim;
@@ -76,14 +59,14 @@ describe('kubemaint sim --attach (child process)', { concurrency: true }, () => 
       // Each kubelet's /configz asks the sim (TokenReview, SubjectAccessReview) as its node.
       const configz = /cli-0=(https:\S+?),/.exec(cli.stdout())![1]!;
       const agent = sim.credentials.serviceAccountToken('kubemaint', 'kubemaint-agent');
-      const allowed = await getInsecure(`${configz}/configz`, agent);
+      const allowed = await getConfigz(configz, agent);
       assert.equal(allowed.status, 200, allowed.body);
       assert.match(
         allowed.body,
         /"shutdownGracePeriod":"20s","shutdownGracePeriodCriticalPods":"5s"/,
       );
       const executor = sim.credentials.serviceAccountToken('kubemaint', 'kubemaint-executor');
-      assert.equal((await getInsecure(`${configz}/configz`, executor)).status, 403);
+      assert.equal((await getConfigz(configz, executor)).status, 403);
       for (const name of ['cli-0', 'cli-1']) {
         const node = sim.store.get(R.nodes, undefined, name);
         const conditions = node?.status?.['conditions'] as Condition[] | undefined;
