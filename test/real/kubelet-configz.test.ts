@@ -33,14 +33,14 @@ describe(
     before(async () => {
       cluster = await realCluster();
       // Again on a timeout: a loaded machine's apiserver can give up on one object of the many.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        cluster.kubectl(['apply', '--server-side', '--force-conflicts', '-k', INFRA_K8S]);
-        break;
-      } catch (error) {
-        if (attempt >= 3 || !/Timeout/.test(String(error))) throw error;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          cluster.kubectl(['apply', '--server-side', '--force-conflicts', '-k', INFRA_K8S]);
+          break;
+        } catch (error) {
+          if (attempt >= 3 || !/Timeout/.test(String(error))) throw error;
+        }
       }
-    }
       cluster.kubectl(['apply', '-f', '-'], {
         input: JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: OTHER } }),
       });
