@@ -38,7 +38,7 @@ const GO_DURATION = /^(?:0|(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|ms|s|m|h))+)$/
 
 /** A clear error for a value that is not a duration the kubelet's config would take. */
 export function checkGracefulShutdown(config: GracefulShutdownConfig): GracefulShutdownConfig {
-  for (const [key, value] of Object.entries(config))
+  for (const [key, value] of Object.entries(config) as [string, string][])
     if (!GO_DURATION.test(value))
       throw new RangeError(
         `${key} must be a duration as the kubelet config takes it (20s, 1m30s, 0s), got ${JSON.stringify(value)}`,
