@@ -7,7 +7,8 @@
  * the terminal.
  */
 import { heldSlots, stateCounts, type FleetView } from '../src/app/control/fleet-view.js';
-import type { MaintenanceRequest } from '../src/core/request.js';
+import { gracefulShutdownWarning } from '../src/core/graceful-shutdown.js';
+import { isActive, type MaintenanceRequest } from '../src/core/request.js';
 import { formatDuration } from '../src/core/duration.js';
 import { printable } from '../src/core/printable.js';
 
@@ -46,6 +47,7 @@ export function statusObject(view: StatusView): Record<string, unknown> {
       ...(r.drain ? { drain: r.drain.message } : {}),
       ...(r.failure ? { failure: r.failure } : {}),
       ...(view.fits?.[r.id] ? { fit: view.fits[r.id] } : {}),
+      ...(shutdownWarning(view, r) ? { gracefulShutdown: shutdownWarning(view, r) } : {}),
       createdAt: r.createdAt,
       updatedAt: r.updatedAt,
     })),
@@ -83,6 +85,8 @@ export function statusTable(view: StatusView, now: Date, cluster?: string): stri
     for (const r of view.requests) {
       for (const reason of r.blockedReasons ?? [])
         lines.push(`  ${printable(r.id)} waits: ${printable(reason)}`);
+      const warning = shutdownWarning(view, r);
+      if (warning) lines.push(`  ${printable(r.id)} warning: ${printable(warning)}`);
     }
   }
   const held = heldSlots(view);
@@ -92,6 +96,16 @@ export function statusTable(view: StatusView, now: Date, cluster?: string): stri
   );
   if (view.window) lines.push(`window: ${printable(view.window.line)}`);
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * A reboot still to come whose node's kubelet would not stop its pods gracefully (ADR 0049). Only
+ * before the host command: after it, the reboot has happened or is happening.
+ */
+function shutdownWarning(view: StatusView, r: MaintenanceRequest): string | undefined {
+  if (r.action !== 'reboot' || !isActive(r.state) || r.state === 'verifying') return undefined;
+  const fact = view.nodes?.find((n) => n.name === r.node)?.gracefulShutdown;
+  return fact ? gracefulShutdownWarning(fact) : undefined;
 }
 
 const withFit = (text: string, fit: string | undefined): string => (fit ? `${text}; ${fit}` : text);

@@ -48,6 +48,25 @@
 #   CURL                the curl binary                                                  curl
 #   AGENT_CONFIG_DIR    the mounted kubemaint-agent ConfigMap            /etc/kubemaint-agent
 #
+# It also reports the kubelet's graceful node shutdown setting (ADR 0049), on start and at every
+# re-read of the node, as annotations on its node, written only when they change:
+#   kubemaint.io/shutdown-grace-period                (the kubelet's shutdownGracePeriod: 20s, 0s)
+#   kubemaint.io/shutdown-grace-period-critical-pods  (shutdownGracePeriodCriticalPods)
+#   kubemaint.io/shutdown-grace-period-source         configz, or file
+# configz: GET /configz from the kubelet on this node (its address from the downward API, its port
+# from the Node's status) with the service-account token; the kubelet asks the API server
+# (TokenReview, SubjectAccessReview) whether the token may `get nodes/configz` (kubelet 1.33+,
+# KubeletFineGrainedAuthz; older kubelets ask for nodes/proxy, which this agent is not granted).
+# file: when configz does not answer, the host's kubelet config file, if mounted. Neither: nothing
+# is written (the control plane then says the setting is unknown).
+#   HOST_IP             this node's address (downward API status.hostIP)               127.0.0.1
+#   KUBELET_URL         the kubelet     https://$HOST_IP:<the Node's kubeletEndpoint port, or 10250>
+#                       (`off`: do not ask the kubelet)
+#   KUBELET_CA_FILE     verify the kubelet's serving certificate with this CA. Unset: not verified,
+#                       since kubelets serve a self-signed certificate by default; the call stays on
+#                       this node (a pod to its own node's address)                       (unset)
+#   KUBELET_CONFIG_FILE the host's kubelet config     $HOST_ROOT/var/lib/kubelet/config.yaml
+#
 # It never exits on API errors: it logs, keeps what it knew, and tries again next period.
 set -u
 
@@ -82,11 +101,18 @@ API_CONNECT_TIMEOUT_SECONDS=${API_CONNECT_TIMEOUT_SECONDS:-5}
 API_TIMEOUT_SECONDS=${API_TIMEOUT_SECONDS:-15}
 AGENT_ITERATIONS=${AGENT_ITERATIONS:-0}
 CURL=${CURL:-curl}
+HOST_IP=${HOST_IP:-127.0.0.1}
+KUBELET_URL=${KUBELET_URL:-}
+KUBELET_CA_FILE=${KUBELET_CA_FILE:-}
+KUBELET_CONFIG_FILE=${KUBELET_CONFIG_FILE:-$HOST_ROOT/var/lib/kubelet/config.yaml}
 
 KEY_LABEL='kubemaint.io/reboot-required'
 KEY_SINCE='kubemaint.io/reboot-required-since'
 KEY_PKGS='kubemaint.io/reboot-required-packages'
 KEY_REPORTER='kubemaint.io/reboot-required-reporter'
+KEY_GRACE='kubemaint.io/shutdown-grace-period'
+KEY_GRACE_CRITICAL='kubemaint.io/shutdown-grace-period-critical-pods'
+KEY_GRACE_SOURCE='kubemaint.io/shutdown-grace-period-source'
 
 is_uint() { case $1 in '' | *[!0-9]*) return 1 ;; *) return 0 ;; esac; }
 
@@ -236,6 +262,8 @@ read_node() {
     return 1
   fi
   node_since=$(json_value "$KEY_SINCE")
+  grace_known="$(json_value "$KEY_GRACE")|$(json_value "$KEY_GRACE_CRITICAL")|$(json_value "$KEY_GRACE_SOURCE")"
+  kubelet_port=$(printf '%s\n' "$body" | sed -n 's|.*"kubeletEndpoint": *{ *"Port": *\([0-9][0-9]*\).*|\1|p' | head -n 1)
   if [ "$(json_value "$KEY_LABEL")" = true ]; then
     known="true|$(json_value "$KEY_PKGS")"
   elif [ -n "$node_since" ] || printf '%s' "$body" | grep -q "\"$KEY_PKGS\":"; then
@@ -261,6 +289,75 @@ patch_node() {
       return 1
       ;;
   esac
+}
+
+# --- the kubelet's graceful shutdown ----------------------------------------------------------
+# A duration as the kubelet prints it (Go: 20s, 1m30s, 0s), or nothing: the host and the kubelet
+# are trusted no further than that, as the value goes into JSON.
+duration() {
+  v=$(printf '%s' "$1" | sed 's/#.*//' | tr -d ' "'"'"'\r' | cut -c1-32)
+  case $v in
+    0) printf '0s' ;;
+    '' | *[!0-9.hmsun]* | [!0-9.]*) ;;
+    *) printf '%s' "$v" ;;
+  esac
+}
+
+# The value of "key" in a flat JSON text, any type, up to the next comma or brace.
+json_field() {
+  printf '%s\n' "$2" | sed -n "s|.*\"$1\": *\"\{0,1\}\([^\",}]*\).*|\1|p" | head -n 1
+}
+
+# Sets `grace` to "period|critical|source", or to nothing when neither source answers.
+read_grace() {
+  grace=''
+  if [ "$KUBELET_URL" != off ]; then
+    url=${KUBELET_URL:-https://$HOST_IP:${kubelet_port:-10250}}
+    if ! token=$(cat "$TOKEN_FILE" 2>/dev/null) || [ -z "$token" ]; then
+      out="000cannot read the service-account token at $TOKEN_FILE"
+    elif [ -n "$KUBELET_CA_FILE" ]; then
+      out=$(printf 'Authorization: Bearer %s\n' "$token" |
+        $CURL -sS --cacert "$KUBELET_CA_FILE" --connect-timeout "$API_CONNECT_TIMEOUT_SECONDS" --max-time "$API_TIMEOUT_SECONDS" \
+          -H @- -w '%{http_code}' "$url/configz" 2>&1)
+    else
+      out=$(printf 'Authorization: Bearer %s\n' "$token" |
+        $CURL -sS --insecure --connect-timeout "$API_CONNECT_TIMEOUT_SECONDS" --max-time "$API_TIMEOUT_SECONDS" \
+          -H @- -w '%{http_code}' "$url/configz" 2>&1)
+    fi
+    code=${out#"${out%???}"}
+    got=${out%???}
+    if [ "$code" = 200 ] && printf '%s' "$got" | grep -q '"kubeletconfig"'; then
+      # The kubelet prints a zero duration as "0s"; a key it leaves out is its default, 0s, too.
+      period=$(duration "$(json_field shutdownGracePeriod "$got")")
+      critical=$(duration "$(json_field shutdownGracePeriodCriticalPods "$got")")
+      grace="${period:-0s}|${critical:-0s}|configz"
+      return 0
+    fi
+    log warn "cannot read the kubelet's configz; trying the host's kubelet config file" "url=$url/configz" \
+      "status=$code" "detail=\"$(printf '%s' "$got" | tr -d '"\n' | cut -c1-200)\""
+  fi
+  if [ -r "$KUBELET_CONFIG_FILE" ]; then
+    # The kubelet's default for a key the file leaves out is 0s.
+    period=$(duration "$(sed -n 's|^shutdownGracePeriod: *||p' "$KUBELET_CONFIG_FILE" | head -n 1)")
+    critical=$(duration "$(sed -n 's|^shutdownGracePeriodCriticalPods: *||p' "$KUBELET_CONFIG_FILE" | head -n 1)")
+    grace="${period:-0s}|${critical:-0s}|file"
+    return 0
+  fi
+  log warn "shutdown grace period unknown: no configz and no kubelet config file" "file=$KUBELET_CONFIG_FILE"
+}
+
+# Writes the setting when it differs from what the node says (read_node's grace_known).
+report_grace() {
+  read_grace
+  [ -n "$grace" ] && [ "$grace" != "$grace_known" ] || return 0
+  period=${grace%%|*}
+  rest=${grace#*|}
+  critical=${rest%%|*}
+  source=${rest#*|}
+  if patch_node '{"metadata":{"annotations":{"'$KEY_GRACE'":"'$period'","'$KEY_GRACE_CRITICAL'":"'$critical'","'$KEY_GRACE_SOURCE'":"'$source'"}}}'; then
+    log info "shutdown grace period reported" "node=$NODE_NAME" "period=$period" "critical=$critical" "source=$source"
+    grace_known=$grace
+  fi
 }
 
 # --- the loop --------------------------------------------------------------------------------
@@ -291,7 +388,12 @@ while :; do
   # Compare with the node itself on start, after a failure and every RESYNC_EVERY checks;
   # otherwise with what we wrote last (no read, no write while nothing changes).
   if [ -z "$known" ] || [ "$since_sync" -ge "$RESYNC_EVERY" ]; then
-    read_node && since_sync=0 || known=''
+    if read_node; then
+      since_sync=0
+      report_grace
+    else
+      known=''
+    fi
   fi
   since_sync=$((since_sync + 1))
   if [ -n "$known" ]; then

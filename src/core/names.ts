@@ -19,6 +19,14 @@ export const ANN_REBOOT_REQUIRED_PACKAGES = `${DOMAIN}/reboot-required-packages`
  */
 export const ANN_REBOOT_REQUIRED_REPORTER = `${DOMAIN}/reboot-required-reporter`;
 export const REPORTER_AGENT = 'agent';
+/**
+ * The node's kubelet graceful-shutdown setting as the reporter agent read it (ADR 0049): its
+ * `shutdownGracePeriod` and `shutdownGracePeriodCriticalPods` as the kubelet prints them (`20s`,
+ * `0s`), and where it read them (`configz`, or `file` for the host's kubelet config file).
+ */
+export const ANN_SHUTDOWN_GRACE_PERIOD = `${DOMAIN}/shutdown-grace-period`;
+export const ANN_SHUTDOWN_GRACE_PERIOD_CRITICAL = `${DOMAIN}/shutdown-grace-period-critical-pods`;
+export const ANN_SHUTDOWN_GRACE_PERIOD_SOURCE = `${DOMAIN}/shutdown-grace-period-source`;
 export const ANN_REQUEST = `${DOMAIN}/request`;
 export const ANN_LAST_MAINTENANCE = `${DOMAIN}/last-maintenance`;
 /** On executor Jobs and their pods: the node's full name, which the `node` label may only hash. */

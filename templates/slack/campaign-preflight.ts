@@ -4,6 +4,7 @@
  * as they are, blockers, whether the work fits the window), folded over every node still to start,
  * so approving twenty nodes at once is not approving blind. Pure: previews in, mrkdwn out.
  */
+import { gracefulShutdownWarning } from '../../src/core/graceful-shutdown.js';
 import { LIMITS, code, esc, fitLines } from './mrkdwn.js';
 import type { Preview } from './types.js';
 
@@ -30,8 +31,14 @@ const nodes = (names: readonly string[]) =>
     ? names.map(code).join(', ')
     : `${names.slice(0, 3).map(code).join(', ')} and ${names.length - 3} more`;
 
-/** The section text, or undefined when nothing was previewed. */
-export function campaignPreflight(preflight: CampaignPreflight): string | undefined {
+/**
+ * The section text, or undefined when nothing was previewed. `rebooting` says which nodes are to be
+ * rebooted: only a reboot depends on the kubelet's graceful shutdown.
+ */
+export function campaignPreflight(
+  preflight: CampaignPreflight,
+  rebooting: (node: string) => boolean = () => true,
+): string | undefined {
   const { previews, notPreviewed } = preflight;
   if (previews.length === 0) return undefined;
   const evict = previews.reduce((n, p) => n + p.evict.length, 0);
@@ -47,6 +54,17 @@ export function campaignPreflight(preflight: CampaignPreflight): string | undefi
   // kubectl's rules: emptyDir data lost, or pods without a controller (never recreated elsewhere).
   const warnings = byNode(previews, (p) => p.warnings);
   for (const [warning, on] of warnings) lines.push(`• :warning: ${esc(warning)} (${nodes(on)})`);
+  // Nodes whose kubelet would not stop their pods gracefully on a reboot (ADR 0049), one line.
+  const graceless = previews.filter(
+    (p) =>
+      rebooting(p.node) &&
+      p.gracefulShutdown !== undefined &&
+      gracefulShutdownWarning(p.gracefulShutdown) !== undefined,
+  );
+  if (graceless.length > 0)
+    lines.push(
+      `• :warning: shutdownGracePeriod 0 or unknown on ${nodes(graceless.map((p) => p.node))}: pods will not be terminated gracefully on reboot: set shutdownGracePeriod in the kubelet config`,
+    );
   const blockers = byNode(previews, (p) => p.blockers);
   for (const [blocker, on] of blockers) lines.push(`• ${esc(blocker)} (${nodes(on)})`);
   const fits = previews.flatMap((p) => (p.window.fit ? [p.window.fit] : []));

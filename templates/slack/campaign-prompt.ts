@@ -52,7 +52,11 @@ export function campaignPrompt(requests: MaintenanceRequest[], ctx: PromptContex
     );
   // The same preflight a per-node prompt shows, in summary, while people still decide or wait.
   const preflight =
-    waiting.length > 0 && ctx.preflight ? campaignPreflight(ctx.preflight) : undefined;
+    waiting.length > 0 && ctx.preflight
+      ? campaignPreflight(ctx.preflight, (node) =>
+          waiting.some((r) => r.node === node && r.action === 'reboot'),
+        )
+      : undefined;
   if (preflight) blocks.push(section(preflight, 'preflight'));
   const window = proposed.length > 0 ? windowLine(ctx) : undefined;
   if (window) blocks.push(section(window, 'window'));

@@ -7,7 +7,7 @@ import { REJECT_REASON, SLACK_VIEW } from './ids.js';
 import type { MaintenanceRequest } from '../../src/core/request.js';
 import { capBlocks, context, header, section } from './blocks.js';
 import { LIMITS, clip, code, esc, fitLines } from './mrkdwn.js';
-import { drainProgress, failure, pods, skew } from './sections.js';
+import { drainProgress, failure, gracefulShutdown, pods, skew } from './sections.js';
 import { stateLine, who } from './state.js';
 import { title } from './request-prompt.js';
 import type { KnownBlock, Preview, View } from './types.js';
@@ -82,6 +82,7 @@ export function detailsModal(request: MaintenanceRequest, preview?: Preview): Vi
     ['skew', skew(request, preview)],
     ['failure', failure(request)],
     ['drain', drainProgress(request, ctx)],
+    ['graceful-shutdown', gracefulShutdown(request, preview)],
   ] as const)
     if (text) blocks.push(section(text, id));
   if (preview) {

@@ -12,6 +12,7 @@ import {
   blockers,
   drainProgress,
   failure,
+  gracefulShutdown,
   pods,
   skew,
   whatAndWhy,
@@ -43,6 +44,8 @@ export function requestPrompt(request: MaintenanceRequest, ctx: PromptContext): 
     optional(drainProgress(request, ctx), 'drain');
     if (ctx.preview && (request.state === 'proposed' || request.state === 'approved'))
       blocks.push(section(pods(ctx.preview), 'pods'));
+    if (request.state === 'proposed' || request.state === 'approved')
+      optional(gracefulShutdown(request, ctx.preview), 'graceful-shutdown');
     // The preview's blockers describe "if approved now": stale once the request has started.
     const deciding = request.state === 'proposed' || request.state === 'approved';
     optional(blockers(request, deciding ? ctx.preview : undefined), 'blockers');

@@ -5,6 +5,7 @@
  * undefined when it has nothing to say.
  */
 import type { MaintenanceRequest } from '../../src/core/request.js';
+import { describeGracefulShutdown } from '../../src/core/graceful-shutdown.js';
 import { formatMinor, tryParseKubeVersion } from '../../src/core/version.js';
 import { LIMITS, code, esc, fitLines, when } from './mrkdwn.js';
 import { who } from './state.js';
@@ -49,6 +50,22 @@ export function skew(request: MaintenanceRequest, preview?: Preview): string | u
     '*Risk:* a new kubelet minor may recreate every container on the node (the container hash ' +
     'changes), so the node is drained first.'
   );
+}
+
+/**
+ * The kubelet's graceful shutdown before a reboot (ADR 0049): the pods a drain leaves (DaemonSet
+ * pods, the executor's own) get a SIGTERM only when shutdownGracePeriod is set; a warning otherwise.
+ */
+export function gracefulShutdown(
+  request: MaintenanceRequest,
+  preview?: Preview,
+): string | undefined {
+  const fact = preview?.gracefulShutdown;
+  if (request.action !== 'reboot' || !fact) return undefined;
+  const line = esc(describeGracefulShutdown(fact));
+  return fact.state === 'on'
+    ? `*Graceful shutdown:* ${line}`
+    : `:warning: *Graceful shutdown:* ${line}`;
 }
 
 export function pods(preview: Preview): string {

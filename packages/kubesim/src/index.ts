@@ -42,6 +42,13 @@ import {
 import { serverTls } from './tls.js';
 import { checkSeed, openSimState } from './state/sim-state.js';
 
+import {
+  bearerReviews,
+  NO_GRACEFUL_SHUTDOWN,
+  startKubeletConfigz,
+  type GracefulShutdownConfig,
+  type KubeletConfigzServer,
+} from './kubelet-configz.js';
 export { DEFAULT_KUBECONFIG };
 export { SCENARIO_DESCRIPTIONS, SCENARIO_NODES } from './names.js';
 
@@ -89,6 +96,13 @@ export {
   IDENTITY_LABEL,
   PEER_ADDRESS_ANNOTATION,
 } from './apiservers.js';
+export {
+  checkGracefulShutdown,
+  NO_GRACEFUL_SHUTDOWN,
+  startKubeletConfigz,
+  type GracefulShutdownConfig,
+  type KubeletConfigzServer,
+} from './kubelet-configz.js';
 export { silentLogger, type Logger } from './log.js';
 
 export interface SimOptions {
@@ -154,6 +168,12 @@ export interface Sim {
     startKubelet(node: string): void;
     setFaults(rules: FaultRule[]): void;
     audit(): readonly AuditEntry[];
+    /**
+     * Serves `node`'s kubelet `/configz` (kubelet-configz.ts) on a port of its own, checked with the
+     * sim's TokenReview and SubjectAccessReview as a kubelet checks it; once per node, later calls
+     * set its config. @default config the kubelet's default, 0s
+     */
+    serveConfigz(node: string, config?: GracefulShutdownConfig): Promise<KubeletConfigzServer>;
   };
   stop(): Promise<void>;
 }
@@ -323,6 +343,24 @@ export async function createSim(options: SimOptions = {}): Promise<Sim> {
     if (!kubelet) throw new RangeError(`no kubelet for node ${JSON.stringify(node)}`);
     return kubelet;
   };
+  const configz = new Map<string, Promise<KubeletConfigzServer>>();
+  const reviews = bearerReviews(api.url, api.caPem, api.token);
+  const serveConfigz = async (node: string, config?: GracefulShutdownConfig) => {
+    kubeletOf(node);
+    const running = configz.get(node);
+    if (running) {
+      const server = await running;
+      if (config) server.setConfig(config);
+      return server;
+    }
+    const started = startKubeletConfigz({
+      node,
+      config: config ?? NO_GRACEFUL_SHUTDOWN,
+      reviews,
+    });
+    configz.set(node, started);
+    return started;
+  };
   let stopped = false;
   return {
     store,
@@ -342,12 +380,19 @@ export async function createSim(options: SimOptions = {}): Promise<Sim> {
       startKubelet: (node) => kubeletOf(node).startKubelet(),
       setFaults: (rules) => api.setFaults(rules),
       audit: () => store.audit(),
+      serveConfigz,
     },
     async stop() {
       if (stopped) return;
       stopped = true;
       cleanup();
-      await Promise.all([hostAdmin?.close(), api.close(), apiservers?.stop()]);
+      const configzServers = await Promise.all(configz.values());
+      await Promise.all([
+        hostAdmin?.close(),
+        api.close(),
+        apiservers?.stop(),
+        ...configzServers.map((c) => c.close()),
+      ]);
       state?.close();
     },
   };

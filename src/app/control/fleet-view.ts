@@ -6,6 +6,7 @@
  * status counted only the slots whose Lease existed).
  */
 import { DateTime } from 'luxon';
+import { readGracefulShutdown, type GracefulShutdown } from '../../core/graceful-shutdown.js';
 import { ANN_REBOOT_REQUIRED_PACKAGES, slotName } from '../../core/names.js';
 import { ACTIVE_STATES, FINAL_STATES, type MaintenanceRequest } from '../../core/request.js';
 import type { RequestState } from '../../core/request.js';
@@ -26,6 +27,8 @@ export interface FleetNode {
   missing?: boolean;
   /** What the reporter agent says asked for the reboot (an annotation: anyone's text). */
   packages?: string;
+  /** The kubelet's graceful-shutdown setting as the agent reported it (ADR 0049); not for a missing node. */
+  gracefulShutdown?: GracefulShutdown;
 }
 
 export interface PauseView {
@@ -135,6 +138,7 @@ function fleetNode(
     unschedulable: node.unschedulable,
     ...(node.missing ? { missing: true } : {}),
     ...(packages ? { packages } : {}),
+    ...(node.missing ? {} : { gracefulShutdown: readGracefulShutdown(node.annotations) }),
   };
 }
 

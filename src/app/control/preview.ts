@@ -5,6 +5,7 @@
  * read goes to `errors` and the rest is still shown, because a prompt with a gap beats no prompt.
  */
 import type { Pod } from '../../core/drain-filters.js';
+import { readGracefulShutdown, type GracefulShutdown } from '../../core/graceful-shutdown.js';
 import { describeTime, evaluatePolicy, type PolicyFacts } from '../../core/policy.js';
 import { describeSchedule } from '../../core/windows.js';
 import type { PodInfo } from '../ports.js';
@@ -23,6 +24,11 @@ export interface Preview {
   rebootRequiredSince?: string;
   /** From `kubemaint.io/reboot-required-packages` (the packages that asked for the reboot). */
   packages: string[];
+  /**
+   * The kubelet's graceful-shutdown setting from the reporter agent's annotations (ADR 0049);
+   * absent when the node could not be read.
+   */
+  gracefulShutdown?: GracefulShutdown;
   /** Pods the drain would evict, `namespace/name`. */
   evict: string[];
   /** Pods left in place on purpose (DaemonSet, mirror, finished), each with why. */
@@ -111,6 +117,7 @@ export async function previewRequest(
     ...(info?.kubeletVersion ? { kubeletVersion: info.kubeletVersion } : {}),
     ...(annotations[sinceKey] ? { rebootRequiredSince: annotations[sinceKey] } : {}),
     packages: splitPackages(annotations[packagesKey]),
+    ...(info ? { gracefulShutdown: readGracefulShutdown(annotations) } : {}),
     evict: selection?.evict ?? [],
     skipped: selection?.skipped ?? [],
     warnings: selection?.warnings ?? [],

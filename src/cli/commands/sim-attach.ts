@@ -8,6 +8,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { KubemaintError } from '../../errors.js';
+import { parseGoDuration } from '../../core/graceful-shutdown.js';
 import { createLogger } from '../../log.js';
 import { KUBELET_VERSION } from '@kubemaint/kubesim/names';
 import type { SimOptions } from './sim.js';
@@ -49,6 +50,8 @@ const ATTACH_ONLY = [
   'hostPort',
   'hostsDir',
   'cleanup',
+  'shutdownGracePeriod',
+  'shutdownGracePeriodCriticalPods',
 ];
 
 const flag = (name: string): string => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
@@ -61,6 +64,26 @@ export function refuseAttachOptions(command: Command): void {
   if (stray.length > 0) {
     throw new KubemaintError('usage', `${stray.join(', ')} only make sense with --attach`);
   }
+}
+
+/** --shutdown-grace-period and its critical-pods share, checked as the kubelet's config takes them. */
+function gracefulShutdownOf(
+  options: Pick<SimOptions, 'shutdownGracePeriod' | 'shutdownGracePeriodCriticalPods'>,
+): { shutdownGracePeriod: string; shutdownGracePeriodCriticalPods: string } | undefined {
+  const period = options.shutdownGracePeriod;
+  const critical = options.shutdownGracePeriodCriticalPods;
+  if (period === undefined && critical === undefined) return undefined;
+  for (const [name, value] of [
+    ['--shutdown-grace-period', period],
+    ['--shutdown-grace-period-critical-pods', critical],
+  ] as const) {
+    if (value !== undefined && parseGoDuration(value) === undefined)
+      throw new KubemaintError(
+        'usage',
+        `${name} ${JSON.stringify(value)} is not a duration as the kubelet config takes it (20s, 1m30s, 0s)`,
+      );
+  }
+  return { shutdownGracePeriod: period ?? '0s', shutdownGracePeriodCriticalPods: critical ?? '0s' };
 }
 
 export async function runAttach(options: SimOptions, command: Command): Promise<void> {
@@ -97,6 +120,7 @@ export async function runAttach(options: SimOptions, command: Command): Promise<
     agent: options.hostsDir !== undefined,
   });
   const labels = parseLabels(options.label);
+  const gracefulShutdown = gracefulShutdownOf(options);
   const kubeconfig = resolve(options.attach ?? '');
   const { attachSim } = await import('@kubemaint/kubesim/attach');
   const attached = await attachSim({
@@ -111,11 +135,13 @@ export async function runAttach(options: SimOptions, command: Command): Promise<
     hostPort,
     ...(options.hostsDir ? { hostsDir: resolve(options.hostsDir) } : {}),
     delays: { rebootDowntimeMs: downtime * 1_000 },
+    ...(gracefulShutdown ? { gracefulShutdown } : {}),
     log: createLogger({ service: 'sim-attach' }),
   });
   const stopped = stopSignal();
+  const configz = Object.entries(attached.configz).map(([node, c]) => `${node}=${c.url}`);
   process.stdout.write(
-    `kubemaint sim attached: nodes=${nodes} kubeconfig=${kubeconfig} host=${attached.hostUrl}\n`,
+    `kubemaint sim attached: nodes=${nodes} kubeconfig=${kubeconfig} host=${attached.hostUrl}${configz.length ? ` configz=${configz.join(',')}` : ''}\n`,
   );
   await stopped;
   await attached.stop({ cleanup: options.cleanup ?? false });

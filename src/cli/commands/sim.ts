@@ -42,6 +42,8 @@ export interface SimOptions {
   rebootDowntime?: string;
   hostsDir?: string;
   cleanup?: boolean;
+  shutdownGracePeriod?: string;
+  shutdownGracePeriodCriticalPods?: string;
 }
 
 export const PODS_HELP =
@@ -127,6 +129,14 @@ export function registerSimCommand(program: Command): void {
       "attach: the hosts' file systems, DIR/<node>/ each (pods get KUBEMAINT_SIM_HOST_ROOT; a reboot empties var/run)",
     )
     .option('--cleanup', 'attach: delete the nodes on exit (else they stay and go NotReady)')
+    .option(
+      '--shutdown-grace-period <duration>',
+      'attach: each kubelet serves /configz with this shutdownGracePeriod (20s; its URL is printed)',
+    )
+    .option(
+      '--shutdown-grace-period-critical-pods <duration>',
+      'attach: and this shutdownGracePeriodCriticalPods (default 0s)',
+    )
     .addHelpText(
       'after',
       `\nScenarios:\n${scenarioHelp}\n\nThe sim writes its kubeconfig (TLS with its own CA, a bearer token) so that\n` +

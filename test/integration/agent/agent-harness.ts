@@ -67,6 +67,8 @@ export function sandbox(
       API_SERVER: api.url,
       PERIOD_SECONDS: '0',
       JITTER_SECONDS: '0',
+      // No kubelet unless a test starts one (the grace period tests): nothing asks this machine's.
+      KUBELET_URL: 'off',
       ...extra,
     }),
   };

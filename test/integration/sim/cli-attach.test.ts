@@ -12,6 +12,7 @@ import { kubeconfigYaml } from '@kubemaint/kubesim/api';
 import { findCondition, type Condition } from '@kubemaint/kubesim/testing';
 import { R } from '@kubemaint/kubesim';
 import { runCli, startCli } from '../../support/cli-process.js';
+import { getConfigz } from '../../support/kubelet-configz.js';
 import { startTestSim, type TestSim } from '../../support/sim.js';
 
 describe('kubemaint sim --attach (child process)', { concurrency: true }, () => {
@@ -40,17 +41,33 @@ describe('kubemaint sim --attach (child process)', { concurrency: true }, () => 
         '--max-pods',
         '300',
         '--cleanup',
+        '--shutdown-grace-period',
+        '20s',
+        '--shutdown-grace-period-critical-pods',
+        '5s',
       ],
       { cwd: dir },
     );
     try {
-      await cli.waitFor(/\n/, 60_000);
+      // The ready line is the readiness; the bound is generous (a loaded machine took over 60 s).
+      await cli.waitFor(/\n/, 240_000);
       assert.match(
         cli.stdout(),
         new RegExp(
-          `^kubemaint sim attached: nodes=2 kubeconfig=${sim.kubeconfigPath} host=http://127\\.0\\.0\\.1:\\d+\\n$`,
+          `^kubemaint sim attached: nodes=2 kubeconfig=${sim.kubeconfigPath} host=http://127\\.0\\.0\\.1:\\d+ configz=cli-0=https://127\\.0\\.0\\.1:\\d+,cli-1=https://127\\.0\\.0\\.1:\\d+\\n$`,
         ),
       );
+      // Each kubelet's /configz asks the sim (TokenReview, SubjectAccessReview) as its node.
+      const configz = /cli-0=(https:\S+?),/.exec(cli.stdout())![1]!;
+      const agent = sim.credentials.serviceAccountToken('kubemaint', 'kubemaint-agent');
+      const allowed = await getConfigz(configz, agent);
+      assert.equal(allowed.status, 200, allowed.body);
+      assert.match(
+        allowed.body,
+        /"shutdownGracePeriod":"20s","shutdownGracePeriodCriticalPods":"5s"/,
+      );
+      const executor = sim.credentials.serviceAccountToken('kubemaint', 'kubemaint-executor');
+      assert.equal((await getConfigz(configz, executor)).status, 403);
       for (const name of ['cli-0', 'cli-1']) {
         const node = sim.store.get(R.nodes, undefined, name);
         const conditions = node?.status?.['conditions'] as Condition[] | undefined;
@@ -102,6 +119,11 @@ describe('kubemaint sim --attach (child process)', { concurrency: true }, () => 
       'an embedded-only option is given',
       () => ['--attach', sim.kubeconfigPath, '--scenario', 'demo'],
       /--scenario do not apply with --attach/,
+    ],
+    [
+      '--shutdown-grace-period is not a duration',
+      () => ['--attach', sim.kubeconfigPath, '--shutdown-grace-period', '20'],
+      /--shutdown-grace-period "20" is not a duration as the kubelet config takes it \(20s, 1m30s, 0s\)/,
     ],
     [
       'an attach-only option is given alone',

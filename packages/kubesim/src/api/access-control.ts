@@ -25,6 +25,8 @@ export interface AccessControl {
   authorizer: Authorizer;
   /** Who the request acts as (after impersonation), or a 401/403. */
   identify(req: IncomingMessage): UserInfo;
+  /** Who a bearer token is (TokenReview), or undefined: the admin token or a ServiceAccount token. */
+  authenticateToken(token: string): UserInfo | undefined;
   /** Throws the 403 unless the user may `verb` the resource (or the path, for non-resource requests). */
   authorize(attributes: AuthzAttributes): void;
 }
@@ -49,6 +51,12 @@ export function createAccessControl(
 
   return {
     authorizer,
+    authenticateToken(token) {
+      const given = Buffer.from(`Bearer ${token}`);
+      if (given.length === adminHeader.length && timingSafeEqual(given, adminHeader))
+        return SIM_ADMIN;
+      return tokens.authenticate(token);
+    },
     identify(req) {
       const caller = authenticate(req);
       if (!caller) throw new StatusError(401, 'Unauthorized', 'Unauthorized');

@@ -1,7 +1,9 @@
 /**
  * The "who am I" and "may I" APIs kubectl uses: `authentication.k8s.io/v1 SelfSubjectReview`
  * (`kubectl auth whoami`), `authorization.k8s.io/v1 SelfSubjectAccessReview` (`kubectl auth can-i`)
- * and `SubjectAccessReview` (may *they*; needs `create subjectaccessreviews`). Nothing is stored:
+ * and `SubjectAccessReview` (may *they*; needs `create subjectaccessreviews`), and `TokenReview`
+ * (who is this bearer token; needs `create tokenreviews`), which a kubelet's webhook authentication
+ * asks (kubelet-configz.ts). Nothing is stored:
  * the answer is the request with its status filled in, 201 as upstream.
  */
 import type { Authorizer, AuthzAttributes } from '../authz/attributes.js';
@@ -14,6 +16,10 @@ export const REVIEW_PATHS: Readonly<Record<string, { group: string; resource: st
   '/apis/authentication.k8s.io/v1/selfsubjectreviews': {
     group: 'authentication.k8s.io',
     resource: 'selfsubjectreviews',
+  },
+  '/apis/authentication.k8s.io/v1/tokenreviews': {
+    group: 'authentication.k8s.io',
+    resource: 'tokenreviews',
   },
   '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews': {
     group: 'authorization.k8s.io',
@@ -76,8 +82,24 @@ export async function handleReview(
   ctx: RequestContext,
   resource: string,
   authorizer: Authorizer,
+  authenticateToken: (token: string) => UserInfo | undefined,
 ): Promise<void> {
   const body = await readObject(ctx);
+  if (resource === 'tokenreviews') {
+    const spec = (body['spec'] ?? {}) as { token?: string };
+    if (!spec.token) throw badRequest('spec.token: Required value');
+    const user = authenticateToken(spec.token);
+    sendObject(ctx.res, 201, {
+      kind: 'TokenReview',
+      apiVersion: 'authentication.k8s.io/v1',
+      metadata: { creationTimestamp: null },
+      spec: {},
+      status: user
+        ? { authenticated: true, user: userInfoJson(user) }
+        : { user: {}, error: 'invalid bearer token' },
+    });
+    return;
+  }
   if (resource === 'selfsubjectreviews') {
     sendObject(ctx.res, 201, {
       kind: 'SelfSubjectReview',

@@ -143,7 +143,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     if (review && ctx.req.method === 'POST') {
       const { group, resource } = review;
       access.authorize(resourceAttributes(ctx.user, 'create', { apiGroup: group, resource }));
-      return handleReview(ctx, resource, access.authorizer);
+      return handleReview(ctx, resource, access.authorizer, (t) => access.authenticateToken(t));
     }
     // Upstream authorizes before routing: an unknown path outside the API is a 403, not a 404.
     const apiPath = /^\/apis?(\/|$)/.test(pathname);

@@ -22,6 +22,12 @@ import { startAttachedKubelets, type AttachedKubelets } from './attached-kubelet
 import { kubeJson, type KubeJson } from './kube-json.js';
 import { podLaunches } from './pod-launch.js';
 
+import {
+  checkGracefulShutdown,
+  startKubeletConfigz,
+  type GracefulShutdownConfig,
+  type KubeletConfigzServer,
+} from '../kubelet-configz.js';
 export const DEFAULT_NODE_PREFIX = 'sim-node-';
 
 export interface AttachOptions {
@@ -50,6 +56,12 @@ export interface AttachOptions {
   hostsDir?: string;
   /** Host endpoint port on 127.0.0.1; 0 picks a free one. @default 0 */
   hostPort?: number;
+  /**
+   * Each kubelet serves `/configz` with this graceful-shutdown setting on a port of its own
+   * (kubelet-configz.ts), checking callers with the apiserver's TokenReview and SubjectAccessReview
+   * as its node. @default none: no /configz
+   */
+  gracefulShutdown?: GracefulShutdownConfig;
   /** Wall-clock wait for every node to be Ready. @default 60_000 */
   readyTimeoutMs?: number;
   log?: Logger;
@@ -61,6 +73,8 @@ export interface AttachedSim {
   kubeconfigPath: string;
   /** The host endpoint (`KUBEMAINT_SIM_HOST_URL` of the pods these kubelets run). */
   hostUrl: string;
+  /** Each node's kubelet `/configz` server, with `gracefulShutdown`. */
+  configz: Readonly<Record<string, KubeletConfigzServer>>;
   clock: OwnedClock;
   admin: HostControls & {
     /** Resolves once every write the kubelets asked for so far has been answered. */
@@ -209,6 +223,14 @@ export async function attachSim(options: AttachOptions): Promise<AttachedSim> {
     await hostAdmin?.close();
     throw error;
   }
+  const configz: Record<string, KubeletConfigzServer> = {};
+  if (options.gracefulShutdown) {
+    const config = checkGracefulShutdown(options.gracefulShutdown);
+    for (const name of names) {
+      const reviews = kubelets.clientFor(name);
+      if (reviews) configz[name] = await startKubeletConfigz({ node: name, config, reviews });
+    }
+  }
   log.info({ server: admin.server, nodes: names.length, hostUrl }, 'sim kubelets attached');
 
   let stopped = false;
@@ -218,6 +240,7 @@ export async function attachSim(options: AttachOptions): Promise<AttachedSim> {
     server: admin.server,
     kubeconfigPath: options.kubeconfig,
     hostUrl,
+    configz,
     clock,
     admin: { ...hostControls(host, runner), flushed: () => fleet.flushed() },
     async stop(stopOptions = {}) {
@@ -225,7 +248,7 @@ export async function attachSim(options: AttachOptions): Promise<AttachedSim> {
       stopped = true;
       host.stop();
       release();
-      await hostAdmin?.close();
+      await Promise.all([hostAdmin?.close(), ...Object.values(configz).map((c) => c.close())]);
       if (!stopOptions.cleanup) return;
       // As the given identity: a node may not delete its own Node (NodeRestriction).
       for (const name of names) {
