@@ -125,13 +125,19 @@ export function startClusterLoop(
     },
     onStoppedLeading: () => options.leading(false),
     onStandBy: () => readiness.record({ ok: true }),
+    // A cluster that refuses serve's credentials refuses its Lease too, ticking or not.
+    onError: (error) => readiness.contact({ ok: false, error }),
   });
   led.by = leadership;
   const kick = (o?: { skewScan?: boolean }) => {
     if (acting()) loop.kick(o);
   };
   // `pause` and `resume` from the CLI are said here too, as they turn.
-  const pause = pauseEcho(deps.cluster, several ? (t) => options.out(`[${name}] ${t}`) : options.out, log);
+  const pause = pauseEcho(
+    deps.cluster,
+    several ? (t) => options.out(`[${name}] ${t}`) : options.out,
+    log,
+  );
   // Between scheduled ticks, a change to a node with a request, a marked node or one of our Jobs
   // wakes the loop: verification and slot hand-off take seconds, not a minute.
   const watch = watchForChanges(runtime.connection.kubeConfig, {

@@ -29,6 +29,8 @@ export function serveLeadership(options: {
   onStoppedLeading: (why: string) => void;
   /** The Lease was read while another holds it: the apiserver answers this standby. */
   onStandBy: () => void;
+  /** The Lease was not read or written (a refusal, such as a 401, is for /readyz to say). */
+  onError: (error: unknown) => void;
 }): ServeLeadership {
   const { config, log, identity } = options;
   if (!config.enabled) {
@@ -63,8 +65,10 @@ export function serveLeadership(options: {
       options.onStoppedLeading(why);
     },
     onStandBy: options.onStandBy,
-    onError: (error) =>
-      log.warn({ err: error, identity }, 'leader election: the Lease was not read or written'),
+    onError: (error) => {
+      log.warn({ err: error, identity }, 'leader election: the Lease was not read or written');
+      options.onError(error);
+    },
   });
   return {
     ...leadership,

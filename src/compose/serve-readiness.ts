@@ -7,7 +7,8 @@ import type { Readiness } from '../adapters/http/ops-server.js';
 import type { ClusterLoop } from './cluster-loop.js';
 
 export function readiness(loops: readonly ClusterLoop[], several: boolean): Readiness {
-  if (!several) return loops[0]?.readiness.ready() ?? { ok: false, why: 'no tick has succeeded yet' };
+  if (!several)
+    return loops[0]?.readiness.ready() ?? { ok: false, why: 'no tick has succeeded yet' };
   const each = loops.map((l) => ({ name: l.name, ...l.readiness.ready() }));
   const lines = each.map(
     (r) => `${r.name}: ${r.ok ? 'ok' : 'not ready'}${r.why ? `, ${r.why}` : ''}`,

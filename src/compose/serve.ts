@@ -115,11 +115,11 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     log,
     sim: 'start',
     ...(options.kubeconfigPath ? { kubeconfigPath: options.kubeconfigPath } : {}),
-    notifiersFor: (one) => {
+    notifiersFor: () => {
       const late = lateSlackNotifier();
       slackOut.push(late);
       return [
-        several ? consoleNotifier(out, cli, { several }) : consoleNotifier(undefined, cli),
+        consoleNotifier(out, cli, { several }),
         metricsNotifier(metrics, { cluster: several }),
         late.notifier,
       ];
@@ -139,12 +139,15 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     if (notifier) slackOut[i]?.attach(notifier);
     return notifier;
   });
-  const slack = await startServeSlack(config, slackServed(clusters.runtimes, several), log, listen.slack).catch(
-    async (error: unknown) => {
-      await Promise.all([ops.close(), clusters.close()]);
-      throw error;
-    },
-  );
+  const slack = await startServeSlack(
+    config,
+    slackServed(clusters.runtimes, several),
+    log,
+    listen.slack,
+  ).catch(async (error: unknown) => {
+    await Promise.all([ops.close(), clusters.close()]);
+    throw error;
+  });
   const identity = serveIdentity();
   for (const runtime of clusters.runtimes) {
     // Every cluster's error counter from 0, as one cluster's is: a rate needs a series to start.
