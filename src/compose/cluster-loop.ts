@@ -1,14 +1,15 @@
 /**
- * One cluster's loop in a serve of several clusters (issue 22): its own tick loop, watch, fleet
- * reads and pause echo, on its own connection. Nothing here waits for another cluster, so one that
- * is slow or unreachable delays no other; it is said once when it goes (and when it comes back),
- * counted in its `cluster`-labelled tick errors, and shown as unreachable on the status page.
+ * One cluster's loop in `serve` (one cluster is a list of one, ADR 0054): its own leader election,
+ * tick loop, watch, fleet reads and pause echo, on its own connection. Nothing here waits for
+ * another cluster, so one that is slow or unreachable delays no other; with several it is said once
+ * when it goes (and when it comes back), counted in its `cluster`-labelled tick errors, and shown as
+ * unreachable on the status page.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createFleetRefresher, type FleetRefresher } from '../app/control/fleet-refresh.js';
 import { readFleetView, type FleetView } from '../app/control/fleet-view.js';
 import { createTickLoop, type TickLoop } from '../app/control/loop.js';
-import { runTick } from '../app/control/tick.js';
+import { runTick, type TickReport } from '../app/control/tick.js';
 import { tickReadiness, type TickReadiness } from '../adapters/http/readiness.js';
 import { apiRefusal } from '../adapters/kube/refusal.js';
 import { watchForChanges, PAUSE_STREAM } from '../adapters/kube/watch-trigger.js';
@@ -17,6 +18,7 @@ import type { Metrics } from '../adapters/metrics/registry.js';
 import type { Logger } from '../log.js';
 import type { ClusterRuntime } from './clusters.js';
 import { pauseEcho } from './pause-echo.js';
+import { serveLeadership, type ServeLeadership } from './serve-leadership.js';
 
 export interface ClusterLoop {
   readonly name: string;
@@ -24,12 +26,20 @@ export interface ClusterLoop {
   readonly loop: TickLoop;
   readonly fleet: FleetRefresher;
   readonly readiness: TickReadiness;
+  readonly leadership: ServeLeadership;
+  /** This process holds the cluster's leader Lease (or election is off): it may tick and decide. */
+  acting(): boolean;
+  /** A tick now, if this process is acting for the cluster (a standby's kicks are dropped). */
+  kick(options?: { skewScan?: boolean }): void;
   /** Why the cluster cannot be worked now (its last tick or read failed); undefined when fine. */
   unreachable(): string | undefined;
   stop(): Promise<void>;
 }
 
-/** Reads of one cluster's fleet are at least this far apart (as serve.ts's single cluster). */
+/**
+ * Reads of one cluster's fleet are at least this far apart: a burst of watch-driven ticks (a drain
+ * evicting a hundred pods) costs a few reads, and the page and /metrics are seconds behind at most.
+ */
 const FLEET_READ_INTERVAL_MS = 2_000;
 
 export function startClusterLoop(
@@ -38,21 +48,28 @@ export function startClusterLoop(
     metrics: Metrics;
     log: Logger;
     out: (text: string) => void;
+    /** The config lists clusters: logs, console lines and metrics name this one. */
+    several: boolean;
+    /** This process's candidate name in every cluster's election (serve-leadership.ts). */
+    identity: string;
     /** Read every node and the history too (the status page draws them). */
     everything: boolean;
     /** A view was read (or a read failed): the page and the metrics show it. */
     changed: (view: FleetView | undefined) => void;
+    /** This process started or stopped leading this cluster (Socket Mode follows it). */
+    leading: (leading: boolean) => void;
   },
 ): ClusterLoop {
   const { deps, name } = runtime;
-  const log = options.log.child({ cluster: name });
-  // As one cluster's serve (serve.ts): a refused TLS handshake or a 401 makes /readyz fail at once.
+  const { several } = options;
+  const log = several ? options.log.child({ cluster: name }) : options.log;
+  // A refused TLS handshake or a 401 makes /readyz fail at once (readiness.ts).
   const readiness = tickReadiness({ clock: { now: () => new Date() }, refusal: apiRefusal });
   let failing: string | undefined;
   const state = (why: string | undefined) => {
-    if (why !== undefined && failing === undefined)
+    if (several && why !== undefined && failing === undefined)
       log.warn({ why }, 'cluster unreachable; the other clusters go on');
-    if (why === undefined && failing !== undefined) log.info('cluster reachable again');
+    if (several && why === undefined && failing !== undefined) log.info('cluster reachable again');
     failing = why;
   };
   const fleet = createFleetRefresher({
@@ -62,6 +79,7 @@ export function startClusterLoop(
       options.changed(view);
     },
     onError: (error) => {
+      if (!several) log.warn({ err: error }, 'fleet view not read; metrics keep the last one');
       state(messageOf(error));
       options.changed(undefined);
     },
@@ -69,8 +87,15 @@ export function startClusterLoop(
     sleep: (ms, signal) => sleep(ms, undefined, { signal }).catch(() => undefined),
     minIntervalMs: FLEET_READ_INTERVAL_MS,
   });
+  // Set just below: the loop exists first, so that starting to lead can kick it.
+  const led: { by?: ServeLeadership } = {};
+  const acting = () => led.by?.acting() === true;
   const loop = createTickLoop({
-    tick: (o) => timeTick(options.metrics, deps.clock, () => runTick(deps, o), name),
+    // Checked again as the tick starts: a kick queued while leading may run after leadership ended.
+    tick: (o) =>
+      acting()
+        ? timeTick(options.metrics, deps.clock, () => runTick(deps, o), several ? name : undefined)
+        : Promise.resolve(standingBy(deps.clock.now())),
     now: () => deps.clock.now(),
     onTick: (report, ms) => {
       readiness.record({ ok: true });
@@ -81,18 +106,48 @@ export function startClusterLoop(
     onError: (error) => {
       readiness.record({ ok: false, error });
       state(messageOf(error));
+      // What the failed tick did write is worth showing; a read that fails too is only logged.
       fleet.refresh();
       log.error({ err: error }, 'tick failed; the next one starts from what the cluster says');
     },
   });
-  const pause = pauseEcho(deps.cluster, (text) => options.out(`[${name}] ${text}`), log);
+  // Each cluster elects on a Lease in itself, the store it guards (ADR 0054).
+  const leadership = serveLeadership({
+    config: runtime.config.serve.leaderElection,
+    client: runtime.client,
+    namespace: deps.settings.namespace,
+    identity: options.identity,
+    log,
+    onStartedLeading: () => {
+      // A new leader scans everything first, as a freshly started serve does.
+      loop.kick({ skewScan: true });
+      options.leading(true);
+    },
+    onStoppedLeading: () => options.leading(false),
+    onStandBy: () => readiness.record({ ok: true }),
+    // A cluster that refuses serve's credentials refuses its Lease too, ticking or not.
+    onError: (error) => readiness.contact({ ok: false, error }),
+  });
+  led.by = leadership;
+  const kick = (o?: { skewScan?: boolean }) => {
+    if (acting()) loop.kick(o);
+  };
+  // `pause` and `resume` from the CLI are said here too, as they turn.
+  const pause = pauseEcho(
+    deps.cluster,
+    several ? (t) => options.out(`[${name}] ${t}`) : options.out,
+    log,
+  );
+  // Between scheduled ticks, a change to a node with a request, a marked node or one of our Jobs
+  // wakes the loop: verification and slot hand-off take seconds, not a minute.
   const watch = watchForChanges(runtime.connection.kubeConfig, {
     namespace: deps.settings.namespace,
     rebootLabel: deps.settings.detection.rebootLabel,
     log: log.child({ component: 'watch' }),
     onContact: (outcome) => readiness.contact(outcome),
     onChange: (changes) => {
-      loop.kick();
+      log.debug({ changes }, 'watch: changed');
+      kick();
       if (changes.some((c) => c.startsWith(`${PAUSE_STREAM}:`))) void pause.check();
     },
   });
@@ -103,14 +158,28 @@ export function startClusterLoop(
     loop,
     fleet,
     readiness,
+    leadership,
+    acting,
+    kick,
     unreachable: () => failing,
     async stop() {
       watch.stop();
       await loop.stop();
+      // Released only once the tick in flight has finished: a standby may act as soon as it is.
+      await leadership.stop();
       await fleet.stop();
     },
   };
 }
+
+/** What a standby's loop reports instead of ticking (a kick queued before leadership ended). */
+const standingBy = (now: Date): TickReport => ({
+  at: now.toISOString(),
+  reconciled: [],
+  dispatched: [],
+  proposed: [],
+  skipped: ['standing by: another serve holds the leader Lease'],
+});
 
 const messageOf = (error: unknown): string =>
   error instanceof Error ? error.message : String(error);

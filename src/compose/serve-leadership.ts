@@ -1,7 +1,8 @@
 /**
- * `serve.leaderElection` wired for one serve process (ADR 0046): the election on the Lease in
- * kubemaint's namespace, this process's identity (the pod's name and a random suffix, as client-go
- * adds one, so a restarted pod is a new candidate), and an always-acting stand-in when it is off.
+ * `serve.leaderElection` wired for one cluster of a serve process (ADR 0046, 0054): the election on
+ * the Lease in that cluster's kubemaint namespace, under this process's identity (the pod's name and
+ * a random suffix, as client-go adds one, so a restarted pod is a new candidate; one identity for
+ * every cluster the process works), and an always-acting stand-in when it is off.
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -21,20 +22,22 @@ export function serveLeadership(options: {
   config: LeaderElectionConfig;
   client: KubeClient;
   namespace: string;
+  /** serveIdentity(), once per process. */
+  identity: string;
   log: Logger;
   onStartedLeading: () => void;
   onStoppedLeading: (why: string) => void;
   /** The Lease was read while another holds it: the apiserver answers this standby. */
   onStandBy: () => void;
+  /** The Lease was not read or written (a refusal, such as a 401, is for /readyz to say). */
+  onError: (error: unknown) => void;
 }): ServeLeadership {
-  const { config, log } = options;
+  const { config, log, identity } = options;
   if (!config.enabled) {
     // One replica by the operator's choice: it acts from the start, as before leader election.
     queueMicrotask(options.onStartedLeading);
     return { acting: () => true, stop: () => Promise.resolve() };
   }
-  // POD_NAME from the Downward API where the chart sets it; a pod's hostname is its name anyway.
-  const identity = `${process.env['POD_NAME'] || hostname()}_${randomBytes(4).toString('hex')}`;
   const leadership = startLeadership({
     // One try a call: the election tries again every retryPeriod itself, and a leader must not
     // spend its renew deadline backing off inside a single renewal.
@@ -62,11 +65,17 @@ export function serveLeadership(options: {
       options.onStoppedLeading(why);
     },
     onStandBy: options.onStandBy,
-    onError: (error) =>
-      log.warn({ err: error, identity }, 'leader election: the Lease was not read or written'),
+    onError: (error) => {
+      log.warn({ err: error, identity }, 'leader election: the Lease was not read or written');
+      options.onError(error);
+    },
   });
   return {
     ...leadership,
     description: `leader election: lease ${options.namespace}/${config.leaseName} as ${identity}`,
   };
 }
+
+/** POD_NAME from the Downward API where the chart sets it; a pod's hostname is its name anyway. */
+export const serveIdentity = (): string =>
+  `${process.env['POD_NAME'] || hostname()}_${randomBytes(4).toString('hex')}`;

@@ -1,259 +1,219 @@
 /**
- * What `kubemaint serve` does once its flags are checked (serve.ts): opens the control plane, runs the
- * tick loop on cron and watches, serves the ops endpoints and Slack, and stops gracefully.
+ * What `kubemaint serve` does once its flags are checked (cli/commands/serve.ts), for one cluster
+ * or every cluster of `clusters:` (ADR 0026) alike: one cluster is a list of one (ADR 0054). One
+ * control plane per cluster (clusters.ts), each worked by a loop of its own with its own leader
+ * election (cluster-loop.ts) on the shared schedule; one ops port (metrics, whose series carry a
+ * `cluster` label when the config lists clusters; the status page, a section per listed cluster;
+ * ready while any cluster is worked, so one unreachable cluster does not take the others' Slack
+ * receiver out of its Service); one Slack app; and a graceful stop.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import cron from 'node-cron';
-import { createFleetRefresher, type FleetRefresher } from '../app/control/fleet-refresh.js';
-import { readFleetView } from '../app/control/fleet-view.js';
-import { createTickLoop } from '../app/control/loop.js';
-import { runTick, type TickReport } from '../app/control/tick.js';
+import type { FleetView } from '../app/control/fleet-view.js';
 import { consoleNotifier } from '../adapters/console/notifier.js';
 import { startOpsServer } from '../adapters/http/ops-server.js';
-import { tickReadiness } from '../adapters/http/readiness.js';
-import { apiRefusal } from '../adapters/kube/refusal.js';
 import { metricsNotifier } from '../adapters/metrics/notifier.js';
-import { observeFleet, timeTick } from '../adapters/metrics/observe.js';
+import { observeFleet, observeFleets } from '../adapters/metrics/observe.js';
 import { createMetrics } from '../adapters/metrics/registry.js';
-import { openControl, type ControlRuntime } from '../compose.js';
-import { createLogger } from '../log.js';
-import { PAUSE_STREAM, watchForChanges } from '../adapters/kube/watch-trigger.js';
-import { lateSlackNotifier, slackNotifierFor, slackSettingsFor } from '../compose/slack.js';
+import type { SlackServed } from '../adapters/slack/app.js';
 import type { Config } from '../config/schema.js';
 import { serveListen, type ListenFlags } from '../config/listen.js';
 import { configWarnings } from '../config/warnings.js';
-import { pauseEcho } from './pause-echo.js';
-import { everywhere, scanOf, startSlackApp } from './slack-serve.js';
+import { clusterConfigs } from '../config/cluster-configs.js';
+import { createLogger, type Logger } from '../log.js';
+import { startClusterLoop, type ClusterLoop } from './cluster-loop.js';
+import { openClusters, type ClusterRuntime, type ClusterSet } from './clusters.js';
+import { serveIdentity } from './serve-leadership.js';
+import { readyLine } from './serve-ready-line.js';
+import { readiness } from './serve-readiness.js';
+import { startServeSlack } from './serve-slack.js';
 import { cliCommand } from './sim-host.js';
-import { serveLeadership, type ServeLeadership } from './serve-leadership.js';
-import { composeStatusPage, statusPageEnabled } from './status-page.js';
+import { lateSlackNotifier, slackNotifierFor, slackSettingsFor } from './slack.js';
+import { scanOf } from './slack-serve.js';
+import { composeServePage, statusPageEnabled } from './status-page.js';
 import { stopSignal } from './stop-signal.js';
 
-export async function runServe(options: {
+export interface ServeOptions {
   /** The validated config (the CLI loaded it; anything refused was refused before this starts). */
   config: Config;
   listen: ListenFlags;
-  /** A kubeconfig file that wins over the config's cluster (the CLI's --kubeconfig). */
+  /** A kubeconfig file that wins over the config's one cluster (the CLI's --kubeconfig). */
   kubeconfigPath?: string;
-  /** Where the ready line and the demo's help go (the CLI's stdout). */
+  /** Where the ready line, prompts and the demo's help go (the CLI's stdout). */
   out: (text: string) => void;
   /** `--status-page` / `--no-status-page`: wins over `serve.statusPage`. */
   statusPage?: boolean;
-}): Promise<void> {
+  /** Where serve's logs go (tests); stdout as JSON lines (or text) otherwise. */
+  log?: Logger;
+}
+
+export interface RunningServe {
+  clusters: ClusterSet;
+  loops: readonly ClusterLoop[];
+  opsUrl: string;
+  /** Stop as SIGTERM does: the ticks in flight finish first. */
+  stop(): Promise<void>;
+}
+
+export async function runServe(options: ServeOptions): Promise<void> {
+  // Taken before the ready line is printed (stopSignal says why); one during start-up stops serve
+  // as soon as it has started.
+  const stopped = stopSignal();
+  const running = await startServe(options);
+  await stopped;
+  options.out(
+    running.clusters.several
+      ? 'kubemaint serve: stopping (the ticks in flight finish first)\n'
+      : 'kubemaint serve: stopping (the tick in flight finishes first)\n',
+  );
+  await running.stop();
+}
+
+export async function startServe(options: ServeOptions): Promise<RunningServe> {
   const { config, out } = options;
+  const several = config.clusters !== undefined;
   const listen = serveListen(config, process.env, options.listen);
-  const level = process.env['KUBEMAINT_LOG_LEVEL'] ?? 'info';
-  const log = createLogger({ service: 'serve', level });
-  for (const warning of configWarnings(config)) log.warn(warning);
-  const metrics = createMetrics({ processMetrics: true });
-  const readiness = tickReadiness({ clock: { now: () => new Date() }, refusal: apiRefusal });
+  const log =
+    options.log ??
+    createLogger({ service: 'serve', level: process.env['KUBEMAINT_LOG_LEVEL'] ?? 'info' });
+  // Each cluster's own approvers and slots are checked as a one-cluster file's would be.
+  for (const one of clusterConfigs(config))
+    for (const warning of configWarnings(one))
+      if (several) log.warn({ cluster: one.cluster.name }, warning);
+      else log.warn(warning);
+  const metrics = createMetrics({ processMetrics: true, clusters: several });
+  const loops: ClusterLoop[] = [];
+  const views = new Map<string, FleetView>();
   const pageOn = statusPageEnabled(config, options.statusPage);
-  // Set once the control plane is open; the page says it is reading the cluster until then.
-  const opened: {
-    fleet?: FleetRefresher;
-    deps?: Pick<ControlRuntime['deps'], 'settings' | 'clock'>;
-  } = {};
+  // Empty until the clusters are open: the page says it is reading the cluster until then.
   const page = pageOn
-    ? composeStatusPage({
-        current: () => {
-          const view = opened.fleet?.latest();
-          return view && opened.deps ? { view, settings: opened.deps.settings } : undefined;
-        },
-        // The control plane's clock (the sim's may be scaled): the page's now is the view's.
-        now: () => opened.deps?.clock.now() ?? new Date(),
-      })
+    ? composeServePage(several, () =>
+        loops.map((l) => {
+          const view = views.get(l.name);
+          const unreachable = several ? l.unreachable() : undefined;
+          return {
+            cluster: l.name,
+            settings: l.runtime.deps.settings,
+            clock: l.runtime.deps.clock,
+            ...(view ? { view } : {}),
+            ...(unreachable !== undefined ? { unreachable } : {}),
+          };
+        }),
+      )
     : undefined;
   // The ops port first: if it is taken, nothing else has started yet.
   const ops = await startOpsServer({
     ...listen.ops,
     metrics,
-    ready: () => readiness.ready(),
+    ready: () => readiness(loops, several),
     ...(page ? { page } : {}),
   });
-  const slackOut = lateSlackNotifier();
   // The commands the console suggests, as they are typed here (a checkout, or the installed package).
   const cli = cliCommand();
-  const runtime = await openControl(config, {
+  // In the order of the clusters: each one's Slack notifier is attached once its deps exist.
+  const slackOut: ReturnType<typeof lateSlackNotifier>[] = [];
+  const clusters = await openClusters(config, {
     log,
     sim: 'start',
     ...(options.kubeconfigPath ? { kubeconfigPath: options.kubeconfigPath } : {}),
-    notifiers: [consoleNotifier(undefined, cli), metricsNotifier(metrics), slackOut.notifier],
+    notifiersFor: () => {
+      const late = lateSlackNotifier();
+      slackOut.push(late);
+      return [
+        consoleNotifier(out, cli, { several }),
+        metricsNotifier(metrics, { cluster: several }),
+        late.notifier,
+      ];
+    },
   }).catch(async (error: unknown) => {
     await ops.close();
     throw error;
   });
-  const { deps } = runtime;
-  opened.deps = deps;
-  // One read of the fleet after every tick: /metrics and the status page show it, as `kubemaint
-  // status` shows its own read, so they agree (issue 19). Every node and request only for the page.
-  const fleet = createFleetRefresher({
-    read: () => readFleetView(deps, { allNodes: pageOn, history: pageOn }),
-    onView: (view) => {
-      observeFleet(metrics, view);
-      page?.changed();
-    },
-    onError: (error) => log.warn({ err: error }, 'fleet view not read; metrics keep the last one'),
-    now: () => new Date(),
-    sleep: (ms, signal) => sleep(ms, undefined, { signal }).catch(() => undefined),
-    minIntervalMs: FLEET_READ_INTERVAL_MS,
-  });
-  opened.fleet = fleet;
-  const slackNotifier = slackNotifierFor(config, deps, {
-    log,
-    slackApiUrl: process.env['SLACK_API_URL'],
-  });
-  if (slackNotifier) slackOut.attach(slackNotifier);
-  const startSlack = () =>
-    startSlackApp(
-      config,
-      {
-        deps,
-        settings: slackSettingsFor(config, deps.settings.cluster),
-        scan: scanOf(deps),
-      },
+  // Each cluster's prompts go to its own channel (`clusters[].slack.channel`, else slack.channel);
+  // one Bolt app serves every cluster's buttons and /maint, each routed to its cluster.
+  const notifiers = clusters.runtimes.map((runtime, i) => {
+    const notifier = slackNotifierFor(runtime.config, runtime.deps, {
       log,
-      listen.slack,
-    );
-  // Socket Mode is one connection Slack sends every event to: only the leader holds it. An HTTP
-  // receiver answers on every replica: the Service hands each click to one pod, which records the
-  // decision in the cluster, where only the leader's tick acts on it (ADR 0046).
-  const slackFollowsLead =
-    config.serve.leaderElection.enabled && config.secrets.appToken !== undefined;
-  let slack: Awaited<ReturnType<typeof startSlackApp>> = slackFollowsLead
-    ? {}
-    : await startSlack().catch(async (error: unknown) => {
-        await Promise.all([ops.close(), runtime.close()]);
-        throw error;
-      });
-  let slackTurn = Promise.resolve();
-  const slackWhileLeading = (leading: boolean) => {
-    if (!slackFollowsLead) return;
-    slackTurn = slackTurn.then(async () => {
-      if (leading && !slack.app)
-        slack = await startSlack().catch((error: unknown) => {
-          // The message only: a Slack client's error object can carry the request and its token.
-          log.error(
-            { why: error instanceof Error ? error.message : String(error) },
-            'Slack Socket Mode did not start; the next leadership tries again',
-          );
-          return {};
-        });
-      if (!leading && slack.app) {
-        await slack.app.stop().catch(() => undefined);
-        slack = {};
-      }
+      slackApiUrl: process.env['SLACK_API_URL'],
+      several,
     });
-  };
-  // Set just below: the loop exists first, so that starting to lead can kick it.
-  const led: { by?: ServeLeadership } = {};
-  const acting = () => led.by?.acting() === true;
-  const loop = createTickLoop({
-    // Checked again as the tick starts: a kick queued while leading may run after leadership ended.
-    tick: (o) =>
-      acting()
-        ? timeTick(metrics, deps.clock, () => runTick(deps, o))
-        : Promise.resolve(standingBy(deps.clock.now())),
-    now: () => deps.clock.now(),
-    onTick: (report, ms) => {
-      readiness.record({ ok: true });
-      fleet.refresh();
-      log.debug({ ms, ...report }, 'tick');
-    },
-    onError: (error) => {
-      readiness.record({ ok: false, error });
-      // What the failed tick did write is worth showing; a read that fails too is only logged.
-      fleet.refresh();
-      log.error({ err: error }, 'tick failed; the next one starts from what the cluster says');
-    },
+    if (notifier) slackOut[i]?.attach(notifier);
+    return notifier;
   });
-  const leadership = serveLeadership({
-    config: config.serve.leaderElection,
-    client: runtime.client,
-    namespace: deps.settings.namespace,
+  const slack = await startServeSlack(
+    config,
+    slackServed(clusters.runtimes, several),
     log,
-    onStartedLeading: () => {
-      // A new leader scans everything first, as a freshly started serve does.
-      loop.kick({ skewScan: true });
-      slackWhileLeading(true);
-    },
-    onStoppedLeading: () => slackWhileLeading(false),
-    onStandBy: () => readiness.record({ ok: true }),
+    listen.slack,
+  ).catch(async (error: unknown) => {
+    await Promise.all([ops.close(), clusters.close()]);
+    throw error;
   });
-  led.by = leadership;
-  const kick = (options?: { skewScan?: boolean }) => {
-    if (acting()) loop.kick(options);
-  };
+  const identity = serveIdentity();
+  for (const runtime of clusters.runtimes) {
+    // Every cluster's error counter from 0, as one cluster's is: a rate needs a series to start.
+    if (several)
+      metrics.record([
+        { name: 'kubemaint_tick_errors_total', labels: { cluster: runtime.name }, value: 0 },
+      ]);
+    loops.push(
+      startClusterLoop(runtime, {
+        metrics,
+        log,
+        out,
+        several,
+        identity,
+        everything: pageOn,
+        changed: (view) => {
+          if (view) views.set(runtime.name, view);
+          if (several) observeFleets(metrics, [...views.values()]);
+          else if (view) observeFleet(metrics, view);
+          page?.changed();
+        },
+        leading: (leading) => slack.leading(runtime.name, leading),
+      }),
+    );
+  }
+  const kickAll = (o?: { skewScan: boolean }) => loops.forEach((l) => l.kick(o));
   const every = { timezone: 'UTC', noOverlap: true };
   const tasks = [
-    cron.schedule(config.schedules.tick, () => kick(), { ...every, name: 'tick' }),
-    cron.schedule(config.schedules.skewScan, () => kick({ skewScan: true }), {
+    cron.schedule(config.schedules.tick, () => kickAll(), { ...every, name: 'tick' }),
+    cron.schedule(config.schedules.skewScan, () => kickAll({ skewScan: true }), {
       ...every,
       name: 'skew-scan',
     }),
   ];
-  // Between scheduled ticks, a change to a node with a request, a marked node or one of our
-  // Jobs wakes the loop: verification and slot hand-off take seconds, not a minute.
-  // `pause` and `resume` from the CLI are said here too, as they turn.
-  const pause = pauseEcho(deps.cluster, out, log);
-  const watch = watchForChanges(runtime.connection.kubeConfig, {
-    namespace: deps.settings.namespace,
-    rebootLabel: deps.settings.detection.rebootLabel,
-    log: log.child({ component: 'watch' }),
-    onContact: (outcome) => readiness.contact(outcome),
-    onChange: (changes) => {
-      log.debug({ changes }, 'watch: changed');
-      kick();
-      if (changes.some((c) => c.startsWith(`${PAUSE_STREAM}:`))) void pause.check();
-    },
-  });
-  void pause.check();
-  const kubeconfig = runtime.connection.kubeconfigPath;
-  const stopped = stopSignal();
   out(
-    `kubemaint serve ready: cluster=${deps.settings.cluster}` +
-      `${kubeconfig ? ` kubeconfig=${kubeconfig}` : ''} ops=${ops.url}${everywhere(ops.host)}` +
-      `${page ? ` status=${ops.url}/status` : ''}` +
-      `${slack.description ? ` slack=${slack.description}` : ''}` +
-      `${slackFollowsLead ? ' slack=socket-mode (while leading)' : ''}` +
-      `${leadership.description ? ` ${leadership.description}` : ''}\n`,
+    readyLine({
+      clusters,
+      loops,
+      opsUrl: ops.url,
+      opsHost: ops.host,
+      ...(page ? { statusUrl: `${ops.url}/status` } : {}),
+      slack: slack.description,
+      cli,
+    }),
   );
-  if (runtime.connection.sim)
-    out(demoHelp(kubeconfig ?? '', page ? `${ops.url}/status` : undefined, cli));
-  await stopped;
-  out('kubemaint serve: stopping (the tick in flight finishes first)\n');
-  for (const task of tasks) await task.stop();
-  watch.stop();
-  slackWhileLeading(false);
-  await slackTurn;
-  await slack.app?.stop();
-  await loop.stop();
-  // Released only once the tick in flight has finished: a standby may act as soon as it is.
-  await leadership.stop();
-  await fleet.stop();
-  await slackNotifier?.flush(5_000);
-  await ops.close();
-  await runtime.close();
+  return {
+    clusters,
+    loops,
+    opsUrl: ops.url,
+    async stop() {
+      for (const task of tasks) await task.stop();
+      await slack.stop();
+      await Promise.all(loops.map((l) => l.stop()));
+      await Promise.all(notifiers.map((n) => n?.flush(5_000) ?? Promise.resolve()));
+      await ops.close();
+      await clusters.close();
+    },
+  };
 }
 
-/**
- * Reads of the fleet are at least this far apart: a burst of watch-driven ticks (a drain evicting a
- * hundred pods) costs a few reads, and the page and /metrics are still seconds behind at most.
- */
-const FLEET_READ_INTERVAL_MS = 2_000;
-
-/** What a standby's loop reports instead of ticking (a kick queued before leadership ended). */
-const standingBy = (now: Date): TickReport => ({
-  at: now.toISOString(),
-  reconciled: [],
-  dispatched: [],
-  proposed: [],
-  skipped: ['standing by: another serve holds the leader Lease'],
-});
-
-const demoHelp = (kubeconfig: string, statusUrl: string | undefined, cli: string): string =>
-  '\nThe embedded demo cluster is running. In another terminal, in this folder:\n' +
-  `  ${`${cli} status`.padEnd(38)}what is proposed, and why\n` +
-  `  ${`${cli} approve <request id>`.padEnd(38)}approve one; watch it drain, reboot and come back here\n` +
-  `  kubectl --kubeconfig ${kubeconfig} get nodes -L kubemaint.io/state\n` +
-  (statusUrl ? `The maintenance timeline, live: open ${statusUrl} in a browser.\n` : '') +
-  'Stop with Ctrl-C.\n\n';
+/** One cluster's Slack side as a one-cluster app, else every cluster's, each button naming its own. */
+function slackServed(runtimes: readonly ClusterRuntime[], several: boolean): SlackServed {
+  const each = runtimes.map((r) => ({
+    deps: r.deps,
+    settings: slackSettingsFor(r.config, r.name),
+    scan: scanOf(r.deps),
+  }));
+  return several ? { clusters: each } : each[0]!;
+}

@@ -7,6 +7,7 @@
 import type { FleetView } from '../app/control/fleet-view.js';
 import type { ControlSettings } from '../app/control/settings.js';
 import { statusPage, type StatusPage } from '../adapters/http/status-page.js';
+import { clusterConfigs } from '../config/cluster-configs.js';
 import type { Config } from '../config/schema.js';
 import type { TimelineRange } from '../core/timeline.js';
 import { PAGE_ICON, PAGE_SCRIPT, PAGE_STYLE } from '../../templates/status-page/assets.js';
@@ -15,9 +16,37 @@ import { timelineModel } from '../../templates/status-page/model.js';
 import { statusPageHtml } from '../../templates/status-page/page.js';
 import { clustersFragment, type ClusterPart } from '../../templates/status-page/clusters.js';
 
-/** The flag wins, then the config; unset, it is on for the embedded sim only. */
+/** The flag wins, then the config; unset, it is on for the embedded sim only (every cluster a sim). */
 export const statusPageEnabled = (config: Config, flag: boolean | undefined): boolean =>
-  flag ?? config.serve.statusPage ?? config.cluster.type === 'sim';
+  flag ?? config.serve.statusPage ?? clusterConfigs(config).every((c) => c.cluster.type === 'sim');
+
+/** One cluster's part of serve's page: what serve's loop of that cluster last read. */
+export interface ServedCluster {
+  cluster: string;
+  settings: Drawn['settings'];
+  clock: { now(): Date };
+  view?: FleetView;
+  unreachable?: string;
+}
+
+/**
+ * serve's page: one cluster's as before `clusters:` (drawn on its control plane's clock, which the
+ * sim may scale), else a section per cluster. `current` is empty until the clusters are open.
+ */
+export function composeServePage(
+  several: boolean,
+  current: () => readonly ServedCluster[],
+): StatusPage {
+  if (several) return composeClustersStatusPage({ current, now: () => new Date() });
+  const one = () => current()[0];
+  return composeStatusPage({
+    current: () => {
+      const { view, settings } = one() ?? {};
+      return view && settings ? { view, settings } : undefined;
+    },
+    now: () => one()?.clock.now() ?? new Date(),
+  });
+}
 
 type Drawn = { view: FleetView; settings: Pick<ControlSettings, 'schedule' | 'timeZone'> };
 

@@ -1,16 +1,16 @@
 /**
- * Probes of a serve over several embedded clusters (compose/serve-clusters.ts, issue 22), as its
+ * Probes of a serve over several embedded clusters (compose/serve.ts, issue 22), as its
  * integration tests use them: a cluster's deps by name, a kick of every cluster's loop, a node's
  * newest request in one cluster, waiting (kicking) until it is as wanted, and a node's bootID.
  */
-import type { RunningClusters } from '../../src/compose/serve-clusters.js';
+import type { RunningServe } from '../../src/compose/serve.js';
 import type { MaintenanceRequest } from '../../src/core/request.js';
 import { R, type Sim } from '@kubemaint/kubesim';
 import { waitFor } from './sim.js';
 
-export function clusterProbes(serve: () => RunningClusters, sims: ReadonlyMap<string, Sim>) {
+export function clusterProbes(serve: () => RunningServe, sims: ReadonlyMap<string, Sim>) {
   const deps = (cluster: string) => serve().clusters.get(cluster).deps;
-  const kick = () => serve().loops.forEach((l) => l.loop.kick());
+  const kick = () => serve().loops.forEach((l) => l.kick());
   const requestOn = async (cluster: string, node: string) =>
     (await deps(cluster).cluster.listRequests())
       .filter((r) => r.node === node)

@@ -60,16 +60,15 @@ export function registerServeCommand(program: Command): void {
       const global = globals(command);
       const loaded = loadCliConfig(global);
       const page = options.statusPage !== undefined ? { statusPage: options.statusPage } : {};
+      // Loaded only for serve: the Slack app, metrics and watches are the heavy part of the CLI.
+      const { runServe } = await import('../../compose/serve.js');
       if (loaded.clusters && global.cluster === undefined) {
         refuseOneKubeconfigForSeveral(global.kubeconfig, 'serve');
-        // Loaded only for serve: the Slack app, metrics and watches are the heavy part of the CLI.
-        const { runServeClusters } = await import('../../compose/serve-clusters.js');
-        await runServeClusters({ config: loaded, listen, out, ...page });
+        await runServe({ config: loaded, listen, out, ...page });
         return;
       }
       // One cluster: the file's, the one --cluster names, or a kubectl context (cluster-choice.ts).
       const chosen = chooseCluster(loaded, global);
-      const { runServe } = await import('../../compose/serve.js');
       await runServe({
         config: chosen.config,
         listen,

@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { approveRequest, rejectRequest } from '../../../src/app/control/commands.js';
 import { readClusterFleets } from '../../../src/app/control/cluster-fleets.js';
-import { startServeClusters, type RunningClusters } from '../../../src/compose/serve-clusters.js';
+import { startServe, type RunningServe } from '../../../src/compose/serve.js';
 import { R } from '@kubemaint/kubesim';
 import { configOf } from '../../support/config.js';
 import {
@@ -30,7 +30,7 @@ describe('one serve, two clusters (issue 22)', () => {
   const sims = new Map<string, TestSim>();
   const jobs: InProcessJobs[] = [];
   const lines: string[] = [];
-  let serve: RunningClusters;
+  let serve: RunningServe;
 
   before(async () => {
     for (const name of ['staging', 'production']) {
@@ -54,7 +54,7 @@ describe('one serve, two clusters (issue 22)', () => {
       blockers: { clusters: { order: ['staging', 'production'] } },
       serve: { statusPage: true, ops: { port: 0 } },
     });
-    serve = await startServeClusters({
+    serve = await startServe({
       config,
       // Every interface, as in a pod: the ready line says so.
       listen: { opsPort: 0, opsHost: '0.0.0.0' },

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { requestMaintenance } from '../../../src/app/control/commands.js';
-import { startServeClusters, type RunningClusters } from '../../../src/compose/serve-clusters.js';
+import { startServe, type RunningServe } from '../../../src/compose/serve.js';
 import { UNAUTHORISED_REASON } from '../../../src/adapters/slack/guard.js';
 import { SLACK_ACTION } from '../../../templates/slack/ids.js';
 import { clusterProbes } from '../../support/cluster-serve.js';
@@ -39,7 +39,7 @@ describe('one Slack app, two clusters (issue 22)', () => {
   const jobs: InProcessJobs[] = [];
   const lines: string[] = [];
   let api: SlackWebApi;
-  let serve: RunningClusters;
+  let serve: RunningServe;
   let url: string;
 
   before(async () => {
@@ -74,7 +74,7 @@ describe('one Slack app, two clusters (issue 22)', () => {
       },
       { SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: SECRET },
     );
-    serve = await startServeClusters({
+    serve = await startServe({
       config,
       listen: { opsPort: 0, slackPort: 0, slackHost: '127.0.0.1', opsHost: '127.0.0.1' },
       out: (text) => void lines.push(text),
