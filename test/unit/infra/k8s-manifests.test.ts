@@ -106,6 +106,23 @@ const REVIEWED_WITHOUT_LAMBDA: Grant[] = [
   ['kubemaint-serve', 'cluster', '', 'pods', 'list'],
   ['kubemaint-serve', 'cluster', '', 'pods/eviction', 'create'],
   ['kubemaint-serve', 'cluster', 'policy', 'poddisruptionbudgets', 'list,watch'],
+  // ADR 0051: the storage-version migration reads kubemaint's two CRDs and trims storedVersions.
+  ...['maintenancerequests', 'maintenanceapprovals'].flatMap((plural): Grant[] => [
+    [
+      'kubemaint-serve',
+      'cluster',
+      'apiextensions.k8s.io',
+      `customresourcedefinitions[${plural}.kubemaint.io]`,
+      'get',
+    ],
+    [
+      'kubemaint-serve',
+      'cluster',
+      'apiextensions.k8s.io',
+      `customresourcedefinitions/status[${plural}.kubemaint.io]`,
+      'patch',
+    ],
+  ]),
   ['kubemaint-serve', 'default', '', 'events', 'create,patch'],
   ['kubemaint-serve', NS, 'batch', 'jobs', 'create,delete,get,list,watch'],
   ['kubemaint-serve', NS, 'coordination.k8s.io', 'leases', 'create,delete,get,list,update,watch'],
@@ -129,7 +146,14 @@ const REVIEWED_WITHOUT_LAMBDA: Grant[] = [
     'create,delete,get,list,patch,watch',
   ],
   ['kubemaint-serve', NS, 'kubemaint.io', 'maintenancerequests/status', 'get,update'],
-  ['kubemaint-serve', NS, 'kubemaint.io', 'maintenanceapprovals', 'create,delete,get,list,watch'],
+  // ADR 0051: patch, the storage-version migration's no-op rewrite (the spec stays immutable).
+  [
+    'kubemaint-serve',
+    NS,
+    'kubemaint.io',
+    'maintenanceapprovals',
+    'create,delete,get,list,patch,watch',
+  ],
 ];
 /** The control plane is serve or the Lambda functions: the group gets exactly what serve gets. */
 const REVIEWED: Grant[] = [
