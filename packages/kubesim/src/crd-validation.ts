@@ -126,7 +126,8 @@ function storedVersionCauses(s: CrdSpec, status: unknown): StatusCause[] {
       causes.push({
         reason: 'FieldValueInvalid',
         field: `${field}[${i}]`,
-        message: `Invalid value: ${JSON.stringify(name)}: must appear in spec.versions`,
+        // kube-apiserver 1.34's words (seen in test/real/api-versions.test.ts).
+        message: `Invalid value: ${JSON.stringify(name)}: missing from spec.versions; ${name} was previously a storage version, and must remain in spec.versions until a storage migration ensures no data remains persisted in ${name} and removes ${name} from status.storedVersions`,
       });
     }
   });

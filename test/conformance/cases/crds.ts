@@ -636,7 +636,7 @@ export const crdCases: CaseGroup = {
           code: 422,
           reason: 'Invalid',
           message: new RegExp(
-            `status.storedVersions\\[1\\]: Invalid value: "v3": must appear in spec.versions`,
+            `status.storedVersions\\[1\\]: Invalid value: "v3": missing from spec.versions; v3 was previously a storage version`,
           ),
         });
         const trimmed = await storedVersions(['v2']);
