@@ -169,7 +169,9 @@ describe('the API upgrade v1alpha1 → v1beta1 on the real apiserver', { timeout
 
   it(
     'the new CRDs: v1beta1 joins storedVersions, `kubectl get mr` still works, v1alpha1 warns, and v1alpha1 cannot be dropped yet',
-    { todo: 'failed on its first real run (1.34's refusal wording, kubectl's discovery cache); fixed, not re-run yet' },
+    {
+      todo: 'failed on its first real run (the 1.34 refusal wording, the kubectl discovery cache); fixed, not re-run yet',
+    },
     async () => {
       const applied = kubectl(['apply', '-f', NEW_CRDS]);
       assert.equal(applied.status, 0, applied.stderr);
@@ -225,7 +227,9 @@ describe('the API upgrade v1alpha1 → v1beta1 on the real apiserver', { timeout
 
   it(
     'the objects read back intact at both versions, and v1alpha1 could now be dropped',
-    { todo: 'failed on its first real run (1.34's refusal wording, kubectl's discovery cache); fixed, not re-run yet' },
+    {
+      todo: 'failed on its first real run (the 1.34 refusal wording, the kubectl discovery cache); fixed, not re-run yet',
+    },
     async () => {
       for (const [i, id] of IDS.entries()) {
         for (const version of ['v1beta1', 'v1alpha1']) {
