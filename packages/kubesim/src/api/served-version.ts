@@ -12,7 +12,7 @@ type Body = KObject & { items?: unknown };
 
 export function asServed<T>(def: ResourceDef, body: T): T {
   if (!def.custom || body === null || typeof body !== 'object') return body;
-  const o = body as Body;
+  const o = body as unknown as Body;
   const apiVersion = apiVersionOf(def);
   if (o.kind === def.kind) return { ...o, apiVersion } as T;
   if (o.kind === `${def.kind}List` && Array.isArray(o.items))
