@@ -13,6 +13,7 @@ import { createKubeClient, type KubeClient } from './adapters/kube/client.js';
 import { controlCluster } from './adapters/kube/control-cluster.js';
 import { configMapAgentSettings } from './adapters/kube/agent-settings.js';
 import { kubeRetention } from './adapters/kube/retention.js';
+import { kubeStorageVersions } from './adapters/kube/storage-versions.js';
 import { configMapDurations } from './adapters/kube/durations.js';
 import { createNotifier } from './adapters/notify/notifier.js';
 import { parseNotifyUrls } from './adapters/notify/parse.js';
@@ -92,6 +93,7 @@ export async function openControl(config: Config, options: OpenOptions): Promise
       : {}),
     agentSettings: configMapAgentSettings(client, effective.namespace),
     retention: kubeRetention(client, effective.namespace),
+    storageVersions: kubeStorageVersions(client, effective.namespace),
     ...peersOf(effective, settings.cluster, options.peers),
   };
   return {

@@ -102,6 +102,9 @@ export function startClusterLoop(
       state(undefined);
       fleet.refresh();
       log.debug({ ms, ...report }, 'tick');
+      // Rare and worth seeing: objects rewritten at the new storage version (ADR 0051).
+      if (report.storage?.length)
+        log.info({ storage: report.storage }, 'storage-version migration');
     },
     onError: (error) => {
       readiness.record({ ok: false, error });

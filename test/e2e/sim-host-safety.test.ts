@@ -74,7 +74,7 @@ async function requests(kubeconfig: string): Promise<RequestView[]> {
   kc.loadFromFile(kubeconfig);
   const { items } = (await kc.makeApiClient(CustomObjectsApi).listNamespacedCustomObject({
     group: 'kubemaint.io',
-    version: 'v1alpha1',
+    version: 'v1beta1',
     namespace: 'kubemaint',
     plural: 'maintenancerequests',
   })) as { items: RequestObject[] };

@@ -278,7 +278,50 @@ describe('the Helm chart', () => {
     );
   });
 
+  test('the NetworkPolicy: on by default, ops only from the metrics namespace, Slack only from the ingress one', () => {
+    const rules = (objects: Manifest[]) =>
+      (
+        find(objects, 'NetworkPolicy', 'kubemaint-serve').spec.ingress as {
+          from: { namespaceSelector: { matchLabels: Record<string, string> } }[];
+          ports: { port: string }[];
+        }[]
+      ).map((r) => [
+        r.ports.map((p) => p.port).join(','),
+        r.from.map((f) => f.namespaceSelector.matchLabels['kubernetes.io/metadata.name']).join(','),
+      ]);
+    const defaults = renderChart(helm);
+    const policy = find(defaults, 'NetworkPolicy', 'kubemaint-serve');
+    assert.deepEqual(policy.spec.podSelector, {
+      matchLabels: { 'app.kubernetes.io/name': 'kubemaint-serve' },
+    });
+    assert.deepEqual(policy.spec.policyTypes, ['Ingress']);
+    assert.deepEqual(rules(defaults), [
+      ['ops', 'monitoring'],
+      ['slack', 'ingress-nginx'],
+    ]);
+    // The ports it names are the container's: a renamed port would leave serve unreachable.
+    const ports = find(defaults, 'Deployment', 'kubemaint-serve').spec.template.spec.containers[0]
+      .ports as { name: string }[];
+    assert.deepEqual(ports.map((p) => p.name).sort(), ['ops', 'slack']);
+    const set = renderChart(helm, [
+      '--set',
+      'networkPolicy.metricsNamespace=prometheus',
+      '--set',
+      'networkPolicy.ingressNamespace=traefik',
+    ]);
+    assert.deepEqual(rules(set), [
+      ['ops', 'prometheus'],
+      ['slack', 'traefik'],
+    ]);
+    const off = renderChart(helm, ['--set', 'networkPolicy.enabled=false']);
+    assert.equal(off.filter((m) => m.kind === 'NetworkPolicy').length, 0);
+  });
+
   test('bad values are refused, each naming the value and what to do', () => {
+    assert.match(
+      refusal(['--set', 'networkPolicy.metricsNamespace=Monitoring NS']),
+      /at '\/networkPolicy\/metricsNamespace': 'Monitoring NS' does not match/,
+    );
     assert.match(
       refusal(['--set', 'agnet.enabled=false']),
       /additional properties 'agnet' not allowed/,

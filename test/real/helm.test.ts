@@ -82,12 +82,54 @@ describe('helm template | kubectl apply --dry-run=server', () => {
       'hooks.imageRepositories={registry.example.com/ops/backup}',
       '--set',
       'config.executor.priorityClassName=maintenance-critical',
+      '--set',
+      'networkPolicy.metricsNamespace=prometheus',
     ]);
     const out = cluster.kubectl(['apply', '--server-side', '--dry-run=server', '-f', '-'], {
       input: rendered,
     });
     assert.equal(out.trim().split('\n').length, manifestsOf(rendered).length, out);
     assert.match(out, /service\/kubemaint-serve serverside-applied \(server dry run\)/);
+    assert.match(
+      out,
+      /networkpolicy\.networking\.k8s\.io\/kubemaint-serve serverside-applied \(server dry run\)/,
+    );
+  });
+
+  test('the NetworkPolicy as the apiserver stores it: serve’s pods, ops from the metrics namespace, Slack from the ingress’s (ADR 0052)', () => {
+    // The object and its selectors only: this control plane has no CNI, so nothing enforces it here.
+    const rendered = manifestsOf(
+      templateChart(helm, ['--set', 'networkPolicy.ingressNamespace=traefik']),
+    ).filter((m) => m.kind === 'NetworkPolicy');
+    assert.equal(rendered.length, 1);
+    const out = cluster.kubectl(
+      ['apply', '--server-side', '--dry-run=server', '-o', 'json', '-f', '-'],
+      {
+        input: rendered.map((m) => JSON.stringify(m)).join('\n'),
+      },
+    );
+    const items = (JSON.parse(out) as { items: { kind: string; spec: Record<string, unknown> }[] })
+      .items;
+    const policy = items.find((i) => i.kind === 'NetworkPolicy');
+    assert.ok(policy, out);
+    assert.deepEqual(policy.spec, {
+      podSelector: { matchLabels: { 'app.kubernetes.io/name': 'kubemaint-serve' } },
+      policyTypes: ['Ingress'],
+      ingress: [
+        {
+          from: [
+            { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } },
+          ],
+          ports: [{ port: 'ops', protocol: 'TCP' }],
+        },
+        {
+          from: [
+            { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'traefik' } } },
+          ],
+          ports: [{ port: 'slack', protocol: 'TCP' }],
+        },
+      ],
+    });
   });
 
   test('the dry run is the apiserver judging: a value it refuses fails it, naming the field', () => {

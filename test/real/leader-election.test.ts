@@ -71,7 +71,7 @@ describe('leader election on the real apiserver: two serves', { timeout: 600_000
     (
       (await admin.makeApiClient(CustomObjectsApi).listNamespacedCustomObject({
         group: 'kubemaint.io',
-        version: 'v1alpha1',
+        version: 'v1beta1',
         namespace: NS,
         plural: 'maintenancerequests',
       })) as { items: { spec: { node: string } }[] }

@@ -27,7 +27,7 @@ const NODE = 'retention-node';
 const DAY = 86_400_000;
 const ENDED = 60;
 const KEEP = 5;
-const at = { group: 'kubemaint.io', version: 'v1alpha1', namespace: NS };
+const at = { group: 'kubemaint.io', version: 'v1beta1', namespace: NS };
 
 describe('retention on the real apiserver, as serve', { timeout: 300_000 }, () => {
   let cluster: RealCluster;
@@ -80,7 +80,7 @@ describe('retention on the real apiserver, as serve', { timeout: 300_000 }, () =
       await writeUnlabelled(request(`r-old${String(i).padStart(3, '0')}`, 'done', i + 1));
     await writeUnlabelled(request('r-active', 'approved', 0));
     const decisionFor = (id: string) => ({
-      apiVersion: 'kubemaint.io/v1alpha1',
+      apiVersion: 'kubemaint.io/v1beta1',
       kind: 'MaintenanceApproval',
       metadata: { name: `${id}-approve`, namespace: NS, labels: { 'kubemaint.io/request': id } },
       spec: { request: id, approver: 'policy:autoApprove', decision: 'approve' },

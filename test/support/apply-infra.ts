@@ -86,11 +86,11 @@ export async function applyKubemaint(
     try {
       await custom.createNamespacedCustomObject({
         group: 'kubemaint.io',
-        version: 'v1alpha1',
+        version: 'v1beta1',
         namespace: 'kubemaint',
         plural: 'maintenanceapprovals',
         body: {
-          apiVersion: 'kubemaint.io/v1alpha1',
+          apiVersion: 'kubemaint.io/v1beta1',
           kind: 'MaintenanceApproval',
           metadata: { name: 'policy-probe', namespace: 'kubemaint' },
           spec: { request: 'r-000000', approver: 'someone-else', decision: 'approve' },

@@ -67,7 +67,7 @@ const NODE_B = 'attack-b';
 /** A node of "staging" whose reboot failed, for the gate across clusters (issue 22). */
 const NODE_C = 'attack-c';
 const GROUP = 'kubemaint.io';
-const VERSION = 'v1alpha1';
+const VERSION = 'v1beta1';
 
 /** Attempts per route, printed at the end (the figures RELIABILITY.md quotes). */
 const attempts = new Map<string, number>();

@@ -30,7 +30,7 @@ export async function cleanKubemaint(
   made: { nodes?: readonly string[]; pods?: readonly string[] } = {},
 ): Promise<void> {
   const custom = admin.makeApiClient(CustomObjectsApi);
-  const at = { group: 'kubemaint.io', version: 'v1alpha1', namespace: 'kubemaint' };
+  const at = { group: 'kubemaint.io', version: 'v1beta1', namespace: 'kubemaint' };
   const core = admin.makeApiClient(CoreV1Api);
   const ignore = () => undefined;
   await Promise.all([

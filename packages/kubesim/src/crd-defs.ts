@@ -90,6 +90,14 @@ function versionDef(crdName: string, s: CrdSpec, v: CrdVersion): ResourceDef {
       crd: crdName,
       printerColumns: printerColumns(v),
       decode: (o) => pruneAndDefault(o, schema),
+      ...(v.raw['deprecated'] === true
+        ? {
+            deprecationWarning: text(
+              v.raw['deprecationWarning'],
+              `${s.group}/${v.name} ${s.kind} is deprecated`,
+            ),
+          }
+        : {}),
     },
   };
 }

@@ -32,7 +32,12 @@ import {
 import { ACCESS_RESOURCES } from './resources-access.js';
 import { eventNamespaceCauses } from './events.js';
 import { priorityClassDefaults, priorityClassValidate, resolvePodPriority } from './priority.js';
-import { CRD_CLEANUP_FINALIZER, crdDefaults, crdValidate } from './crd-validation.js';
+import {
+  CRD_CLEANUP_FINALIZER,
+  crdDefaults,
+  crdPrepareForUpdate,
+  crdValidate,
+} from './crd-validation.js';
 import {
   admitService,
   endpointSliceValidate,
@@ -64,6 +69,8 @@ export interface CustomResourceInfo {
    * fills in its defaults. Returns the dropped fields' paths (`spec.extra`) for `fieldValidation`.
    */
   decode: (object: KObject) => string[];
+  /** A deprecated version's warning, sent with every request to it (`deprecationWarning`). */
+  deprecationWarning?: string;
 }
 
 export interface ResourceDef {
@@ -98,6 +105,8 @@ export interface ResourceDef {
    * transition rules read it). May throw a 400 for undecodable values.
    */
   validate?: (object: KObject, old?: KObject) => StatusCause[];
+  /** The kind's own update strategy, after the generic one (a CRD's new storage version). */
+  prepareForUpdate?: (next: KObject, subresource: string | undefined) => void;
   /** Whether an update bumps `metadata.generation`. @default a change outside metadata and status */
   bumpsGeneration?: (before: KObject, after: KObject) => boolean;
   /** Metadata a `/status` write may change. @default labels and annotations */
@@ -352,6 +361,7 @@ const DEFS: readonly ResourceDef[] = [
     categories: ['api-extensions'],
     subresources: ['status'],
     defaults: crdDefaults,
+    prepareForUpdate: crdPrepareForUpdate,
     validate: crdValidate,
     deleteFinalizer: CRD_CLEANUP_FINALIZER,
   }),

@@ -100,7 +100,10 @@ export function prepareUpdate(
       if (value === undefined) delete next.metadata[key];
       else next.metadata[key] = value;
     }
+    // Any write stores the object anew, at today's storage version (a custom resource's may differ).
+    next.apiVersion = apiVersionOf(def);
     dropEmptyMaps(next.metadata);
+    def.prepareForUpdate?.(next, subresource);
     return next;
   }
   const next = object;
@@ -116,5 +119,6 @@ export function prepareUpdate(
   dropEmptyMaps(next.metadata);
   if ((def.bumpsGeneration ?? specChanged)(current, next))
     next.metadata.generation = (current.metadata.generation ?? 0) + 1;
+  def.prepareForUpdate?.(next, subresource);
   return next;
 }

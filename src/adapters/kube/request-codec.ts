@@ -18,7 +18,8 @@ import { coreIdentity, isKubernetesIdentity, recordedIdentity } from '../../core
 import { REQUEST_PHASES, phaseOf, type RequestPhase } from '../../core/retention.js';
 
 export const GROUP = 'kubemaint.io';
-export const VERSION = 'v1alpha1';
+/** The version kubemaint reads and writes: the storage version (ADR 0051; v1alpha1 is deprecated). */
+export const VERSION = 'v1beta1';
 export const REQUESTS = 'maintenancerequests';
 export const DECISIONS = 'maintenanceapprovals';
 export const LABEL_ACTION = `${GROUP}/action`;

@@ -23,6 +23,7 @@ import { SYSTEM } from './restore.js';
 import { sweepWaitingTaints } from './waiting-taint.js';
 import { publishAgentSettings, type AgentSettingsPort } from './agent-settings.js';
 import { keepRetention, type RetentionPort } from './retention.js';
+import { migrateStorage, type StorageVersionPort } from './storage-migration.js';
 
 export interface TickDeps extends DispatchDeps {
   randomBytes: RandomBytes;
@@ -30,6 +31,8 @@ export interface TickDeps extends DispatchDeps {
   agentSettings?: AgentSettingsPort;
   /** Ended requests deleted beyond `retention:` on skew scans; absent: none deleted. */
   retention?: RetentionPort;
+  /** Objects stored at an older version rewritten on skew scans (ADR 0051); absent: not done. */
+  storageVersions?: StorageVersionPort;
 }
 
 export interface TickReport {
@@ -48,6 +51,8 @@ export interface TickReport {
   skew?: string[];
   /** What a skew scan's retention sweep deleted and relabelled, or why it could not. */
   retention?: string[];
+  /** What a skew scan's storage-version migration rewrote, or why it could not. */
+  storage?: string[];
 }
 
 export async function runTick(
@@ -250,6 +255,9 @@ async function detectAndPropose(
   // Last, once nothing else in the pass reads the requests: ended ones beyond retention go and labels
   // are set right. The scan reads the whole history so that every other tick need not.
   if (skewScan) report.retention = await keepRetention(deps);
+  // After retention, so what it deleted is not rewritten first; two CRD reads once it is done.
+  const storage = skewScan ? await migrateStorage(deps.storageVersions) : [];
+  if (storage.length > 0) report.storage = storage;
 }
 
 async function proposeNeed(

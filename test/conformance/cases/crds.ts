@@ -567,5 +567,86 @@ export const crdCases: CaseGroup = {
         );
       },
     },
+    {
+      id: 'CRDs: a new storage version joins status.storedVersions; objects read at either version; a deprecated one warns; a rewrite stores at the new version; only /status shortens the list',
+      async run(b) {
+        const g = await installGadgets(b);
+        const crdPath = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.${g.group}`;
+        const v1 = (name = '') => `/apis/${g.group}/v1/gadgets${name ? `/${name}` : ''}`;
+        const v2 = (name = '') => `/apis/${g.group}/v2/gadgets${name ? `/${name}` : ''}`;
+        const made = await b.request('POST', v1(), {
+          body: {
+            apiVersion: `${g.group}/v1`,
+            kind: 'Gadget',
+            metadata: { name: 'old' },
+            spec: { size: 1 },
+          },
+        });
+        assert.equal(made.code, 201, made.text);
+
+        // v2 becomes the storage version, v1 stays served, deprecated (same schema: strategy None).
+        const crd = (await b.request('GET', crdPath)).json;
+        const spec = crd['spec'] as Obj;
+        const [first] = spec['versions'] as Obj[];
+        const warning = `${g.group}/v1 Gadget is deprecated; use ${g.group}/v2`;
+        spec['versions'] = [
+          { ...first, name: 'v2', storage: true },
+          { ...first, storage: false, deprecated: true, deprecationWarning: warning },
+        ];
+        const updated = await b.request('PUT', crdPath, { body: crd });
+        assert.equal(updated.code, 200, updated.text);
+        assert.deepEqual(field(updated.json, 'status', 'storedVersions'), ['v1', 'v2']);
+        const read = await eventually('v2 served', async () => {
+          const r = await b.request('GET', v2('old'));
+          return r.code === 200 ? r : undefined;
+        });
+        assert.equal(read.json['apiVersion'], `${g.group}/v2`);
+        const old = await b.request('GET', v1('old'));
+        assert.equal(old.json['apiVersion'], `${g.group}/v1`);
+        assert.deepEqual(old.json['spec'], read.json['spec']);
+        assert.match(String(old.headers['warning']), new RegExp(`299 - "${warning}"`));
+        assert.equal(read.headers['warning'], undefined);
+
+        // A write that changes nothing is still stored anew when it was stored at another version
+        // (what a storage-version migration relies on); once at v2, the same write is a no-op.
+        const rewrite = async () => {
+          const current = (await b.request('GET', v2('old'))).json;
+          const put = await b.request('PUT', v2('old'), { body: current });
+          assert.equal(put.code, 200, put.text);
+          return [meta(current)['resourceVersion'], meta(put.json)['resourceVersion']];
+        };
+        const [before, after] = await rewrite();
+        assert.notEqual(after, before, 'rewritten at the storage version');
+        const [again, same] = await rewrite();
+        assert.equal(same, again, 'already stored at v2: nothing written');
+
+        const storedVersions = (versions: string[]) =>
+          b.request('PATCH', `${crdPath}/status`, {
+            body: { status: { storedVersions: versions } },
+            contentType: MERGE,
+          });
+        assertStatus(await storedVersions(['v1']), {
+          code: 422,
+          reason: 'Invalid',
+          message: new RegExp(
+            `status.storedVersions: Invalid value: .*: must have the storage version v2`,
+          ),
+        });
+        assertStatus(await storedVersions(['v2', 'v3']), {
+          code: 422,
+          reason: 'Invalid',
+          message: new RegExp(
+            `status.storedVersions\\[1\\]: Invalid value: "v3": missing from spec.versions; v3 was previously a storage version`,
+          ),
+        });
+        const trimmed = await storedVersions(['v2']);
+        assert.equal(trimmed.code, 200, trimmed.text);
+        assert.deepEqual(field(trimmed.json, 'status', 'storedVersions'), ['v2']);
+        // A spec write keeps the status: the list does not grow back.
+        const again2 = (await b.request('GET', crdPath)).json;
+        const kept = await b.request('PUT', crdPath, { body: again2 });
+        assert.deepEqual(field(kept.json, 'status', 'storedVersions'), ['v2']);
+      },
+    },
   ],
 };

@@ -32,7 +32,7 @@ const DAY = 86_400_000;
 const KEEP = 20;
 const REQUESTS = 'maintenancerequests.kubemaint.io';
 const DECISIONS = 'maintenanceapprovals.kubemaint.io';
-const LIST = '/apis/kubemaint.io/v1alpha1/namespaces/kubemaint/maintenancerequests';
+const LIST = '/apis/kubemaint.io/v1beta1/namespaces/kubemaint/maintenancerequests';
 const bob = { kind: 'person', id: 'k8s:bob' } as const;
 
 describe('retention: ended requests deleted, the tick reads only the rest', () => {
@@ -249,7 +249,7 @@ function seedHistory(sim: SimApi): void {
       sim.store.create(
         DECISIONS,
         {
-          apiVersion: 'kubemaint.io/v1alpha1',
+          apiVersion: 'kubemaint.io/v1beta1',
           kind: 'MaintenanceApproval',
           metadata: {
             name: `${id}-approve`,
@@ -284,7 +284,7 @@ function seedRequest(sim: SimApi, object: ReturnType<typeof seededRequest>): voi
 /** A request as kubemaint wrote it before the phase label existed (no kubemaint.io/phase). */
 function seededRequest(id: string, node: string, state: string, updatedAt: string) {
   return {
-    apiVersion: 'kubemaint.io/v1alpha1',
+    apiVersion: 'kubemaint.io/v1beta1',
     kind: 'MaintenanceRequest',
     metadata: {
       name: id,

@@ -54,12 +54,12 @@ describe('what a tick reads', () => {
   }
   const requestLists = (lines: readonly string[]) =>
     lines.filter(
-      (l) => l === 'GET /apis/kubemaint.io/v1alpha1/namespaces/kubemaint/maintenancerequests',
+      (l) => l === 'GET /apis/kubemaint.io/v1beta1/namespaces/kubemaint/maintenancerequests',
     );
 
   it('idle: the requests and the marked nodes, nothing else', async () => {
     assert.deepEqual(await reads(() => runTick(deps)), [
-      'GET /apis/kubemaint.io/v1alpha1/namespaces/kubemaint/maintenancerequests',
+      'GET /apis/kubemaint.io/v1beta1/namespaces/kubemaint/maintenancerequests',
       'GET /api/v1/nodes',
     ]);
   });
@@ -71,7 +71,7 @@ describe('what a tick reads', () => {
       [...new Set(lines)].sort(),
       [
         'GET /api/v1/nodes',
-        'GET /apis/kubemaint.io/v1alpha1/namespaces/kubemaint/maintenancerequests',
+        'GET /apis/kubemaint.io/v1beta1/namespaces/kubemaint/maintenancerequests',
         'GET /version',
       ].sort(),
     );

@@ -52,7 +52,7 @@ describe('kubectl and custom resources on the sim', { skip }, () => {
     // The sim may have them already (its scenarios install kubemaint's CRDs): then they are replaced.
     assert.match(applied, /maintenancerequests\.kubemaint\.io (created|configured)/);
     const request = {
-      apiVersion: 'kubemaint.io/v1alpha1',
+      apiVersion: 'kubemaint.io/v1beta1',
       kind: 'MaintenanceRequest',
       metadata: { name: 'reboot-n1', namespace: 'kubemaint' },
       spec: { node: 'n1', action: 'reboot', reason: 'kernel' },

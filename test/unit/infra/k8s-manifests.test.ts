@@ -106,6 +106,23 @@ const REVIEWED_WITHOUT_LAMBDA: Grant[] = [
   ['kubemaint-serve', 'cluster', '', 'pods', 'list'],
   ['kubemaint-serve', 'cluster', '', 'pods/eviction', 'create'],
   ['kubemaint-serve', 'cluster', 'policy', 'poddisruptionbudgets', 'list,watch'],
+  // ADR 0051: the storage-version migration reads kubemaint's two CRDs and trims storedVersions.
+  ...['maintenancerequests', 'maintenanceapprovals'].flatMap((plural): Grant[] => [
+    [
+      'kubemaint-serve',
+      'cluster',
+      'apiextensions.k8s.io',
+      `customresourcedefinitions[${plural}.kubemaint.io]`,
+      'get',
+    ],
+    [
+      'kubemaint-serve',
+      'cluster',
+      'apiextensions.k8s.io',
+      `customresourcedefinitions/status[${plural}.kubemaint.io]`,
+      'patch',
+    ],
+  ]),
   ['kubemaint-serve', 'default', '', 'events', 'create,patch'],
   // Every apiserver's version (ADR 0050): identity Leases and the kubernetes Service's addresses.
   ['kubemaint-serve', 'kube-system', 'coordination.k8s.io', 'leases', 'list'],
@@ -132,7 +149,14 @@ const REVIEWED_WITHOUT_LAMBDA: Grant[] = [
     'create,delete,get,list,patch,watch',
   ],
   ['kubemaint-serve', NS, 'kubemaint.io', 'maintenancerequests/status', 'get,update'],
-  ['kubemaint-serve', NS, 'kubemaint.io', 'maintenanceapprovals', 'create,delete,get,list,watch'],
+  // ADR 0051: patch, the storage-version migration's no-op rewrite (the spec stays immutable).
+  [
+    'kubemaint-serve',
+    NS,
+    'kubemaint.io',
+    'maintenanceapprovals',
+    'create,delete,get,list,patch,watch',
+  ],
 ];
 /** The control plane is serve or the Lambda functions: the group gets exactly what serve gets. */
 const REVIEWED: Grant[] = [
@@ -615,10 +639,13 @@ describe("kubemaint's kinds (crds.yaml)", () => {
       group: string;
       scope: string;
       names: Record<string, unknown>;
+      conversion?: Record<string, unknown>;
       versions: {
         name: string;
         served: boolean;
         storage: boolean;
+        deprecated?: boolean;
+        deprecationWarning?: string;
         subresources?: Record<string, unknown>;
         additionalPrinterColumns: { name: string; jsonPath: string; priority?: number }[];
         schema: { openAPIV3Schema: Schema };
@@ -647,7 +674,7 @@ describe("kubemaint's kinds (crds.yaml)", () => {
     });
   }
 
-  it('name a namespaced MaintenanceRequest (mr) and MaintenanceApproval (mra) in kubemaint.io/v1alpha1', () => {
+  it('name a namespaced MaintenanceRequest (mr) and MaintenanceApproval (mra) in kubemaint.io/v1beta1', () => {
     for (const [crd, kind, plural, short] of [
       [requests, 'MaintenanceRequest', REQUESTS, 'mr'],
       [approvals, 'MaintenanceApproval', DECISIONS, 'mra'],
@@ -665,8 +692,27 @@ describe("kubemaint's kinds (crds.yaml)", () => {
         categories: ['kubemaint'],
       });
       assert.deepEqual(
-        crd.spec.versions.map((v) => [v.name, v.served, v.storage]),
-        [[VERSION, true, true]],
+        crd.spec.versions.map((v) => [v.name, v.served, v.storage, v.deprecated ?? false]),
+        [
+          [VERSION, true, true, false],
+          ['v1alpha1', true, false, true],
+        ],
+      );
+    }
+  });
+  it('serve v1alpha1 deprecated, with the same schema as v1beta1 and no conversion webhook (ADR 0051)', () => {
+    assert.equal(VERSION, 'v1beta1');
+    for (const crd of [requests, approvals]) {
+      assert.deepEqual(crd.spec.conversion, { strategy: 'None' });
+      const [beta, alpha] = crd.spec.versions;
+      // Strategy None relabels apiVersion and nothing else: any schema drift would change what an
+      // object means depending on the version it is read at.
+      const { name: _b, storage: _bs, ...betaRest } = beta!;
+      const { name: _a, storage: _as, deprecated: _d, deprecationWarning, ...alphaRest } = alpha!;
+      assert.deepEqual(alphaRest, betaRest);
+      assert.match(
+        deprecationWarning ?? '',
+        /kubemaint\.io\/v1alpha1 .* is deprecated; use kubemaint\.io\/v1beta1/,
       );
     }
   });

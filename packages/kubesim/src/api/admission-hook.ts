@@ -8,7 +8,7 @@ import type { AdmissionAttributes, Operation } from '../admission/attributes.js'
 import type { ValidatingAdmission } from '../admission/validating-admission.js';
 import { POST_ONLY_SUBRESOURCES } from './discovery.js';
 import type { KObject, WriteOptions } from '../types.js';
-import type { RequestContext } from './http.js';
+import { addWarnings, type RequestContext } from './http.js';
 import type { Target } from './handlers.js';
 
 function attributes(
@@ -43,13 +43,8 @@ function attributes(
   };
 }
 
-function warn(ctx: RequestContext, warnings: readonly string[]): void {
-  if (warnings.length === 0 || ctx.res.headersSent) return;
-  const previous = ctx.res.getHeader('Warning');
-  const list =
-    previous === undefined ? [] : Array.isArray(previous) ? previous : [String(previous)];
-  ctx.res.setHeader('Warning', [...list, ...warnings.map((w) => `299 - ${JSON.stringify(w)}`)]);
-}
+const warn = (ctx: RequestContext, warnings: readonly string[]): void =>
+  addWarnings(ctx.res, warnings);
 
 /** The store's `admit` option for a create/update/delete through this request. */
 export function admitOption(

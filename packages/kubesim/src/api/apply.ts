@@ -15,6 +15,7 @@ import { decodeCustomResource } from './crd-requests.js';
 import { fieldWrite } from './field-manager.js';
 import type { HandlerDeps, Target } from './handlers.js';
 import { dryRunOf, queryFlag, readBody, sendObject, type RequestContext } from './http.js';
+import { asServed } from './served-version.js';
 
 type Json = Record<string, unknown>;
 const isObj = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -81,9 +82,9 @@ export async function handleApply(
   };
   if (!live) {
     if (t.subresource) throw notFound(t.def, name);
-    sendObject(ctx.res, 201, deps.store.create(t.def.key, decoded, options));
+    sendObject(ctx.res, 201, asServed(t.def, deps.store.create(t.def.key, decoded, options)));
     return;
   }
   decoded.metadata.resourceVersion = live.metadata.resourceVersion;
-  sendObject(ctx.res, 200, deps.store.update(t.def.key, decoded, options));
+  sendObject(ctx.res, 200, asServed(t.def, deps.store.update(t.def.key, decoded, options)));
 }

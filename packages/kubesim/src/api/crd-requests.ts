@@ -8,7 +8,7 @@
 import { invalid, invalidOptions } from '../status-errors.js';
 import { StatusError, type KObject } from '../types.js';
 import type { Target } from './handlers.js';
-import type { OptionsKind, RequestContext } from './http.js';
+import { addWarnings, type OptionsKind, type RequestContext } from './http.js';
 import { PATCH_TYPES } from './patch.js';
 
 const OBJECT_META = new Set([
@@ -63,10 +63,7 @@ export function decodeCustomResource(
   if (unknown.length === 0 || mode === 'Ignore') return object;
   const what = unknown.map((f) => `unknown field ${JSON.stringify(f)}`);
   if (mode === 'Warn') {
-    ctx.res.setHeader(
-      'Warning',
-      what.map((w) => `299 - ${JSON.stringify(w)}`),
-    );
+    addWarnings(ctx.res, what);
     return object;
   }
   const detail = `strict decoding error: ${what.join(', ')}`;

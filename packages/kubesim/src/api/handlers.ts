@@ -31,6 +31,7 @@ import { admitOption } from './admission-hook.js';
 import { assertCustomPatchType, decodeCustomResource } from './crd-requests.js';
 import { handleScaleGet, handleScaleWrite } from './scale.js';
 import { toTable, wantsTable } from './table.js';
+import { asServed } from './served-version.js';
 
 export interface Target {
   def: ResourceDef;
@@ -67,7 +68,7 @@ export function handleGet(ctx: RequestContext, t: Target, deps: HandlerDeps): vo
     200,
     wantsTable(ctx.req)
       ? toTable(t.def, [object], ctx.now(), { resourceVersion: object.metadata.resourceVersion })
-      : object,
+      : asServed(t.def, object),
   );
 }
 
@@ -98,12 +99,16 @@ export function handleList(ctx: RequestContext, t: Target, deps: HandlerDeps): v
     sendObject(ctx.res, 200, toTable(t.def, page.items, ctx.now(), metadata));
     return;
   }
-  sendObject(ctx.res, 200, {
-    kind: `${t.def.kind}List`,
-    apiVersion: apiVersionOf(t.def),
-    metadata,
-    items: page.items,
-  });
+  sendObject(
+    ctx.res,
+    200,
+    asServed(t.def, {
+      kind: `${t.def.kind}List`,
+      apiVersion: apiVersionOf(t.def),
+      metadata,
+      items: page.items,
+    }),
+  );
 }
 
 /** URL namespace and name are authoritative; the body may repeat them but not contradict them. */
@@ -158,7 +163,7 @@ export async function handleCreate(
     ...admitOption(ctx, t, deps.admission, dryRun),
     ...trackOption(ctx, t, deps.store, 'CreateOptions'),
   });
-  sendObject(ctx.res, 201, created);
+  sendObject(ctx.res, 201, asServed(t.def, created));
 }
 
 /** Kinds with a status subresource keep their status on main-resource writes, and vice versa. */
@@ -189,7 +194,7 @@ export async function handleUpdate(
     ...trackOption(ctx, t, deps.store, 'UpdateOptions'),
   };
   const written = deps.store.update(t.def.key, scopeWrite(t, current, object), options);
-  sendObject(ctx.res, current ? 200 : 201, written);
+  sendObject(ctx.res, current ? 200 : 201, asServed(t.def, written));
 }
 
 export async function handlePatch(
@@ -238,19 +243,16 @@ export async function handlePatch(
     ...admitOption(ctx, t, deps.admission, dryRun),
     ...trackOption(ctx, t, deps.store, 'PatchOptions'),
   };
-  sendObject(
-    ctx.res,
-    200,
-    deps.store.update(
-      t.def.key,
-      scopeWrite(
-        t,
-        current,
-        decodeCustomResource(ctx, t, placeBody(t, patched, true), 'PatchOptions', true),
-      ),
-      options,
+  const written = deps.store.update(
+    t.def.key,
+    scopeWrite(
+      t,
+      current,
+      decodeCustomResource(ctx, t, placeBody(t, patched, true), 'PatchOptions', true),
     ),
+    options,
   );
+  sendObject(ctx.res, 200, asServed(t.def, written));
 }
 
 function deleteOptionsOf(ctx: RequestContext, body: Record<string, unknown>): DeleteOptions {
@@ -295,12 +297,16 @@ export async function handleDelete(
     const items = doomed.map((o) =>
       deps.store.delete(t.def.key, o.metadata.namespace, o.metadata.name ?? '', options),
     );
-    sendObject(ctx.res, 200, {
-      kind: `${t.def.kind}List`,
-      apiVersion: apiVersionOf(t.def),
-      metadata: { resourceVersion: deps.store.resourceVersion() },
-      items,
-    });
+    sendObject(
+      ctx.res,
+      200,
+      asServed(t.def, {
+        kind: `${t.def.kind}List`,
+        apiVersion: apiVersionOf(t.def),
+        metadata: { resourceVersion: deps.store.resourceVersion() },
+        items,
+      }),
+    );
     return;
   }
   const result = deps.store.delete(t.def.key, t.namespace, t.name, options);
@@ -309,7 +315,7 @@ export async function handleDelete(
     deps.store.get(t.def.key, t.namespace, t.name) !== undefined ||
     result?.metadata.deletionTimestamp !== undefined;
   if (t.def.key === R.pods || (stillThere && !options.dryRun)) {
-    sendObject(ctx.res, 200, result);
+    sendObject(ctx.res, 200, asServed(t.def, result));
     return;
   }
   // kube-apiserver's delete Status carries no code (only failures do).

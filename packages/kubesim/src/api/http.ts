@@ -148,6 +148,15 @@ const acceptsGzip = (header: string | undefined): boolean =>
  * An API object (or Status): protobuf when the request's Accept prefers it and the kind has a
  * message, JSON otherwise (tables, custom resources, discovery), as kube-apiserver negotiates.
  */
+/** Adds `Warning: 299 - "…"` headers after any already set (admission, decoding, deprecation). */
+export function addWarnings(res: ServerResponse, warnings: readonly string[]): void {
+  if (warnings.length === 0 || res.headersSent) return;
+  const previous = res.getHeader('Warning');
+  const list =
+    previous === undefined ? [] : Array.isArray(previous) ? previous : [String(previous)];
+  res.setHeader('Warning', [...list, ...warnings.map((w) => `299 - ${JSON.stringify(w)}`)]);
+}
+
 export function sendObject(res: ServerResponse, code: number, body: unknown): void {
   const object = body as Record<string, unknown> | null;
   if (object && prefersProtobuf(res.req.headers.accept) && hasMessage(object)) {

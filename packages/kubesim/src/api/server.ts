@@ -34,7 +34,7 @@ import {
   handleUpdate,
   type Target,
 } from './handlers.js';
-import { queryFlag, sendError, sendJson, type RequestContext } from './http.js';
+import { addWarnings, queryFlag, sendError, sendJson, type RequestContext } from './http.js';
 import { actorOf, SIM_ADMIN } from './identity.js';
 import { createAccessControl, pathAttributes, selectedName } from './access-control.js';
 import { handleReview, REVIEW_PATHS } from './access-reviews.js';
@@ -215,6 +215,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     });
     if (fault.latencyMs > 0) await sleep(fault.latencyMs);
     if (fault.error) throw fault.error;
+    // A deprecated custom resource version warns on every request to it, as kube-apiserver does.
+    const deprecated = r.def.custom?.deprecationWarning;
+    if (deprecated) addWarnings(ctx.res, [deprecated]);
     if (r.subresource && POD_STREAMS[r.subresource]) {
       const pod = store.get(r.def.key, r.namespace, r.name ?? '');
       return servePodStream(ctx, r, verb, {

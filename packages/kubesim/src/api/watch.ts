@@ -19,6 +19,7 @@ import { invalidOptions, toStatus } from '../status-errors.js';
 import { queryFlag, type RequestContext } from './http.js';
 import { encodeWatchEvent, hasMessage, prefersProtobuf, PROTOBUF } from './protobuf/index.js';
 import { toTable, wantsTable } from './table.js';
+import { asServed } from './served-version.js';
 
 export interface WatchRequest {
   def: ResourceDef;
@@ -92,7 +93,9 @@ export function serveWatch(ctx: RequestContext, w: WatchRequest, settings: Watch
     }
   };
   const render = (o: KObject) =>
-    table ? toTable(def, [o], ctx.now(), { resourceVersion: o.metadata.resourceVersion }) : o;
+    table
+      ? toTable(def, [o], ctx.now(), { resourceVersion: o.metadata.resourceVersion })
+      : asServed(def, o);
 
   const inView = new Set<string>();
   const keyOf = (o: KObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
