@@ -13,6 +13,7 @@ import type { ServerVersion } from './api/discovery.js';
 import { versionDocument } from './api/discovery.js';
 import type { TlsMaterial } from './tls.js';
 import { R, type KObject, type Store } from './types.js';
+import { microTime } from './kubelet-objects.js';
 
 export const IDENTITY_LABEL = 'apiserver.kubernetes.io/identity';
 export const PEER_ADDRESS_ANNOTATION = 'kubernetes.io/peer-advertise-address';
@@ -77,7 +78,7 @@ function identityLease(hostname: string, now: Date, peerAddress?: string): KObje
     spec: {
       holderIdentity: `${identityLeaseName(hostname)}_${hostname}`,
       leaseDurationSeconds: 3600,
-      renewTime: now.toISOString(),
+      renewTime: microTime(now),
     },
   };
 }

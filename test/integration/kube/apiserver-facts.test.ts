@@ -74,9 +74,11 @@ describe('every apiserver on the sim, read as serve', () => {
       lines[0] ?? '',
       /^apiserver bound v1\.33 \(emulated by v1\.34\.4\), from peer-address 127\.0\.0\.1:\d+; 2 kube-apiservers by identity leases$/,
     );
-    // The demo's kubelets run the binary's v1.34.4: above the bound, each reported, none proposed.
-    assert.ok(found.violations.length > 0);
-    assert.equal(found.violations.length, found.nodes.length);
+    // The demo's kubelets at the binary's v1.34 are above the bound: each reported, none proposed
+    // (a kubelet a minor behind, at v1.33, is within it).
+    const above = found.nodes.filter((n) => /^v1\.34\./.test(n.kubeletVersion));
+    assert.ok(above.length > 0);
+    assert.equal(found.violations.length, above.length);
     assert.match(
       found.violations[0]?.why ?? '',
       /kubelet v1\.34\.4 is newer than apiserver v1\.33 \(emulated by v1\.34\.4\)/,

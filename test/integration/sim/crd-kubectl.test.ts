@@ -22,7 +22,9 @@ const skip =
     ? 'needs kubectl on PATH (any version 1.27–1.33); install it to run these'
     : false;
 
-const FIXTURE = new URL('../../real/fixtures/approval-model.yaml', import.meta.url);
+// kubemaint's own CRDs (v1beta1 stored, v1alpha1 served): the sim installs these already, so an older
+// fixture's v1alpha1-only CRDs would be refused over them, as kube-apiserver refuses dropping a stored version.
+const FIXTURE = new URL('../../../infra/k8s/crds.yaml', import.meta.url);
 
 describe('kubectl and custom resources on the sim', { skip }, () => {
   let sim: TestSim;
