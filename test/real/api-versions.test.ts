@@ -167,52 +167,45 @@ describe('the API upgrade v1alpha1 → v1beta1 on the real apiserver', { timeout
     for (const name of CRDS) assert.deepEqual(await storedVersions(name), ['v1alpha1']);
   });
 
-  it(
-    'the new CRDs: v1beta1 joins storedVersions, `kubectl get mr` still works, v1alpha1 warns, and v1alpha1 cannot be dropped yet',
-    {
-      todo: 'failed on its first real run (the 1.34 refusal wording, the kubectl discovery cache); fixed, not re-run yet',
-    },
-    async () => {
-      const applied = kubectl(['apply', '-f', NEW_CRDS]);
-      assert.equal(applied.status, 0, applied.stderr);
-      for (const name of CRDS)
-        assert.deepEqual(await storedVersions(name), ['v1alpha1', 'v1beta1']);
-      for (let i = 0; ; i++) {
-        const listed = kubectl(['get', 'mr', '-n', NS, '--no-headers']);
-        if (listed.status === 0 && listed.stdout.trim().split('\n').length === IDS.length) break;
-        assert.ok(i < 60, `kubectl get mr after the upgrade: ${listed.stderr}`);
-        await sleep(500);
-      }
-      const alpha = kubectl([
-        'get',
-        'maintenancerequests.v1alpha1.kubemaint.io',
-        '-n',
-        NS,
-        '--no-headers',
-      ]);
-      assert.equal(alpha.status, 0, alpha.stderr);
-      assert.match(
-        alpha.stderr,
-        /Warning: kubemaint\.io\/v1alpha1 MaintenanceRequest is deprecated; use kubemaint\.io\/v1beta1/,
-      );
-      const refused = await dropAlpha(CRDS[0]!).then(
-        () => 'accepted',
-        (e: unknown) => {
-          const body = (e as ApiException<unknown>).body;
-          return String(
-            (typeof body === 'string'
-              ? (JSON.parse(body) as { message?: string })
-              : (body as { message?: string })
-            )?.message ?? body,
-          );
-        },
-      );
-      assert.match(
-        refused,
-        /status.storedVersions\[0\]: Invalid value: "v1alpha1": missing from spec.versions; v1alpha1 was previously a storage version/,
-      );
-    },
-  );
+  it('the new CRDs: v1beta1 joins storedVersions, `kubectl get mr` still works, v1alpha1 warns, and v1alpha1 cannot be dropped yet', async () => {
+    const applied = kubectl(['apply', '-f', NEW_CRDS]);
+    assert.equal(applied.status, 0, applied.stderr);
+    for (const name of CRDS) assert.deepEqual(await storedVersions(name), ['v1alpha1', 'v1beta1']);
+    for (let i = 0; ; i++) {
+      const listed = kubectl(['get', 'mr', '-n', NS, '--no-headers']);
+      if (listed.status === 0 && listed.stdout.trim().split('\n').length === IDS.length) break;
+      assert.ok(i < 60, `kubectl get mr after the upgrade: ${listed.stderr}`);
+      await sleep(500);
+    }
+    const alpha = kubectl([
+      'get',
+      'maintenancerequests.v1alpha1.kubemaint.io',
+      '-n',
+      NS,
+      '--no-headers',
+    ]);
+    assert.equal(alpha.status, 0, alpha.stderr);
+    assert.match(
+      alpha.stderr,
+      /Warning: kubemaint\.io\/v1alpha1 MaintenanceRequest is deprecated; use kubemaint\.io\/v1beta1/,
+    );
+    const refused = await dropAlpha(CRDS[0]!).then(
+      () => 'accepted',
+      (e: unknown) => {
+        const body = (e as ApiException<unknown>).body;
+        return String(
+          (typeof body === 'string'
+            ? (JSON.parse(body) as { message?: string })
+            : (body as { message?: string })
+          )?.message ?? body,
+        );
+      },
+    );
+    assert.match(
+      refused,
+      /status.storedVersions\[0\]: Invalid value: "v1alpha1": missing from spec.versions; v1alpha1 was previously a storage version/,
+    );
+  });
 
   it("serve's storage-version migration, as serve: every object rewritten, storedVersions trimmed to [v1beta1]", async () => {
     const port = kubeStorageVersions(createKubeClient(serveKc), NS);
@@ -225,45 +218,39 @@ describe('the API upgrade v1alpha1 → v1beta1 on the real apiserver', { timeout
     assert.deepEqual(await migrateStorage(port), [], 'a second run has nothing to do');
   });
 
-  it(
-    'the objects read back intact at both versions, and v1alpha1 could now be dropped',
-    {
-      todo: 'failed on its first real run (the 1.34 refusal wording, the kubectl discovery cache); fixed, not re-run yet',
-    },
-    async () => {
-      for (const [i, id] of IDS.entries()) {
-        for (const version of ['v1beta1', 'v1alpha1']) {
-          const request = await read(version, 'maintenancerequests', id);
-          assert.equal(request.apiVersion, `kubemaint.io/${version}`);
-          assert.deepEqual(request.spec, {
-            node: `node-${i}`,
-            action: 'reboot',
-            requestedBy: 'detector',
-            reason: 'kernel',
-          });
-          assert.equal(request.status?.['state'], 'proposed');
-          const decision = await read(version, 'maintenanceapprovals', `${id}-approve`);
-          assert.deepEqual(decision.spec, {
-            request: id,
-            approver: 'policy:autoApprove',
-            decision: 'approve',
-          });
-        }
+  it('the objects read back intact at both versions, and v1alpha1 could now be dropped', async () => {
+    for (const [i, id] of IDS.entries()) {
+      for (const version of ['v1beta1', 'v1alpha1']) {
+        const request = await read(version, 'maintenancerequests', id);
+        assert.equal(request.apiVersion, `kubemaint.io/${version}`);
+        assert.deepEqual(request.spec, {
+          node: `node-${i}`,
+          action: 'reboot',
+          requestedBy: 'detector',
+          reason: 'kernel',
+        });
+        assert.equal(request.status?.['state'], 'proposed');
+        const decision = await read(version, 'maintenanceapprovals', `${id}-approve`);
+        assert.deepEqual(decision.spec, {
+          request: id,
+          approver: 'policy:autoApprove',
+          decision: 'approve',
+        });
       }
-      const listed = kubectl([
-        'get',
-        'maintenancerequests.v1beta1.kubemaint.io',
-        '-n',
-        NS,
-        '--no-headers',
-      ]);
-      assert.equal(listed.status, 0, listed.stderr);
-      assert.doesNotMatch(
-        listed.stderr,
-        /deprecated/,
-        'v1beta1 asked for by name: no deprecation warning (kubectl get mr may still use its cached discovery)',
-      );
-      for (const name of CRDS) await dropAlpha(name);
-    },
-  );
+    }
+    const listed = kubectl([
+      'get',
+      'maintenancerequests.v1beta1.kubemaint.io',
+      '-n',
+      NS,
+      '--no-headers',
+    ]);
+    assert.equal(listed.status, 0, listed.stderr);
+    assert.doesNotMatch(
+      listed.stderr,
+      /deprecated/,
+      'v1beta1 asked for by name: no deprecation warning (kubectl get mr may still use its cached discovery)',
+    );
+    for (const name of CRDS) await dropAlpha(name);
+  });
 });
