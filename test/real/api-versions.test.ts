@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import {
   ApiextensionsV1Api,
-  ApiException,
+  type ApiException,
   CustomObjectsApi,
   KubeConfig,
   type V1CustomResourceDefinition,
