@@ -74,6 +74,9 @@ export async function startExtraApiserver(options: ExtraOptions = {}): Promise<E
     }),
     // The mixed-version proxy: its identity Lease then says where it answers (its peer address).
     '--feature-gates=UnknownVersionInteroperabilityProxy=true',
+    // Without it the identity Lease advertises the host's first address (192.0.2.2 here), where
+    // nothing listens: every apiserver of this control plane binds 127.0.0.1 only.
+    '--advertise-address=127.0.0.1',
     '--peer-advertise-ip=127.0.0.1',
     `--peer-advertise-port=${port}`,
     `--peer-ca-file=${pki.caCert}`,
