@@ -99,6 +99,16 @@ export function handleList(ctx: RequestContext, t: Target, deps: HandlerDeps): v
     sendObject(ctx.res, 200, toTable(t.def, page.items, ctx.now(), metadata));
     return;
   }
+  sendList(ctx, t, metadata, page.items);
+}
+
+/** A list of the target's kind, at the version the request asked for. */
+function sendList(
+  ctx: RequestContext,
+  t: Target,
+  metadata: object,
+  items: (KObject | undefined)[],
+): void {
   sendObject(
     ctx.res,
     200,
@@ -106,7 +116,7 @@ export function handleList(ctx: RequestContext, t: Target, deps: HandlerDeps): v
       kind: `${t.def.kind}List`,
       apiVersion: apiVersionOf(t.def),
       metadata,
-      items: page.items,
+      items,
     }),
   );
 }
@@ -297,16 +307,7 @@ export async function handleDelete(
     const items = doomed.map((o) =>
       deps.store.delete(t.def.key, o.metadata.namespace, o.metadata.name ?? '', options),
     );
-    sendObject(
-      ctx.res,
-      200,
-      asServed(t.def, {
-        kind: `${t.def.kind}List`,
-        apiVersion: apiVersionOf(t.def),
-        metadata: { resourceVersion: deps.store.resourceVersion() },
-        items,
-      }),
-    );
+    sendList(ctx, t, { resourceVersion: deps.store.resourceVersion() }, items);
     return;
   }
   const result = deps.store.delete(t.def.key, t.namespace, t.name, options);
