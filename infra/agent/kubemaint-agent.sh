@@ -263,7 +263,8 @@ read_node() {
   fi
   node_since=$(json_value "$KEY_SINCE")
   grace_known="$(json_value "$KEY_GRACE")|$(json_value "$KEY_GRACE_CRITICAL")|$(json_value "$KEY_GRACE_SOURCE")"
-  kubelet_port=$(printf '%s\n' "$body" | sed -n 's|.*"kubeletEndpoint": *{ *"Port": *\([0-9][0-9]*\).*|\1|p' | head -n 1)
+  # kube-apiserver pretty-prints JSON for curl, so the port is on a line of its own: join the lines.
+  kubelet_port=$(printf '%s\n' "$body" | tr -d '\n' | sed -n 's|.*"kubeletEndpoint": *{ *"Port": *\([0-9][0-9]*\).*|\1|p' | head -n 1)
   if [ "$(json_value "$KEY_LABEL")" = true ]; then
     known="true|$(json_value "$KEY_PKGS")"
   elif [ -n "$node_since" ] || printf '%s' "$body" | grep -q "\"$KEY_PKGS\":"; then
