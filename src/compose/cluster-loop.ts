@@ -98,6 +98,9 @@ export function startClusterLoop(
         : Promise.resolve(standingBy(deps.clock.now())),
     now: () => deps.clock.now(),
     onTick: (report, ms) => {
+      // A standby's "tick" reads nothing: it proves no contact, so it neither clears an unreachable
+      // cluster nor counts for readiness (the Lease's renewals do that).
+      if (STOOD_BY.has(report)) return;
       readiness.record({ ok: true });
       state(undefined);
       fleet.refresh();
@@ -176,13 +179,18 @@ export function startClusterLoop(
 }
 
 /** What a standby's loop reports instead of ticking (a kick queued before leadership ended). */
-const standingBy = (now: Date): TickReport => ({
-  at: now.toISOString(),
-  reconciled: [],
-  dispatched: [],
-  proposed: [],
-  skipped: ['standing by: another serve holds the leader Lease'],
-});
+const standingBy = (now: Date): TickReport => {
+  const report: TickReport = {
+    at: now.toISOString(),
+    reconciled: [],
+    dispatched: [],
+    proposed: [],
+    skipped: ['standing by: another serve holds the leader Lease'],
+  };
+  STOOD_BY.add(report);
+  return report;
+};
+const STOOD_BY = new WeakSet<TickReport>();
 
 const messageOf = (error: unknown): string =>
   error instanceof Error ? error.message : String(error);

@@ -64,13 +64,19 @@ describe('what a tick reads', () => {
     ]);
   });
 
-  it('a skew scan reads the requests once, beside the node list and the version', async () => {
+  it('a skew scan reads the requests once, beside the node list and every apiserver it can find', async () => {
     const lines = await reads(() => runTick(deps, { skewScan: true }));
     assert.equal(requestLists(lines).length, 1, lines.join('\n'));
+    // The apiservers' sources (ADR 0050): identity Leases, the kubernetes EndpointSlice, static
+    // pods, then /version; each read once.
+    assert.equal(lines.length, new Set(lines).size, lines.join('\n'));
     assert.deepEqual(
       [...new Set(lines)].sort(),
       [
+        'GET /api/v1/namespaces/kube-system/pods',
         'GET /api/v1/nodes',
+        'GET /apis/coordination.k8s.io/v1/namespaces/kube-system/leases',
+        'GET /apis/discovery.k8s.io/v1/namespaces/default/endpointslices',
         'GET /apis/kubemaint.io/v1beta1/namespaces/kubemaint/maintenancerequests',
         'GET /version',
       ].sort(),

@@ -57,12 +57,16 @@ describe('kubectl and custom resources on the sim', { skip }, () => {
       apiVersion: 'kubemaint.io/v1beta1',
       kind: 'MaintenanceRequest',
       metadata: { name: 'reboot-n1', namespace: 'kubemaint' },
-      spec: { node: 'n1', action: 'reboot', reason: 'kernel' },
+      spec: { node: 'n1', action: 'reboot', reason: 'kernel', requestedBy: 'alice' },
     };
     const path = file('mr.yaml', [request]);
     assert.match(await kubectl('apply', '-f', path), /reboot-n1 created/);
+    // A request's spec is what was approved: the CRD's rule refuses any change to it.
     writeFileSync(path, stringify({ ...request, spec: { ...request.spec, reason: 'cve' } }));
-    assert.match(await kubectl('apply', '-f', path), /reboot-n1 configured/);
+    await assert.rejects(
+      kubectl('apply', '-f', path),
+      /a MaintenanceRequest's spec is immutable; cancel it and propose a new one/,
+    );
     await kubectl(
       'patch',
       'mr',
@@ -72,7 +76,7 @@ describe('kubectl and custom resources on the sim', { skip }, () => {
       '--subresource=status',
       '--type=merge',
       '-p',
-      '{"status":{"state":"approved","approvals":2}}',
+      '{"status":{"state":"approved","approvedBy":"bob,carol"}}',
     );
     const table = await kubectl('get', 'mr', '-A');
     const [header, row] = table
@@ -80,7 +84,14 @@ describe('kubectl and custom resources on the sim', { skip }, () => {
       .split('\n')
       .map((l) => l.trim().split(/\s+/));
     assert.deepEqual(header, ['NAMESPACE', 'NAME', 'NODE', 'ACTION', 'STATE', 'APPROVALS', 'AGE']);
-    assert.deepEqual(row?.slice(0, 6), ['kubemaint', 'reboot-n1', 'n1', 'reboot', 'approved', '2']);
+    assert.deepEqual(row?.slice(0, 6), [
+      'kubemaint',
+      'reboot-n1',
+      'n1',
+      'reboot',
+      'approved',
+      'bob,carol',
+    ]);
     const reason = await kubectl(
       'get',
       'maintenancerequest',
@@ -90,7 +101,7 @@ describe('kubectl and custom resources on the sim', { skip }, () => {
       '-o',
       'jsonpath={.spec.reason} {.metadata.generation}',
     );
-    assert.equal(reason, 'cve 2');
+    assert.equal(reason, 'kernel 1');
     await assert.rejects(
       kubectl(
         'patch',
@@ -102,7 +113,7 @@ describe('kubectl and custom resources on the sim', { skip }, () => {
         '{"spec":{"action":"halt"}}',
         '--type=merge',
       ),
-      /spec\.action: Unsupported value: "halt": supported values: "reboot", "drain", "upgrade"/,
+      /spec\.action: Unsupported value: "halt": supported values: "reboot", "upgrade"/,
     );
     await kubectl('delete', 'crd', 'maintenancerequests.kubemaint.io');
     const deleted = sim.admin

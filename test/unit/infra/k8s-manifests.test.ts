@@ -24,6 +24,9 @@ import {
   ANN_REBOOT_REQUIRED_PACKAGES,
   ANN_REBOOT_REQUIRED_REPORTER,
   ANN_REBOOT_REQUIRED_SINCE,
+  ANN_SHUTDOWN_GRACE_PERIOD,
+  ANN_SHUTDOWN_GRACE_PERIOD_CRITICAL,
+  ANN_SHUTDOWN_GRACE_PERIOD_SOURCE,
   ANN_REQUEST,
   LABEL_REBOOT_REQUIRED,
   LABEL_STATE,
@@ -91,6 +94,8 @@ type Grant = [string, string, string, string, string];
 const CONTROL_PLANE_GROUP = 'group:kubemaint:control-plane';
 const REVIEWED_WITHOUT_LAMBDA: Grant[] = [
   ['kubemaint-agent', 'cluster', '', 'nodes', 'get,patch'],
+  // Its kubelet's /configz (the shutdown grace period, ADR 0049); not nodes/proxy.
+  ['kubemaint-agent', 'cluster', '', 'nodes/configz', 'get'],
   ['kubemaint-executor', 'cluster', '', 'nodes', 'get,patch'],
   // Its maintenance conditions (ADR 0041), narrowed by admission-policy.yaml to those alone.
   ['kubemaint-executor', 'cluster', '', 'nodes/status', 'patch'],
@@ -515,8 +520,8 @@ describe('the namespace and the admission policies', () => {
     );
     assert.match(cel, /request\.name == variables\.nodeName/);
     assert.match(cel, /object\.spec == oldObject\.spec/);
-    // Its own keys are exactly the reboot mark (ADR 0012): not the state mirror, not the old
-    // request annotation, nothing else under kubemaint.io/.
+    // Its own keys are exactly the reboot mark (ADR 0012) and its kubelet's shutdown grace period
+    // (ADR 0049): not the state mirror, not the old request annotation, nothing else under kubemaint.io/.
     const own = (name: string) =>
       compile(agentPolicy.spec.variables!.find((v) => v.name === name)!.expression, []).evaluate(
         {},
@@ -526,6 +531,9 @@ describe('the namespace and the admission policies', () => {
       ANN_REBOOT_REQUIRED_SINCE,
       ANN_REBOOT_REQUIRED_PACKAGES,
       ANN_REBOOT_REQUIRED_REPORTER,
+      ANN_SHUTDOWN_GRACE_PERIOD,
+      ANN_SHUTDOWN_GRACE_PERIOD_CRITICAL,
+      ANN_SHUTDOWN_GRACE_PERIOD_SOURCE,
     ]);
 
     const onN1 = { username: AGENT, extra: { [NODE_CLAIM]: ['n1'] } };

@@ -48,6 +48,8 @@ describe('serverVersion', () => {
 describe('startApiservers', () => {
   it('a Lease per apiserver; the extra one answers /version at its peer address', async () => {
     const store = createStore({ now: () => new Date() });
+    // The store refuses objects in a namespace that does not exist; a cluster has kube-system.
+    store.create(R.namespaces, { metadata: { name: 'kube-system' } });
     const tls = serverTls(['127.0.0.1', 'localhost', 'kubernetes.default.svc']);
     const apiservers = await startApiservers(store, {
       tls,
