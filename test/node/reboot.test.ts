@@ -139,6 +139,21 @@ describe('a real node rebooted by kubemaint, end to end', { timeout: 60 * MINUTE
     // waits for it to stop the pods left on the node (the agent's: a drain keeps DaemonSet pods).
     const inhibitors = nodes.ssh(target, 'systemd-inhibit --list --no-pager');
     assert.match(inhibitors, /kubelet.*shutdown.*delay/i, inhibitors);
+    // The agent read that setting from its kubelet's /configz (its token, RBAC nodes/configz, the
+    // kubelet's webhook authorization) and wrote it on its node (ADR 0049): guest.ts sets 20s and 5s.
+    const reported = await poll(
+      "the agent reports the kubelet's shutdown grace period from configz",
+      () => {
+        const annotations = node(target).metadata.annotations ?? {};
+        return annotations['kubemaint.io/shutdown-grace-period-source'] === 'configz'
+          ? annotations
+          : undefined;
+      },
+      5 * MINUTE,
+      5_000,
+    );
+    assert.equal(reported['kubemaint.io/shutdown-grace-period'], '20s');
+    assert.equal(reported['kubemaint.io/shutdown-grace-period-critical-pods'], '5s');
     // What unattended-upgrades writes after a kernel update: /var/run is the host's tmpfs.
     nodes.ssh(target, "printf '*** System restart required ***\\n' > /var/run/reboot-required");
     await poll(

@@ -31,7 +31,7 @@ import { startKubelets, type Kubelets } from './kubelets.js';
 import { isScenarioName, SCENARIOS, type ScenarioName } from './scenarios/index.js';
 import { DEFAULT_KUBECONFIG, nodesProblem, SCENARIO_NODES } from './names.js';
 import { createStore } from './store.js';
-import type { AuditEntry, KObject, Store } from './types.js';
+import { R, type AuditEntry, type KObject, type Store } from './types.js';
 import { seedObjects } from './seed-objects.js';
 import {
   parseApiserver,
@@ -359,6 +359,11 @@ export async function createSim(options: SimOptions = {}): Promise<Sim> {
       reviews,
     });
     configz.set(node, started);
+    // The Node says where its kubelet listens (status.daemonEndpoints), as a real kubelet's does.
+    const port = Number(new URL((await started).url).port);
+    store.mutate(R.nodes, undefined, node, (n) => {
+      (n.status ??= {})['daemonEndpoints'] = { kubeletEndpoint: { Port: port } };
+    });
     return started;
   };
   let stopped = false;

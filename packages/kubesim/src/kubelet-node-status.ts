@@ -98,7 +98,8 @@ export function applyNodeStatus(
     { type: 'InternalIP', address: report.ip },
     { type: 'Hostname', address: node.metadata.name ?? '' },
   ];
-  status['daemonEndpoints'] = { kubeletEndpoint: { Port: 10250 } };
+  // Where the kubelet listens: 10250 unless the sim serves this kubelet's /configz elsewhere.
+  status['daemonEndpoints'] ??= { kubeletEndpoint: { Port: 10250 } };
   for (const condition of HEALTHY) {
     setCondition(status, { ...condition, lastHeartbeatTime: report.nowIso }, report.nowIso);
   }

@@ -119,6 +119,18 @@ for (const shell of availableShells()) {
       assert.ok(!run.output.includes(token), 'the token never appears in the log');
     });
 
+    it("finds its kubelet at its host's address and the port its Node names (kube-apiserver indents JSON for curl)", async () => {
+      const box = fresh('20s', '5s');
+      // No KUBELET_URL: the DaemonSet's pod asks https://$HOST_IP:<status.daemonEndpoints port>.
+      const env = box.env({ AGENT_ITERATIONS: '1', HOST_IP: '127.0.0.1' });
+      delete env['KUBELET_URL'];
+      const port = new URL(configz.url).port;
+      assert.notEqual(port, '10250');
+      const run = await runAgent(shell, env);
+      assert.equal(run.code, 0, run.output);
+      assert.equal(cluster.node(NODE).annotations[SOURCE], 'configz', run.output);
+    });
+
     it('writes 0s when the kubelet has no graceful shutdown, and follows a change', async () => {
       const box = fresh('0s', '0s');
       const env = box.env({ AGENT_ITERATIONS: '1', KUBELET_URL: configz.url });

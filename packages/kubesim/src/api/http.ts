@@ -117,7 +117,19 @@ export async function readDeleteOptions(ctx: RequestContext): Promise<Record<str
 }
 
 export function sendJson(res: ServerResponse, code: number, body: unknown): void {
-  sendBytes(res, code, 'application/json', Buffer.from(JSON.stringify(body)));
+  const text = prettyPrint(res.req) ? JSON.stringify(body, null, 2) : JSON.stringify(body);
+  sendBytes(res, code, 'application/json', Buffer.from(text));
+}
+
+/**
+ * kube-apiserver indents its JSON for `?pretty=true` and for curl, Wget and browsers (responsewriters'
+ * isPrettyPrint): a shell script that reads a field with grep or sed meets one field per line there.
+ */
+function prettyPrint(req: ServerResponse['req'] | undefined): boolean {
+  if (!req) return false;
+  const asked = new URL(req.url ?? '/', 'http://sim').searchParams.get('pretty');
+  if (asked) return ['1', 't', 'T', 'true', 'TRUE', 'True'].includes(asked);
+  return /^(curl|Wget|Mozilla\/5\.0)/.test(req.headers['user-agent'] ?? '');
 }
 
 /**
