@@ -40,7 +40,9 @@ import {
   requestFingerprint,
   slotFingerprint,
 } from './watch-fingerprints.js';
+import { customObjectsPage, listAll } from './paginate.js';
 import { DECISIONS, GROUP, REQUESTS, VERSION } from './request-codec.js';
+import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
 import {
   startWatchStream,
   type ChangeDetail,
@@ -116,7 +118,10 @@ export function watchForChanges(
       name: `nodes ${selector}`,
       path: '/api/v1/nodes',
       query: { labelSelector: selector },
-      list: async () => listed(await core.listNode({ labelSelector: selector })),
+      list: () =>
+        inPages(`list nodes ${selector}`, (page) =>
+          core.listNode({ labelSelector: selector, ...page }),
+        ),
       fingerprint: nodeFingerprint,
       urgent: nodeBack,
     });
@@ -131,14 +136,17 @@ export function watchForChanges(
       name: plural,
       path: `/apis/${GROUP}/${VERSION}/namespaces/${encodeURIComponent(options.namespace)}/${plural}`,
       query: {},
-      list: async () =>
-        listed(
-          (await custom.listNamespacedCustomObject({
-            group: GROUP,
-            version: VERSION,
-            namespace: options.namespace,
-            plural,
-          })) as { metadata?: { resourceVersion?: string }; items: object[] },
+      list: () =>
+        inPages(`list ${plural}`, async (page) =>
+          customObjectsPage<object>(
+            await custom.listNamespacedCustomObject({
+              group: GROUP,
+              version: VERSION,
+              namespace: options.namespace,
+              plural,
+              ...page,
+            }),
+          ),
         ),
       fingerprint,
     });
@@ -152,11 +160,12 @@ export function watchForChanges(
       name: `jobs ${jobSelector}`,
       path: `/apis/batch/v1/namespaces/${encodeURIComponent(options.namespace)}/jobs`,
       query: { labelSelector: jobSelector },
-      list: async () =>
-        listed(
-          await batch.listNamespacedJob({
+      list: () =>
+        inPages('list jobs', (page) =>
+          batch.listNamespacedJob({
             namespace: options.namespace,
             labelSelector: jobSelector,
+            ...page,
           }),
         ),
       fingerprint: jobFingerprint,
@@ -166,7 +175,10 @@ export function watchForChanges(
       name: 'poddisruptionbudgets',
       path: '/apis/policy/v1/poddisruptionbudgets',
       query: {},
-      list: async () => listed(await policy.listPodDisruptionBudgetForAllNamespaces()),
+      list: () =>
+        inPages('list poddisruptionbudgets', (page) =>
+          policy.listPodDisruptionBudgetForAllNamespaces(page),
+        ),
       fingerprint: pdbFingerprint,
     }),
     startWatchStream({
@@ -174,8 +186,10 @@ export function watchForChanges(
       name: PAUSE_STREAM,
       path: `/api/v1/${inNamespace}/configmaps`,
       query: { fieldSelector: pauseSelector },
-      list: async () =>
-        listed(await core.listNamespacedConfigMap({ namespace, fieldSelector: pauseSelector })),
+      list: () =>
+        inPages('list the pause configmap', (page) =>
+          core.listNamespacedConfigMap({ namespace, fieldSelector: pauseSelector, ...page }),
+        ),
       fingerprint: pauseFingerprint,
     }),
     startWatchStream({
@@ -183,7 +197,8 @@ export function watchForChanges(
       name: 'slots',
       path: `/apis/coordination.k8s.io/v1/${inNamespace}/leases`,
       query: {},
-      list: async () => listed(await coordination.listNamespacedLease({ namespace })),
+      list: () =>
+        inPages('list leases', (page) => coordination.listNamespacedLease({ namespace, ...page })),
       fingerprint: slotFingerprint,
     }),
   ];
@@ -196,12 +211,34 @@ export function watchForChanges(
   };
 }
 
-function listed(list: { metadata?: { resourceVersion?: string }; items: object[] }) {
-  return {
-    resourceVersion: list.metadata?.resourceVersion ?? '',
-    items: list.items as KubeObject[],
-  };
+interface ListAnswer {
+  metadata?: { resourceVersion?: string; _continue?: string };
+  items: object[];
 }
+
+/**
+ * A watch's starting list in pages of PAGE_SIZE, as every other list of serve's: 5,000 marked nodes
+ * or a year of PDBs never come back in one answer. Every page is read from the first one's snapshot,
+ * so its resourceVersion is where the watch starts. No retry here: the stream backs off and relists.
+ */
+async function inPages(
+  what: string,
+  page: (chunk: { limit: number; _continue?: string }) => Promise<ListAnswer>,
+): Promise<{ resourceVersion: string; items: KubeObject[] }> {
+  let resourceVersion = '';
+  const items = await listAll<object>(
+    what,
+    async (cont, limit) => {
+      const answer = await page({ limit, ...(cont === undefined ? {} : { _continue: cont }) });
+      if (cont === undefined) resourceVersion = answer.metadata?.resourceVersion ?? '';
+      return { items: answer.items, metadata: { _continue: answer.metadata?._continue ?? '' } };
+    },
+    ONCE,
+  );
+  return { resourceVersion, items };
+}
+
+const ONCE: RetryPolicy = { ...DEFAULT_RETRY, attempts: 1 };
 
 /**
  * Leading and trailing edges, with a ceiling. A change after a quiet spell (no change for

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { KubeConfig, type V1Job } from '@kubernetes/client-node';
+import type { IncomingMessage } from 'node:http';
+import { CoreV1Api, KubeConfig, type V1Job } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { createKubeClient } from '../../../src/adapters/kube/client.js';
 import { MERGE_PATCH } from '../../../src/adapters/kube/nodes.js';
@@ -9,6 +10,8 @@ import type { MaintenanceRequest } from '../../../src/core/request.js';
 import { watchForChanges, type WatchTrigger } from '../../../src/adapters/kube/watch-trigger.js';
 import { nodeFingerprint } from '../../../src/adapters/kube/watch-fingerprints.js';
 import { R } from '@kubemaint/kubesim';
+import { startSimApi, type SimApi } from '@kubemaint/kubesim/testing';
+import { installKubemaintKinds } from '../../../src/compose/sim-kinds.js';
 import { startTestSim, waitFor, type TestSim } from '../../support/sim.js';
 
 const NAMESPACE = 'kubemaint';
@@ -339,5 +342,72 @@ describe('watch trigger against the sim', () => {
     );
     await new Promise((r) => setTimeout(r, 200));
     assert.equal(seen.length, heard, 'no onChange after stop()');
+  });
+});
+
+describe('watch trigger on a large marked fleet', () => {
+  let sim: SimApi;
+  const lists: URL[] = [];
+  const MARKED = 1_100;
+
+  before(async () => {
+    sim = await startSimApi();
+    await installKubemaintKinds(sim.kc);
+    sim.store.create(R.namespaces, { metadata: { name: NAMESPACE } });
+    for (let i = 0; i < MARKED; i++) {
+      sim.store.create(R.nodes, {
+        metadata: { name: `big-${i}`, labels: { 'kubemaint.io/reboot-required': 'true' } },
+      });
+    }
+    sim.api.server.prependListener('request', (req: IncomingMessage) => {
+      const url = new URL(req.url ?? '/', 'https://sim');
+      if (req.method === 'GET' && url.searchParams.get('watch') !== 'true') lists.push(url);
+    });
+  });
+  after(() => sim.close());
+
+  it('lists in pages of 500 from one snapshot, and then hears a node of the last page', async () => {
+    const core = sim.kc.makeApiClient(CoreV1Api);
+    const calls: string[][] = [];
+    const trigger = watchForChanges(sim.kc, {
+      namespace: NAMESPACE,
+      onChange: (changes) => calls.push(changes),
+      log: pino({ level: 'silent' }),
+      debounceMs: 50,
+    });
+    try {
+      await trigger.ready;
+      const marked = lists.filter(
+        (u) =>
+          u.pathname === '/api/v1/nodes' &&
+          u.searchParams.get('labelSelector') === 'kubemaint.io/reboot-required',
+      );
+      assert.deepEqual(
+        marked.map((u) => [u.searchParams.get('limit'), u.searchParams.has('continue')]),
+        [
+          ['500', false],
+          ['500', true],
+          ['500', true],
+        ],
+      );
+      // Every list of the trigger is paged, not only the nodes'.
+      assert.ok(
+        lists.every((u) => u.searchParams.get('limit') === '500'),
+        lists.map(String).join('\n'),
+      );
+      // The watch starts where the paged snapshot was read: the last page's nodes are known (an
+      // unchanged fleet is silent) and a change to one of them is heard.
+      await new Promise((r) => setTimeout(r, 300));
+      assert.deepEqual(calls.flat(), []);
+      await core.patchNode(
+        { name: `big-${MARKED - 1}`, ...labelPatch({ 'kubemaint.io/reboot-required': null }) },
+        MERGE_PATCH,
+      );
+      await waitFor('the change to the last node', () =>
+        calls.flat().some((c) => c.includes(`/big-${MARKED - 1}`)),
+      );
+    } finally {
+      trigger.stop();
+    }
   });
 });
