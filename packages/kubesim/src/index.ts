@@ -41,10 +41,10 @@ import {
 } from './apiservers.js';
 import { serverTls } from './tls.js';
 import { checkSeed, openSimState } from './state/sim-state.js';
+import { SCENARIO_KUBELET_SHUTDOWN } from './scenarios/marks.js';
 
 import {
   bearerReviews,
-  NO_GRACEFUL_SHUTDOWN,
   startKubeletConfigz,
   type GracefulShutdownConfig,
   type KubeletConfigzServer,
@@ -85,7 +85,7 @@ export {
   node,
   namespace,
 } from './scenarios/builders.js';
-export { REBOOT_MARKS } from './scenarios/marks.js';
+export { GRACE_MARKS, REBOOT_MARKS } from './scenarios/marks.js';
 export { KUBELET_VERSION, type HostAction, type HostControls } from './host.js';
 export { SIM_BIN_DIR, mappingFor, type ImageMap, type ImageMapping } from './jobs-runner.js';
 export { SimError, type SimErrorCode } from './errors.js';
@@ -355,7 +355,8 @@ export async function createSim(options: SimOptions = {}): Promise<Sim> {
     }
     const started = startKubeletConfigz({
       node,
-      config: config ?? NO_GRACEFUL_SHUTDOWN,
+      // A scenario's kubelets are configured as its nodes' annotations say (scenarios/marks.ts).
+      config: config ?? { ...SCENARIO_KUBELET_SHUTDOWN },
       reviews,
     });
     configz.set(node, started);

@@ -2,7 +2,7 @@
  * Builders for the objects scenarios seed: namespaces, nodes (labels, reboot-required marks, a
  * kubelet version), Deployments with their PDBs, DaemonSets. Plain objects for `store.create`.
  */
-import { REBOOT_MARKS } from './marks.js';
+import { GRACE_MARKS, REBOOT_MARKS, SCENARIO_KUBELET_SHUTDOWN } from './marks.js';
 import type { KObject } from '../types.js';
 
 /** The label the scenarios put their node pools in. */
@@ -40,7 +40,11 @@ export function node(input: NodeInput): KObject {
     'topology.kubernetes.io/zone': input.zone,
     [POOL_LABEL]: input.pool,
   };
-  const annotations: Record<string, string> = {};
+  const annotations: Record<string, string> = {
+    [GRACE_MARKS.period]: SCENARIO_KUBELET_SHUTDOWN.shutdownGracePeriod,
+    [GRACE_MARKS.critical]: SCENARIO_KUBELET_SHUTDOWN.shutdownGracePeriodCriticalPods,
+    [GRACE_MARKS.source]: 'configz',
+  };
   if (input.rebootRequired) {
     labels[REBOOT_MARKS.label] = 'true';
     annotations[REBOOT_MARKS.since] = input.rebootRequired.since.toISOString();

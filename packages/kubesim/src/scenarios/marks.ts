@@ -8,3 +8,20 @@ export const REBOOT_MARKS = {
   since: 'kubemaint.io/reboot-required-since',
   packages: 'kubemaint.io/reboot-required-packages',
 } as const;
+
+/**
+ * What the agent writes on every node from its kubelet's `/configz` (kubemaint ADR 0049). The
+ * scenarios' kubelets are configured for graceful shutdown as a production node should be
+ * (SCENARIO_KUBELET_SHUTDOWN), and their nodes carry the agent's report of it, so the demo's prompts
+ * show the setting rather than warn that nobody reported it.
+ */
+export const GRACE_MARKS = {
+  period: 'kubemaint.io/shutdown-grace-period',
+  critical: 'kubemaint.io/shutdown-grace-period-critical-pods',
+  source: 'kubemaint.io/shutdown-grace-period-source',
+} as const;
+
+export const SCENARIO_KUBELET_SHUTDOWN = {
+  shutdownGracePeriod: '30s',
+  shutdownGracePeriodCriticalPods: '10s',
+} as const;

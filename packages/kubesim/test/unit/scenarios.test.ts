@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { REBOOT_MARKS } from '../../src/scenarios/marks.js';
+import { GRACE_MARKS, REBOOT_MARKS, SCENARIO_KUBELET_SHUTDOWN } from '../../src/scenarios/marks.js';
 import { isPodReady, podSpec } from '../../src/controllers/shapes.js';
 import { POOL_LABEL } from '../../src/scenarios/builders.js';
 import { SCENARIOS, isScenarioName } from '../../src/scenarios/index.js';
@@ -33,6 +33,21 @@ describe('demo scenario', () => {
       ['node-2', 'node-5'],
     );
     assert.ok(marked.every((n) => n.metadata.annotations?.[REBOOT_MARKS.since]));
+  });
+
+  it("carries on every node the agent's report of its kubelet's graceful shutdown (configz)", () => {
+    for (const n of nodes) {
+      const a = n.metadata.annotations ?? {};
+      assert.deepEqual(
+        [a[GRACE_MARKS.period], a[GRACE_MARKS.critical], a[GRACE_MARKS.source]],
+        [
+          SCENARIO_KUBELET_SHUTDOWN.shutdownGracePeriod,
+          SCENARIO_KUBELET_SHUTDOWN.shutdownGracePeriodCriticalPods,
+          'configz',
+        ],
+        n.metadata.name,
+      );
+    }
   });
 
   it('runs one kubelet a minor behind the apiserver', () => {
