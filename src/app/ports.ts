@@ -123,6 +123,8 @@ export interface LeaseInfo {
   acquiredAt?: Date;
   renewedAt?: Date;
   transitions: number;
+  /** What the holder wrote beside it (the leader's Slack receiver, core/leader-address.ts). */
+  annotations?: Record<string, string>;
 }
 
 export interface LeaseRecord {
@@ -131,6 +133,8 @@ export interface LeaseRecord {
   acquiredAt: Date;
   renewedAt: Date;
   transitions: number;
+  /** Written with the record; a replace without them drops the holder's old ones. */
+  annotations?: Record<string, string>;
 }
 
 export interface LeasesPort {

@@ -52,6 +52,8 @@ export function startClusterLoop(
     several: boolean;
     /** This process's candidate name in every cluster's election (serve-leadership.ts). */
     identity: string;
+    /** This process's Slack receiver as another replica reaches it: written on the Lease it holds. */
+    slackUrl?: string;
     /** Read every node and the history too (the status page draws them). */
     everything: boolean;
     /** A view was read (or a read failed): the page and the metrics show it. */
@@ -123,6 +125,7 @@ export function startClusterLoop(
     client: runtime.client,
     namespace: deps.settings.namespace,
     identity: options.identity,
+    ...(options.slackUrl ? { slackUrl: options.slackUrl } : {}),
     log,
     onStartedLeading: () => {
       // A new leader scans everything first, as a freshly started serve does.

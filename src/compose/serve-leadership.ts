@@ -6,7 +6,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { startLeadership, type Leadership } from '../app/control/leadership.js';
+import { relayTarget, SLACK_URL_ANNOTATION, type RelayTarget } from '../core/leader-address.js';
 import { kubeLeasesPort } from '../adapters/kube/leases.js';
 import { createKubeClient, type KubeClient } from '../adapters/kube/client.js';
 import { DEFAULT_RETRY } from '../adapters/kube/retry.js';
@@ -16,7 +18,15 @@ import type { Logger } from '../log.js';
 export interface ServeLeadership extends Leadership {
   /** For the ready line: `leader election: lease NS/NAME as IDENTITY`, or undefined when off. */
   description?: string;
+  /**
+   * Whom a Slack request this process must not decide goes to: the Lease read now (a read of
+   * the election's own, up to 2 s old, may name a leader that just left), or none.
+   */
+  relayTarget(): Promise<RelayTarget>;
 }
+
+/** A standby's read of the Lease for a Slack request: Slack's 3 s also pay for the relay. */
+const LEASE_READ_MS = 1_000;
 
 export function serveLeadership(options: {
   config: LeaderElectionConfig;
@@ -24,6 +34,8 @@ export function serveLeadership(options: {
   namespace: string;
   /** serveIdentity(), once per process. */
   identity: string;
+  /** This replica's Slack receiver as another replica reaches it (written on the Lease), if any. */
+  slackUrl?: string;
   log: Logger;
   onStartedLeading: () => void;
   onStoppedLeading: (why: string) => void;
@@ -36,17 +48,23 @@ export function serveLeadership(options: {
   if (!config.enabled) {
     // One replica by the operator's choice: it acts from the start, as before leader election.
     queueMicrotask(options.onStartedLeading);
-    return { acting: () => true, stop: () => Promise.resolve() };
+    return {
+      acting: () => true,
+      stop: () => Promise.resolve(),
+      relayTarget: () => Promise.resolve({ kind: 'none', why: 'leader election is off' }),
+    };
   }
+  // One try a call: the election tries again every retryPeriod itself, and a leader must not
+  // spend its renew deadline backing off inside a single renewal.
+  const leases = kubeLeasesPort(
+    createKubeClient(options.client.config, { ...DEFAULT_RETRY, attempts: 1 }),
+  );
   const leadership = startLeadership({
-    // One try a call: the election tries again every retryPeriod itself, and a leader must not
-    // spend its renew deadline backing off inside a single renewal.
-    leases: kubeLeasesPort(
-      createKubeClient(options.client.config, { ...DEFAULT_RETRY, attempts: 1 }),
-    ),
+    leases,
     namespace: options.namespace,
     leaseName: config.leaseName,
     identity,
+    ...(options.slackUrl ? { annotations: { [SLACK_URL_ANNOTATION]: options.slackUrl } } : {}),
     timings: {
       leaseDurationMs: config.leaseDuration,
       renewDeadlineMs: config.renewDeadline,
@@ -73,9 +91,23 @@ export function serveLeadership(options: {
   return {
     ...leadership,
     description: `leader election: lease ${options.namespace}/${config.leaseName} as ${identity}`,
+    async relayTarget() {
+      const late = sleep(LEASE_READ_MS, undefined, { ref: false }).then(() => {
+        throw new Error(`not read in ${LEASE_READ_MS} ms`);
+      });
+      try {
+        const lease = await Promise.race([leases.getLease(options.namespace, config.leaseName), late]);
+        return relayTarget(lease, identity);
+      } catch (error) {
+        return { kind: 'none', why: `the Lease was not read: ${messageOf(error)}` };
+      }
+    },
   };
 }
 
 /** POD_NAME from the Downward API where the chart sets it; a pod's hostname is its name anyway. */
 export const serveIdentity = (): string =>
   `${process.env['POD_NAME'] || hostname()}_${randomBytes(4).toString('hex')}`;
+
+const messageOf = (error: unknown): string =>
+  error instanceof Error ? error.message : String(error);

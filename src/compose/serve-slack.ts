@@ -2,9 +2,11 @@
  * serve's Slack receiver and leadership (ADR 0046, 0054). Socket Mode is one connection Slack sends
  * every event to: with leader election on, it is held only while this process leads a cluster
  * (started on leading, stopped when it leads none). An HTTP receiver listens on every replica: the
- * Service hands each request to one pod.
+ * Service hands each request to one pod, and one that does not act for the request's cluster
+ * relays it to the one that does (adapters/slack/standby-gate.ts).
  */
 import type { SlackServed } from '../adapters/slack/app.js';
+import type { SlackStandby } from '../adapters/slack/standby-gate.js';
 import type { Listen } from '../config/listen.js';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
@@ -15,6 +17,8 @@ type Started = Awaited<ReturnType<typeof startSlackApp>>;
 export interface ServeSlack {
   /** For the ready line. */
   readonly description: string | undefined;
+  /** The HTTP receiver as another replica reaches it (written on the Lease this process holds). */
+  readonly url: string | undefined;
   /** A cluster's leadership turned: Socket Mode connects while any cluster is led. */
   leading(cluster: string, leading: boolean): void;
   stop(): Promise<void>;
@@ -25,13 +29,15 @@ export async function startServeSlack(
   served: SlackServed,
   log: Logger,
   listen: Listen,
+  standby: SlackStandby,
 ): Promise<ServeSlack> {
-  const start = () => startSlackApp(config, served, log, listen);
+  const start = () => startSlackApp(config, served, log, listen, standby);
   const followsLead = config.serve.leaderElection.enabled && config.secrets.appToken !== undefined;
   if (!followsLead) {
     const slack = await start();
     return {
       description: slack.description,
+      url: slack.url,
       leading: () => undefined,
       stop: async () => slack.app?.stop(),
     };
@@ -58,6 +64,7 @@ export async function startServeSlack(
   };
   return {
     description: 'socket-mode (while leading)',
+    url: undefined,
     leading(cluster, leading) {
       if (leading) led.add(cluster);
       else led.delete(cluster);

@@ -15,6 +15,7 @@ import { metricsNotifier } from '../adapters/metrics/notifier.js';
 import { observeFleet, observeFleets } from '../adapters/metrics/observe.js';
 import { createMetrics } from '../adapters/metrics/registry.js';
 import type { SlackServed } from '../adapters/slack/app.js';
+import type { SlackStandby } from '../adapters/slack/standby-gate.js';
 import type { Config } from '../config/schema.js';
 import { serveListen, type ListenFlags } from '../config/listen.js';
 import { configWarnings } from '../config/warnings.js';
@@ -139,16 +140,17 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     if (notifier) slackOut[i]?.attach(notifier);
     return notifier;
   });
+  const identity = serveIdentity();
   const slack = await startServeSlack(
     config,
     slackServed(clusters.runtimes, several),
     log,
     listen.slack,
+    slackStandby(identity, loops),
   ).catch(async (error: unknown) => {
     await Promise.all([ops.close(), clusters.close()]);
     throw error;
   });
-  const identity = serveIdentity();
   for (const runtime of clusters.runtimes) {
     // Every cluster's error counter from 0, as one cluster's is: a rate needs a series to start.
     if (several)
@@ -162,6 +164,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
         out,
         several,
         identity,
+        ...(slack.url ? { slackUrl: slack.url } : {}),
         everything: pageOn,
         changed: (view) => {
           if (view) views.set(runtime.name, view);
@@ -205,6 +208,21 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
       await ops.close();
       await clusters.close();
     },
+  };
+}
+
+/**
+ * The Slack app's view of leadership (ADR 0054): the loops are started after the receiver is, so a
+ * request in between finds no loop, is acted for by nobody and answered "try again".
+ */
+function slackStandby(identity: string, loops: readonly ClusterLoop[]): SlackStandby {
+  const loopOf = (cluster: string) => loops.find((l) => l.name === cluster);
+  return {
+    identity,
+    acting: (cluster) => loopOf(cluster)?.acting() === true,
+    relayTarget: (cluster) =>
+      loopOf(cluster)?.leadership.relayTarget() ??
+      Promise.resolve({ kind: 'none', why: 'serve is starting' }),
   };
 }
 

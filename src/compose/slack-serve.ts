@@ -7,7 +7,9 @@
 import { findNeeds, skewLines } from '../app/control/tick.js';
 import type { TickDeps } from '../app/control/tick.js';
 import { createSlackApp, type SlackApp, type SlackServed } from '../adapters/slack/app.js';
+import type { SlackStandby } from '../adapters/slack/standby-gate.js';
 import { ALL_INTERFACES, type Listen } from '../config/listen.js';
+import { slackUrlOf } from '../core/leader-address.js';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { scanLines } from '../../templates/scan.js';
@@ -17,7 +19,8 @@ export async function startSlackApp(
   served: SlackServed,
   log: Logger,
   listen: Listen,
-): Promise<{ app?: SlackApp; description?: string }> {
+  standby?: SlackStandby,
+): Promise<{ app?: SlackApp; description?: string; url?: string }> {
   const botToken = config.secrets.botToken?.reveal();
   const signingSecret = config.secrets.signingSecret?.reveal();
   const appToken = config.secrets.appToken?.reveal();
@@ -38,11 +41,17 @@ export async function startSlackApp(
     ...(process.env['SLACK_API_URL'] ? { slackApiUrl: process.env['SLACK_API_URL'] } : {}),
     receiver: appToken ? { kind: 'socket', appToken } : { kind: 'http', ...listen },
     log: log.child({ component: 'slack' }),
+    ...(standby ? { standby } : {}),
   });
   const started = await app.start();
   const host = listen.host.includes(':') ? `[${listen.host}]` : listen.host;
+  // Where another replica relays to (ADR 0054): the pod IP the Downward API gives serve.
+  const url = appToken
+    ? undefined
+    : slackUrlOf({ podIp: process.env['POD_IP'], host: listen.host, port: started.port ?? listen.port });
   return {
     app,
+    ...(url ? { url } : {}),
     description: appToken
       ? 'socket-mode'
       : `http://${host}:${started.port ?? listen.port}/slack/events${everywhere(listen.host)}`,

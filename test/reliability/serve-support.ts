@@ -59,7 +59,10 @@ export async function startServeCluster(options: {
    * serves that all act (a restarted one at once), the conditional writes under test.
    */
   leaderElection?: boolean;
+  /** serve.leaderElection's timings, when not the defaults (15 s, 10 s, 2 s). */
+  electionTimings?: { leaseDuration: string; renewDeadline: string; retryPeriod: string };
 }): Promise<ServeCluster> {
+  const timings = options.electionTimings;
   const argv = await cli();
   const sim = await startTestSim({
     scenario: 'fleet',
@@ -99,7 +102,7 @@ schedules:
 serve:
   leaderElection:
     enabled: ${options.leaderElection === true}
-`,
+${timings ? `    leaseDuration: ${timings.leaseDuration}\n    renewDeadline: ${timings.renewDeadline}\n    retryPeriod: ${timings.retryPeriod}\n` : ''}`,
   );
   await bindPeople(sim, CLI_APPROVERS);
   return {

@@ -16,6 +16,7 @@ export function toLeaseInfo(lease: V1Lease): LeaseInfo {
   const spec = lease.spec;
   const acquiredAt = asDate(spec?.acquireTime);
   const renewedAt = asDate(spec?.renewTime);
+  const annotations = lease.metadata?.annotations;
   return {
     name: lease.metadata?.name ?? '',
     resourceVersion: lease.metadata?.resourceVersion ?? '',
@@ -24,6 +25,7 @@ export function toLeaseInfo(lease: V1Lease): LeaseInfo {
     ...(acquiredAt ? { acquiredAt } : {}),
     ...(renewedAt ? { renewedAt } : {}),
     transitions: spec?.leaseTransitions ?? 0,
+    ...(annotations ? { annotations } : {}),
   };
 }
 
@@ -31,7 +33,12 @@ function toLease(namespace: string, name: string, record: LeaseRecord, rv?: stri
   return {
     apiVersion: 'coordination.k8s.io/v1',
     kind: 'Lease',
-    metadata: { name, namespace, ...(rv === undefined ? {} : { resourceVersion: rv }) },
+    metadata: {
+      name,
+      namespace,
+      ...(rv === undefined ? {} : { resourceVersion: rv }),
+      ...(record.annotations ? { annotations: record.annotations } : {}),
+    },
     spec: {
       holderIdentity: record.holder,
       // The API refuses a duration of 0; a Lease without one is how "never expires" is written.

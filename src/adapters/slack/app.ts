@@ -8,7 +8,13 @@
  */
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { App, AwsLambdaReceiver, HTTPReceiver, type AppOptions } from '@slack/bolt';
+import {
+  App,
+  AwsLambdaReceiver,
+  HTTPReceiver,
+  type AppOptions,
+  type BufferedIncomingMessage,
+} from '@slack/bolt';
 import type { CommandDeps } from '../../app/control/commands.js';
 import { KubemaintError } from '../../errors.js';
 import type { Logger } from '../../log.js';
@@ -17,6 +23,7 @@ import { registerCampaignActions } from './campaign-actions.js';
 import { registerCommand } from './command-listener.js';
 import { createPeopleDirectory } from './people.js';
 import { registerRejectFlow } from './reject-flow.js';
+import { RELAYED_BY_HEADER, type RawSlackRequest } from './relay.js';
 import { registerRequestActions } from './request-actions.js';
 import {
   keyedSerial,
@@ -26,6 +33,7 @@ import {
   type SlackRuntime,
   type SlackSettings,
 } from './runtime.js';
+import { RAW_REQUEST, standbyGate, type SlackStandby } from './standby-gate.js';
 
 type BoltApp = App;
 export type LambdaHandler = ReturnType<AwsLambdaReceiver['toHandler']>;
@@ -68,6 +76,11 @@ export interface SlackAppCommon {
   defer?: Defer;
   /** Deferred works running at once (the default `defer` only). @default 4 */
   maxConcurrentWork?: number;
+  /**
+   * serve's leadership (ADR 0054): a request for a cluster another replica acts for is relayed to
+   * it, or answered "try again" (standby-gate.ts). Without it, this app acts for every cluster.
+   */
+  standby?: SlackStandby;
 }
 
 export interface SlackApp {
@@ -125,6 +138,8 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
         endpoints: '/slack/events',
         logger,
         processBeforeResponse: false,
+        // The request as it arrived, for a standby to relay byte for byte (standby-gate.ts).
+        customPropertiesExtractor: (req) => ({ [RAW_REQUEST]: rawRequestOf(req) }),
       });
       app = new App({ ...base, receiver: http });
       break;
@@ -166,6 +181,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     inline,
     log,
   };
+  if (options.standby) app.use(standbyGate(routes, options.standby, options.signingSecret));
   registerCommand(app, routes);
   registerRequestActions(app, routes);
   registerCampaignActions(app, routes);
@@ -216,6 +232,20 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
           }) as LambdaHandler,
         }
       : {}),
+  };
+}
+
+function rawRequestOf(req: BufferedIncomingMessage): RawSlackRequest {
+  const header = (name: string) => {
+    const value = req.headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  };
+  return {
+    body: req.rawBody,
+    signature: header('x-slack-signature'),
+    timestamp: header('x-slack-request-timestamp'),
+    contentType: header('content-type'),
+    relayedBy: header(RELAYED_BY_HEADER),
   };
 }
 

@@ -22,6 +22,11 @@ export interface LeadershipDeps {
   leaseName: string;
   identity: string;
   timings: ElectionTimings;
+  /**
+   * Written on the Lease with every renewal, so a standby reads them while this process leads
+   * (its Slack receiver's address, core/leader-address.ts); the release drops them.
+   */
+  annotations?: Record<string, string>;
   /** This process's clock (ms): durations only, never compared with another node's. */
   now: () => number;
   onStartedLeading: () => void;
@@ -48,6 +53,7 @@ export function startLeadership(deps: LeadershipDeps): Leadership {
   let deadline: NodeJS.Timeout | undefined;
   let next: NodeJS.Timeout | undefined;
   let attempt: Promise<void> = Promise.resolve();
+  const held = deps.annotations ? { annotations: deps.annotations } : {};
 
   const acting = () => !stopped && mayAct(memory, deps.now(), timings);
 
@@ -92,6 +98,7 @@ export function startLeadership(deps: LeadershipDeps): Leadership {
           acquiredAt: at,
           renewedAt: at,
           transitions: 0,
+          ...held,
         });
       else
         lastRead = await deps.leases.replaceLease(
@@ -104,6 +111,7 @@ export function startLeadership(deps: LeadershipDeps): Leadership {
             acquiredAt: step.kind === 'renew' ? (read!.acquiredAt ?? at) : at,
             renewedAt: at,
             transitions: read!.transitions + (step.kind === 'acquire' ? 1 : 0),
+            ...held,
           },
         );
       // Our own write is a version we saw at once; the renewal counts from when it was sent.
