@@ -96,7 +96,10 @@ export function serveLeadership(options: {
         throw new Error(`not read in ${LEASE_READ_MS} ms`);
       });
       try {
-        const lease = await Promise.race([leases.getLease(options.namespace, config.leaseName), late]);
+        const lease = await Promise.race([
+          leases.getLease(options.namespace, config.leaseName),
+          late,
+        ]);
         return relayTarget(lease, identity);
       } catch (error) {
         return { kind: 'none', why: `the Lease was not read: ${messageOf(error)}` };

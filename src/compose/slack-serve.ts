@@ -48,7 +48,11 @@ export async function startSlackApp(
   // Where another replica relays to (ADR 0054): the pod IP the Downward API gives serve.
   const url = appToken
     ? undefined
-    : slackUrlOf({ podIp: process.env['POD_IP'], host: listen.host, port: started.port ?? listen.port });
+    : slackUrlOf({
+        podIp: process.env['POD_IP'],
+        host: listen.host,
+        port: started.port ?? listen.port,
+      });
   return {
     app,
     ...(url ? { url } : {}),

@@ -278,16 +278,23 @@ describe('the Helm chart', () => {
     );
   });
 
-  test('the NetworkPolicy: on by default, ops only from the metrics namespace, Slack only from the ingress one', () => {
+  test('the NetworkPolicy: on by default, ops only from the metrics namespace, Slack only from the ingress one and the other serve', () => {
+    type Selector = { matchLabels: Record<string, string> };
     const rules = (objects: Manifest[]) =>
       (
         find(objects, 'NetworkPolicy', 'kubemaint-serve').spec.ingress as {
-          from: { namespaceSelector: { matchLabels: Record<string, string> } }[];
+          from: { namespaceSelector?: Selector; podSelector?: Selector }[];
           ports: { port: string }[];
         }[]
       ).map((r) => [
         r.ports.map((p) => p.port).join(','),
-        r.from.map((f) => f.namespaceSelector.matchLabels['kubernetes.io/metadata.name']).join(','),
+        r.from
+          .map(
+            (f) =>
+              f.namespaceSelector?.matchLabels['kubernetes.io/metadata.name'] ??
+              `pods ${f.podSelector?.matchLabels['app.kubernetes.io/name']}`,
+          )
+          .join(','),
       ]);
     const defaults = renderChart(helm);
     const policy = find(defaults, 'NetworkPolicy', 'kubemaint-serve');
@@ -298,6 +305,8 @@ describe('the Helm chart', () => {
     assert.deepEqual(rules(defaults), [
       ['ops', 'monitoring'],
       ['slack', 'ingress-nginx'],
+      // A standby relays a Slack request to the leader's pod (ADR 0054).
+      ['slack', 'pods kubemaint-serve'],
     ]);
     // The ports it names are the container's: a renamed port would leave serve unreachable.
     const ports = find(defaults, 'Deployment', 'kubemaint-serve').spec.template.spec.containers[0]
@@ -312,6 +321,7 @@ describe('the Helm chart', () => {
     assert.deepEqual(rules(set), [
       ['ops', 'prometheus'],
       ['slack', 'traefik'],
+      ['slack', 'pods kubemaint-serve'],
     ]);
     const off = renderChart(helm, ['--set', 'networkPolicy.enabled=false']);
     assert.equal(off.filter((m) => m.kind === 'NetworkPolicy').length, 0);

@@ -5,6 +5,7 @@
  */
 import type { ControlSettings } from '../../src/app/control/settings.js';
 import { createSlackApp, type SlackApp } from '../../src/adapters/slack/app.js';
+import type { SlackStandby } from '../../src/adapters/slack/standby-gate.js';
 import type { MaintenanceRequest } from '../../src/core/request.js';
 import { silentLogger, type Logger } from '../../src/log.js';
 import { testControlDeps, testControlSettings } from './control.js';
@@ -41,7 +42,8 @@ export interface Harness {
 export async function startHarness(
   sim: TestSim,
   overrides: Partial<ControlSettings> = {},
-  options: { log?: Logger } = {},
+  /** `standby`: the app as a serve replica's, which may not act for the cluster (ADR 0054). */
+  options: { log?: Logger; standby?: SlackStandby } = {},
 ): Promise<Harness> {
   const api = await startSlackWebApi();
   const settings = testControlSettings({
@@ -65,6 +67,7 @@ export async function startHarness(
     slackApiUrl: api.apiUrl,
     receiver: { kind: 'http', port: 0, host: '127.0.0.1' },
     log: options.log ?? silentLogger(),
+    ...(options.standby ? { standby: options.standby } : {}),
   });
   const { port } = await slack.start();
   const url = `http://127.0.0.1:${port}/slack/events`;

@@ -41,7 +41,7 @@ export async function relayToLeader(
     },
     body: new Uint8Array(request.body),
     redirect: 'error',
-    signal: AbortSignal.timeout(Math.max(1, options.timeoutMs)),
+    signal: AbortSignal.timeout(Math.max(1, Math.floor(options.timeoutMs))),
   });
   const body = await response.text();
   if (response.status !== 200) throw new Error(`the leader answered ${response.status}`);

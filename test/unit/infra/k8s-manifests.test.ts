@@ -382,6 +382,10 @@ describe('the serve Deployment', () => {
     const podName = container.env?.find((e) => e.name === 'POD_NAME') as
       { valueFrom?: { fieldRef?: { fieldPath?: string } } } | undefined;
     assert.equal(podName?.valueFrom?.fieldRef?.fieldPath, 'metadata.name');
+    // Where a standby relays a Slack request while this replica leads (ADR 0054).
+    const podIp = container.env?.find((e) => e.name === 'POD_IP') as
+      { valueFrom?: { fieldRef?: { fieldPath?: string } } } | undefined;
+    assert.equal(podIp?.valueFrom?.fieldRef?.fieldPath, 'status.podIP');
     assert.equal(pod.serviceAccountName, 'kubemaint-serve');
     assert.equal(pod.containers.length, 1);
     // The pod IP is what the kubelet probes and the ingress reaches: every interface, said openly.
