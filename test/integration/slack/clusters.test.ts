@@ -80,6 +80,11 @@ describe('one Slack app, two clusters (issue 22)', () => {
       out: (text) => void lines.push(text),
       log: pino({ level: 'silent' }),
     });
+    // Leader election is on: until serve leads a cluster, its receiver answers "try again" (ADR 0054).
+    for (let waited = 0; !serve.loops.every((l) => l.acting()); waited += 50) {
+      assert.ok(waited < 60_000, 'serve did not lead every cluster in 60 s');
+      await new Promise((r) => setTimeout(r, 50));
+    }
     const slack = /slack=(http:\/\/\S+\/slack\/events)/.exec(lines.join(''));
     assert.ok(slack, `serve said where Slack is: ${lines.join('')}`);
     url = slack[1]!;
