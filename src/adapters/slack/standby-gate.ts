@@ -9,7 +9,6 @@
 import type { AnyMiddlewareArgs, Middleware, RespondFn } from '@slack/bolt';
 import { REJECT_REASON } from '../../../templates/slack/ids.js';
 import { tryAgainText, type RelayTarget } from '../../core/leader-address.js';
-import type { Logger } from '../../log.js';
 import { ackBodyOf, relayToLeader, type RawSlackRequest } from './relay.js';
 import { requestClusters, type RequestKind, type SlackBody } from './request-cluster.js';
 import type { SlackRoutes } from './runtime.js';

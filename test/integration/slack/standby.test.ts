@@ -16,7 +16,7 @@ import { RELAYED_BY_HEADER } from '../../../src/adapters/slack/relay.js';
 import { SLACK_ACTION } from '../../../templates/slack/ids.js';
 import { interactionBody, slackHeaders } from '../../support/slack-sign.js';
 import { startTestSim, waitFor, type TestSim } from '../../support/sim.js';
-import { requestOn, SECRET, startHarness, type Harness } from '../../support/slack-app.js';
+import { requestOn, startHarness, type Harness } from '../../support/slack-app.js';
 
 const TRY_AGAIN = 'another kubemaint replica is acting for sim; try again in a few seconds';
 
