@@ -108,9 +108,10 @@ describe('helm template | kubectl apply --dry-run=server', () => {
         input: rendered.map((m) => JSON.stringify(m)).join('\n'),
       },
     );
-    const items = (JSON.parse(out) as { items: { kind: string; spec: Record<string, unknown> }[] })
-      .items;
-    const policy = items.find((i) => i.kind === 'NetworkPolicy');
+    // One object comes back as itself, several as a List.
+    type Stored = { kind: string; spec: Record<string, unknown>; items?: Stored[] };
+    const answer = JSON.parse(out) as Stored;
+    const policy = (answer.items ?? [answer]).find((i) => i.kind === 'NetworkPolicy');
     assert.ok(policy, out);
     assert.deepEqual(policy.spec, {
       podSelector: { matchLabels: { 'app.kubernetes.io/name': 'kubemaint-serve' } },
@@ -126,6 +127,11 @@ describe('helm template | kubectl apply --dry-run=server', () => {
           from: [
             { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'traefik' } } },
           ],
+          ports: [{ port: 'slack', protocol: 'TCP' }],
+        },
+        // A standby relays a Slack request to the leader's pod (ADR 0054).
+        {
+          from: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'kubemaint-serve' } } }],
           ports: [{ port: 'slack', protocol: 'TCP' }],
         },
       ],

@@ -98,7 +98,7 @@ export function crdPrepareForUpdate(next: KObject, subresource: string | undefin
     next.status = { ...status, storedVersions: [...stored, storage.name] };
 }
 
-/** ValidateCustomResourceDefinitionStoredVersions, on updates (of the spec or of `/status`). */
+/** ValidateCustomResourceDefinitionStoredVersions, on spec updates (never on `/status`). */
 function storedVersionCauses(s: CrdSpec, status: unknown): StatusCause[] {
   const field = 'status.storedVersions';
   const stored = strings(obj(status)['storedVersions']);
@@ -134,7 +134,11 @@ function storedVersionCauses(s: CrdSpec, status: unknown): StatusCause[] {
   return causes;
 }
 
-export function crdValidate(crd: KObject, old?: KObject): StatusCause[] {
+export function crdValidate(crd: KObject, old?: KObject, subresource?: string): StatusCause[] {
+  // A /status write is checked by ValidateUpdateCustomResourceDefinitionStatus alone (accepted
+  // names, conditions): kube-apiserver takes any storedVersions there, and only the next spec
+  // write is refused for them.
+  if (subresource === 'status') return [];
   const causes: StatusCause[] = [];
   const add = (field: string, reason: string, message: string) =>
     causes.push({ reason, field, message });

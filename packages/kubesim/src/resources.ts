@@ -102,9 +102,10 @@ export interface ResourceDef {
   defaults?: (object: KObject) => void;
   /**
    * Field errors on create and update (422 Invalid); `old` is the stored object on updates (CRDs'
-   * transition rules read it). May throw a 400 for undecodable values.
+   * transition rules read it), `subresource` is set for a write of one (`status`), which some kinds
+   * check less. May throw a 400 for undecodable values.
    */
-  validate?: (object: KObject, old?: KObject) => StatusCause[];
+  validate?: (object: KObject, old?: KObject, subresource?: string) => StatusCause[];
   /** The kind's own update strategy, after the generic one (a CRD's new storage version). */
   prepareForUpdate?: (next: KObject, subresource: string | undefined) => void;
   /** Whether an update bumps `metadata.generation`. @default a change outside metadata and status */

@@ -40,12 +40,17 @@ export function admitNamespace(
   }
 }
 
-export function validateObject(def: ResourceDef, object: KObject, old?: KObject): void {
+export function validateObject(
+  def: ResourceDef,
+  object: KObject,
+  old?: KObject,
+  subresource?: string,
+): void {
   const causes = [
     ...(def.validateName?.(object.metadata.name ?? '') ??
       validateName(object.metadata.name ?? '', def.key === NAMESPACES)),
     ...validateLabels(object.metadata.labels),
-    ...(def.validate?.(object, old) ?? []),
+    ...(def.validate?.(object, old, subresource) ?? []),
   ];
   if (causes.length > 0) throw invalid(def, object.metadata.name ?? '', causes);
 }

@@ -207,7 +207,7 @@ export function createStore(options: StoreOptions): Store {
     const next = prepareUpdate(def, current, object, opts.subresource);
     next.metadata.resourceVersion = current.metadata.resourceVersion;
     opts.track?.(next, current);
-    validateObject(def, next, current);
+    validateObject(def, next, current, opts.subresource);
     opts.admit?.(next, current);
     if (deepEqual(current, next) || opts.dryRun) return clone(next);
     // The last finalizer gone from an object already marked for deletion: now it really goes.

@@ -568,7 +568,7 @@ export const crdCases: CaseGroup = {
       },
     },
     {
-      id: 'CRDs: a new storage version joins status.storedVersions; objects read at either version; a deprecated one warns; a rewrite stores at the new version; only /status shortens the list',
+      id: 'CRDs: a new storage version joins status.storedVersions; objects read at either version; a deprecated one warns; a rewrite stores at the new version; only /status shortens the list, unchecked until the next spec write',
       async run(b) {
         const g = await installGadgets(b);
         const crdPath = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.${g.group}`;
@@ -625,19 +625,16 @@ export const crdCases: CaseGroup = {
             body: { status: { storedVersions: versions } },
             contentType: MERGE,
           });
-        assertStatus(await storedVersions(['v1']), {
+        // /status takes any list (ValidateUpdateCustomResourceDefinitionStatus checks names and
+        // conditions only); the next spec write is what refuses a list without the storage version.
+        const wrong = await storedVersions(['v1']);
+        assert.equal(wrong.code, 200, wrong.text);
+        assert.deepEqual(field(wrong.json, 'status', 'storedVersions'), ['v1']);
+        const refused = await b.request('PUT', crdPath, { body: wrong.json });
+        assertStatus(refused, {
           code: 422,
           reason: 'Invalid',
-          message: new RegExp(
-            `status.storedVersions: Invalid value: .*: must have the storage version v2`,
-          ),
-        });
-        assertStatus(await storedVersions(['v2', 'v3']), {
-          code: 422,
-          reason: 'Invalid',
-          message: new RegExp(
-            `status.storedVersions\\[1\\]: Invalid value: "v3": missing from spec.versions; v3 was previously a storage version`,
-          ),
+          message: /status\.storedVersions: Invalid value: .*: must have the storage version v2/,
         });
         const trimmed = await storedVersions(['v2']);
         assert.equal(trimmed.code, 200, trimmed.text);
