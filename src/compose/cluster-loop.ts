@@ -19,6 +19,7 @@ import type { Logger } from '../log.js';
 import type { ClusterRuntime } from './clusters.js';
 import { pauseEcho } from './pause-echo.js';
 import { serveLeadership, type ServeLeadership } from './serve-leadership.js';
+import { messageOf } from '../error-message.js';
 
 export interface ClusterLoop {
   readonly name: string;
@@ -194,6 +195,3 @@ const standingBy = (now: Date): TickReport => {
   return report;
 };
 const STOOD_BY = new WeakSet<TickReport>();
-
-const messageOf = (error: unknown): string =>
-  error instanceof Error ? error.message : String(error);

@@ -14,6 +14,7 @@ import { createKubeClient, type KubeClient } from '../adapters/kube/client.js';
 import { DEFAULT_RETRY } from '../adapters/kube/retry.js';
 import type { LeaderElectionConfig } from '../config/schema-serve.js';
 import type { Logger } from '../log.js';
+import { messageOf } from '../error-message.js';
 
 export interface ServeLeadership extends Leadership {
   /** For the ready line: `leader election: lease NS/NAME as IDENTITY`, or undefined when off. */
@@ -111,6 +112,3 @@ export function serveLeadership(options: {
 /** POD_NAME from the Downward API where the chart sets it; a pod's hostname is its name anyway. */
 export const serveIdentity = (): string =>
   `${process.env['POD_NAME'] || hostname()}_${randomBytes(4).toString('hex')}`;
-
-const messageOf = (error: unknown): string =>
-  error instanceof Error ? error.message : String(error);

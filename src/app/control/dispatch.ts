@@ -36,6 +36,7 @@ import { expectedFor, readBook } from './durations.js';
 import type { DurationBook } from '../../core/durations.js';
 import type { PeerState } from '../../core/cluster-policy.js';
 import { clusterGateReasons, readPeers, type ClusterPeersPort } from './cluster-gate.js';
+import { messageOf } from '../../error-message.js';
 
 export interface DispatchDeps extends ReconcileDeps {
   alerts?: AlertsPort;
@@ -229,9 +230,6 @@ async function dispatchOne(
   });
   return `${node.name}: started ${job}`;
 }
-
-const messageOf = (error: unknown): string =>
-  error instanceof Error ? error.message : String(error);
 
 function slotFacts(
   settings: DispatchDeps['settings'],

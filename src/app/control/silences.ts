@@ -14,6 +14,7 @@ import type { MaintenanceRequest } from '../../core/request.js';
 import type { ReconcileDeps } from './deps.js';
 import { persist } from './persist.js';
 import type { NodeView } from './ports.js';
+import { messageOf } from '../../error-message.js';
 
 type Held = NonNullable<MaintenanceRequest['silences']>;
 
@@ -134,6 +135,3 @@ async function makeAll(
   }
   return { ids: result, endsAt };
 }
-
-const messageOf = (error: unknown): string =>
-  error instanceof Error ? error.message : String(error);
