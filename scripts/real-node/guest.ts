@@ -29,7 +29,7 @@ export const CRI_SOCKET = 'unix:///run/containerd/containerd.sock';
 /**
  * The kubelet configuration every node shares: on a kubeadm node it is the kube-system/kubelet-config
  * ConfigMap's (what `kubeadm upgrade node` writes to /var/lib/kubelet/config.yaml), so nothing in it
- * names one node or its runtime socket.
+ * names one node or its runtime socket. Like kubeadm's default, it leaves graceful shutdown off.
  */
 export const SHARED_KUBELET_CONFIG = `apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
@@ -41,9 +41,6 @@ authorization:
   mode: Webhook
 cgroupDriver: systemd
 failSwapOn: false
-# The kubelet's graceful node shutdown (a logind delay inhibitor): pods get a SIGTERM before a reboot.
-shutdownGracePeriod: 20s
-shutdownGracePeriodCriticalPods: 5s
 # TCG is slow: a node that reports every 10 s is plenty, and spares the guest's one emulated CPU.
 nodeStatusReportFrequency: 1m
 serializeImagePulls: false
@@ -59,7 +56,18 @@ evictionHard:
   imagefs.available: 1%
 `;
 
-const KUBELET_CONFIG = `${SHARED_KUBELET_CONFIG}containerRuntimeEndpoint: ${CRI_SOCKET}\n`;
+/**
+ * The standalone node's kubelet (kubemaint-vm-1) shuts down gracefully: it holds a logind delay
+ * inhibitor, so pods get a SIGTERM from the kubelet before a reboot. A kubeadm node keeps kubeadm's
+ * default, graceful shutdown off (SHARED_KUBELET_CONFIG has no shutdownGracePeriod): test:node sees
+ * what a reboot does to pods without it.
+ */
+export const GRACEFUL_SHUTDOWN = { period: '20s', criticalPods: '5s' };
+
+const KUBELET_CONFIG = `${SHARED_KUBELET_CONFIG}containerRuntimeEndpoint: ${CRI_SOCKET}
+shutdownGracePeriod: ${GRACEFUL_SHUTDOWN.period}
+shutdownGracePeriodCriticalPods: ${GRACEFUL_SHUTDOWN.criticalPods}
+`;
 
 const KUBELET_UNIT = `[Unit]
 Description=kubelet (kubemaint real node)

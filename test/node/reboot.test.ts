@@ -12,6 +12,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { GRACEFUL_SHUTDOWN } from '../../scripts/real-node/guest.js';
 import { realCluster, type RealCluster } from '../support/real-cluster.js';
 import { runCli } from '../support/cli-process.js';
 import {
@@ -140,7 +141,7 @@ describe('a real node rebooted by kubemaint, end to end', { timeout: 60 * MINUTE
     const inhibitors = nodes.ssh(target, 'systemd-inhibit --list --no-pager');
     assert.match(inhibitors, /kubelet.*shutdown.*delay/i, inhibitors);
     // The agent read that setting from its kubelet's /configz (its token, RBAC nodes/configz, the
-    // kubelet's webhook authorization) and wrote it on its node (ADR 0049): guest.ts sets 20s and 5s.
+    // kubelet's webhook authorization) and wrote it on its node (ADR 0049): guest.ts sets it.
     const reported = await poll(
       "the agent reports the kubelet's shutdown grace period from configz",
       () => {
@@ -152,8 +153,11 @@ describe('a real node rebooted by kubemaint, end to end', { timeout: 60 * MINUTE
       5 * MINUTE,
       5_000,
     );
-    assert.equal(reported['kubemaint.io/shutdown-grace-period'], '20s');
-    assert.equal(reported['kubemaint.io/shutdown-grace-period-critical-pods'], '5s');
+    assert.equal(reported['kubemaint.io/shutdown-grace-period'], GRACEFUL_SHUTDOWN.period);
+    assert.equal(
+      reported['kubemaint.io/shutdown-grace-period-critical-pods'],
+      GRACEFUL_SHUTDOWN.criticalPods,
+    );
     // What unattended-upgrades writes after a kernel update: /var/run is the host's tmpfs.
     nodes.ssh(target, "printf '*** System restart required ***\\n' > /var/run/reboot-required");
     await poll(
@@ -192,6 +196,9 @@ describe('a real node rebooted by kubemaint, end to end', { timeout: 60 * MINUTE
     assert.match(blocked, /shop\/web-/);
     assert.notEqual(node(target).spec?.unschedulable, true, 'not cordoned while the PDB refuses');
     cluster.kubectl(['scale', 'deployment/web', '-n', 'shop', '--replicas=3']);
+    const agentBefore = pods('kubemaint', 'app.kubernetes.io/name=kubemaint-agent').find(
+      (p) => p.spec.nodeName === target,
+    );
 
     const executor = await poll(
       "the executor's container running on the node",
@@ -263,8 +270,13 @@ describe('a real node rebooted by kubemaint, end to end', { timeout: 60 * MINUTE
       5_000,
     );
     const agentStatus = agent.status.containerStatuses![0]!;
+    // The kubelet's graceful shutdown ends the pods it stops as Failed, and the DaemonSet controller
+    // replaces a failed pod; when that status did not reach the apiserver before the power went,
+    // the same pod restarts. Either is upstream's behaviour, so it is printed, not asserted.
+    const fate =
+      agent.metadata.uid === agentBefore?.metadata.uid ? 'the same pod restarted' : 'a new pod';
     process.stderr.write(
-      `# the agent's container across the reboot: restartCount ${agentStatus.restartCount}, last state ${JSON.stringify(agentStatus.lastState?.terminated ?? {})}\n`,
+      `# the agent's pod across the reboot: ${fate}, restartCount ${agentStatus.restartCount}, last state ${JSON.stringify(agentStatus.lastState?.terminated ?? {})}\n`,
     );
     // The phases of this reboot from the request's own history and the node's Ready condition,
     // for BENCHMARKS.md: kubemaint's overhead beside the VM's boot.
@@ -281,7 +293,7 @@ describe('a real node rebooted by kubemaint, end to end', { timeout: 60 * MINUTE
     const back = Date.parse(ready?.lastTransitionTime ?? '');
     const s = (from: number, to: number) => `${((to - from) / 1000).toFixed(0)} s`;
     process.stderr.write(
-      `# phases of ${done.id}: approved → Job running ${s(at('approved'), at('running'))}, ` +
+      `# phases of ${done.id}: approved → Job created ${s(at('approved'), at('running'))}, ` +
         `drain and host command ${s(at('running'), at('verifying'))}, ` +
         `reboot to Ready ${s(at('verifying'), back)}, proof ${s(back, at('done'))}, ` +
         `approval to uncordon ${s(at('approved'), at('done'))}\n`,

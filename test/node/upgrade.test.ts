@@ -35,6 +35,8 @@ import {
 } from '../support/real-nodes.js';
 
 const MINUTE = 60_000;
+/** How often the test looks at the node (the phases' resolution). */
+const LOOK_MS = 3_000;
 
 interface Request {
   id: string;
@@ -114,7 +116,7 @@ describe(
         } catch {
           // a kubectl that failed while the machine is loaded: the next one looks again
         }
-      }, 3_000);
+      }, LOOK_MS);
       kubemaint = await startServe(cluster, cliImage, 'upgrade:\n  method: kubeadm\n');
     });
 
@@ -258,11 +260,76 @@ describe(
       // The proof can uncordon within one 3-s look after the new kubelet reports: then the first sight
       // of the new version is already schedulable.
       const newKubelet = seen.get(`${to} cordoned`) ?? seen.get(`${to} schedulable`) ?? NaN;
+      // serve creates the Job in the tick that sees the second approval: 0 s is no artefact.
+      const proof =
+        at('done') - newKubelet < LOOK_MS ? 'within one 3-s look' : s(newKubelet, at('done'));
       process.stderr.write(
-        `# phases of ${done.id}: approved → Job running ${s(at('approved'), at('running'))}, ` +
+        `# phases of ${done.id}: approved → Job created ${s(at('approved'), at('running'))}, ` +
           `drain and upgrade command ${s(at('running'), at('verifying'))}, ` +
-          `kubelet back as ${to} ${s(at('verifying'), newKubelet)}, proof and uncordon ${s(newKubelet, at('done'))}, ` +
+          `kubelet back as ${to} ${s(at('verifying'), newKubelet)}, proof and uncordon ${proof}, ` +
           `approval to uncordon ${s(at('approved'), at('done'))}\n`,
+      );
+    });
+
+    // kubeadm leaves graceful shutdown off (guest.ts: the kubelet-config ConfigMap has no
+    // shutdownGracePeriod), and so do many clusters: what a reboot then does to pods, and what
+    // kubemaint says about it beforehand.
+    it('with shutdownGracePeriod unset the agent reports 0s, and a reboot stops the pods without the kubelet: the same pod restarts', async () => {
+      const fleet = await runCli(['status', '--json', '--config', 'kubemaint.yaml'], {
+        cwd: kubemaint!.dir,
+      });
+      assert.equal(fleet.code, 0, fleet.stderr);
+      const grace = (
+        JSON.parse(fleet.stdout) as {
+          nodes: {
+            name: string;
+            gracefulShutdown?: { state: string; period?: string; source?: string };
+          }[];
+        }
+      ).nodes.find((n) => n.name === target)?.gracefulShutdown;
+      // What the agent read from the real kubelet's /configz: a reboot proposed for this node warns
+      // that its pods will not be terminated gracefully (templates/cli-status.ts, the Slack prompt).
+      assert.deepEqual(grace, { state: 'off', period: '0s', source: 'configz' });
+      // The kubelet holds no inhibitor: nothing delays systemd's stop of the units.
+      assert.doesNotMatch(nodes.ssh(target, 'systemd-inhibit --list --no-pager'), /kubelet/i);
+
+      const agentBefore = agentPod()!;
+      const restartsBefore = agentBefore.status.containerStatuses?.[0]?.restartCount ?? 0;
+      const boot = node(target).status.nodeInfo.bootID;
+      const boots = nodes.kernelBoots(target);
+      // In a second, so that ssh returns before the connection goes.
+      nodes.ssh(target, 'systemd-run --on-active=1 systemctl reboot');
+      const back = await poll(
+        'the node back Ready from a new boot',
+        () => {
+          const now = node(target);
+          const ready = now.status.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
+          return ready && now.status.nodeInfo.bootID !== boot ? now : undefined;
+        },
+        20 * MINUTE,
+        5_000,
+      );
+      assert.equal(nodes.kernelBoots(target), boots + 1, 'one more kernel boot on the console');
+      const agentAfter = await poll(
+        "the agent's container running again",
+        () => {
+          const p = agentPod();
+          return p?.status.containerStatuses?.[0]?.ready ? p : undefined;
+        },
+        10 * MINUTE,
+        5_000,
+      );
+      // Without the kubelet's shutdown manager nobody marks the pod Failed, so the DaemonSet
+      // controller does not replace it: the kubelet of the new boot restarts its container.
+      assert.equal(agentAfter.metadata.uid, agentBefore.metadata.uid, 'the same pod');
+      const after = agentAfter.status.containerStatuses![0]!;
+      assert.ok(
+        after.restartCount > restartsBefore,
+        `restarted (${restartsBefore} → ${after.restartCount})`,
+      );
+      process.stderr.write(
+        `# a reboot of ${target} with shutdownGracePeriod unset: bootID ${boot.slice(0, 8)} → ${back.status.nodeInfo.bootID.slice(0, 8)}, ` +
+          `the agent's pod kept, restartCount ${restartsBefore} → ${after.restartCount}, last state ${JSON.stringify(after.lastState?.terminated ?? {})}\n`,
       );
     });
   },
