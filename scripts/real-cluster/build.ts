@@ -42,6 +42,16 @@ export const CONTROL_PLANE: BuildTarget<Binary> = {
 };
 
 /**
+ * A kube-apiserver of another release beside the control plane's (`real-cluster apiserver
+ * --binary-version`): an HA control plane mid-upgrade. Built alone, it shares that release's Go build
+ * cache with the node packages of the same version.
+ */
+export const APISERVER: BuildTarget<'kube-apiserver'> = {
+  folder: 'apiserver',
+  packages: { 'kube-apiserver': 'k8s.io/kubernetes/cmd/kube-apiserver' },
+};
+
+/**
  * A real node's commands (`npm run real-node`): the kubelet, kubeadm and kubectl, built together so the
  * three come from one module graph, like the release's. Every node's kubelet is this one; a kubeadm
  * node gets all three as packages (scripts/real-node/apt-repo.ts).

@@ -44,6 +44,8 @@ export interface ExtraApiserver {
   port: number;
   /** Its own host name (a UTS namespace): the identity Lease is per host name. */
   hostname: string;
+  /** Its binary's release when it is not the control plane's (`1.33.13`). */
+  binaryVersion?: string;
   emulatedVersion?: string;
 }
 

@@ -8,12 +8,14 @@
  *   client finds a second apiserver on loopback, where the kubernetes EndpointSlice has no address;
  * - in a UTS namespace of its own with host name `kube-apiserver-<n>`: the identity Lease is named
  *   after the host name, and two apiservers of one host would share one.
- * It is the same binary as the first: building a second minor takes half an hour here (ADR 0050).
+ * It is the control plane's binary, or with `binaryVersion` a release one minor older (upstream lets
+ * the apiservers of an HA control plane be one minor apart while it is upgraded), built once and
+ * cached like the control plane.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { build } from './build.js';
+import { APISERVER, build } from './build.js';
 import {
   apiserverArgs,
   DEFAULT_STATE_DIR,
@@ -28,10 +30,12 @@ import {
 import { RealClusterError } from './errors.js';
 import { createPki } from './pki.js';
 import { freePort, probe, waitFor } from './probe.js';
-import { parseKubernetesVersion } from './versions.js';
+import { parseKubernetesVersion, type KubernetesVersion } from './versions.js';
 
 export interface ExtraOptions {
   dir?: string;
+  /** `1.33.13`: its binary's release, the control plane's minor or the one below (default: the same binary). */
+  binaryVersion?: string;
   /** `1.33`: the minor it emulates (its binary's or the one below). */
   emulatedVersion?: string;
   say?: (line: string) => void;
@@ -40,6 +44,18 @@ export interface ExtraOptions {
 /** Whether this machine lets us give a process a host name of its own (root, or user namespaces). */
 function utsNamespaces(): boolean {
   return spawnSync('unshare', ['--uts', 'true']).status === 0;
+}
+
+/** The release a second apiserver may run: the control plane's minor or one below (HA skew policy). */
+function olderBinary(raw: string, controlPlane: KubernetesVersion): KubernetesVersion {
+  const version = parseKubernetesVersion(raw);
+  const below = controlPlane.minor - version.minor;
+  if (version.major !== controlPlane.major || below < 0 || below > 1) {
+    throw new RealClusterError(
+      `--binary-version ${raw}: the apiservers of one control plane may be one minor apart at most, and this one runs v${controlPlane.full}: give a 1.${controlPlane.minor}.x or 1.${controlPlane.minor - 1}.x release`,
+    );
+  }
+  return version;
 }
 
 export async function startExtraApiserver(options: ExtraOptions = {}): Promise<ExtraApiserver> {
@@ -51,17 +67,24 @@ export async function startExtraApiserver(options: ExtraOptions = {}): Promise<E
       `no control plane is up from ${dir}: start one with npm run real-cluster -- up`,
     );
   }
-  const version = parseKubernetesVersion(state.version.replace(/^v/, ''));
+  const controlPlane = parseKubernetesVersion(state.version.replace(/^v/, ''));
+  const version =
+    options.binaryVersion === undefined
+      ? controlPlane
+      : olderBinary(options.binaryVersion, controlPlane);
   if (options.emulatedVersion !== undefined) {
     const m = /^(\d+)\.(\d+)$/.exec(options.emulatedVersion);
     const below = m ? version.minor - Number(m[2]) : -1;
     if (!m || Number(m[1]) !== 1 || below < 0 || below > 1) {
       throw new RealClusterError(
-        `--emulated-version ${options.emulatedVersion}: kube-apiserver ${state.version} can emulate 1.${version.minor} or 1.${version.minor - 1} (write it like 1.${version.minor - 1})`,
+        `--emulated-version ${options.emulatedVersion}: kube-apiserver v${version.full} can emulate 1.${version.minor} or 1.${version.minor - 1} (write it like 1.${version.minor - 1})`,
       );
     }
   }
-  const binaries = await build(version, say);
+  const binaries =
+    version.full === controlPlane.full
+      ? await build(version, say)
+      : await build(version, say, APISERVER);
   const pki = createPki(join(dir, 'pki'));
   const proxy = pki.client('front-proxy-client', { user: 'front-proxy-client', groups: [] });
   const n = (state.extraApiservers?.length ?? 0) + 2;
@@ -108,6 +131,7 @@ export async function startExtraApiserver(options: ExtraOptions = {}): Promise<E
     pid: started.pid,
     port,
     hostname,
+    ...(version.full === controlPlane.full ? {} : { binaryVersion: version.full }),
     ...(options.emulatedVersion ? { emulatedVersion: options.emulatedVersion } : {}),
   };
   state.extraApiservers = [...(state.extraApiservers ?? []), extra];
@@ -131,7 +155,7 @@ export async function startExtraApiserver(options: ExtraOptions = {}): Promise<E
     throw error;
   }
   say(
-    `${hostname} ready: https://127.0.0.1:${port} (${state.version}${options.emulatedVersion ? `, emulating ${options.emulatedVersion}` : ''})`,
+    `${hostname} ready: https://127.0.0.1:${port} (v${version.full}${options.emulatedVersion ? `, emulating ${options.emulatedVersion}` : ''})`,
   );
   return extra;
 }

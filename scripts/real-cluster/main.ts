@@ -4,12 +4,17 @@
  * control plane". Errors are one line and a non-zero exit; the last line of `up` is the kubeconfig path.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { build, cachedBuild } from './build.js';
+import { APISERVER, build, cachedBuild } from './build.js';
 import { DEFAULT_STATE_DIR, down, readState, up } from './control-plane.js';
 import { RealClusterError } from './errors.js';
 import { startExtraApiserver, stopExtraApiservers } from './extra-apiserver.js';
 import { probe } from './probe.js';
-import { DEFAULT_KUBERNETES_VERSION, parseKubernetesVersion, cacheDirFor } from './versions.js';
+import {
+  DEFAULT_KUBERNETES_VERSION,
+  parseKubernetesVersion,
+  PREVIOUS_MINOR_RELEASE,
+  cacheDirFor,
+} from './versions.js';
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -47,9 +52,19 @@ const dirOf = () => program.opts<{ dir: string }>().dir;
 program
   .command('build')
   .description('build (or find in the cache) the binaries for the version; prints their folder')
-  .action(async () => {
+  .option(
+    '--previous-apiserver',
+    `also build the kube-apiserver of ${PREVIOUS_MINOR_RELEASE} that test:real starts beside the\n` +
+      'control plane (an HA control plane in the middle of its upgrade; cached like the rest)',
+  )
+  .action(async (options: { previousApiserver?: boolean }) => {
     const built = await build(versionOf(), say);
     console.log(built.dir);
+    if (options.previousApiserver) {
+      console.log(
+        (await build(parseKubernetesVersion(PREVIOUS_MINOR_RELEASE), say, APISERVER)).dir,
+      );
+    }
   });
 
 program
@@ -92,8 +107,13 @@ program
     '--emulated-version <minor>',
     "the minor it emulates (KEP-4330): the binary's or the one below, e.g. 1.33",
   )
+  .option(
+    '--binary-version <release>',
+    "its binary's release when not the control plane's: the same minor or one below, e.g. 1.33.13\n" +
+      '(built once, like the control plane: an HA control plane in the middle of an upgrade)',
+  )
   .option('--stop', 'stop every apiserver this command started')
-  .action(async (options: { emulatedVersion?: string; stop?: boolean }) => {
+  .action(async (options: { binaryVersion?: string; emulatedVersion?: string; stop?: boolean }) => {
     if (options.stop) {
       const stopped = await stopExtraApiservers({ dir: dirOf() });
       say(stopped ? `stopped ${stopped}` : 'no extra apiserver was running');
@@ -101,6 +121,7 @@ program
     }
     const extra = await startExtraApiserver({
       dir: dirOf(),
+      ...(options.binaryVersion ? { binaryVersion: options.binaryVersion } : {}),
       ...(options.emulatedVersion ? { emulatedVersion: options.emulatedVersion } : {}),
       say,
     });

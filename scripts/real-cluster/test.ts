@@ -5,12 +5,17 @@
  * passed on to node --test (e.g. a file list). A second run started meanwhile waits for the first.
  */
 import { spawn } from 'node:child_process';
+import { APISERVER, build } from './build.js';
 import { down, up } from './control-plane.js';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { RealClusterError } from './errors.js';
 import { withLock } from './lock.js';
-import { DEFAULT_KUBERNETES_VERSION, parseKubernetesVersion } from './versions.js';
+import {
+  DEFAULT_KUBERNETES_VERSION,
+  parseKubernetesVersion,
+  PREVIOUS_MINOR_RELEASE,
+} from './versions.js';
 
 const dir = '.kubemaint/real-cluster-test';
 const say = (line: string) => process.stderr.write(`${line}\n`);
@@ -30,6 +35,8 @@ await withLock(join('.kubemaint', 'real-cluster-test.lock'), say, async () => {
       process.env['KUBEMAINT_K8S_VERSION'] ?? DEFAULT_KUBERNETES_VERSION,
     );
     const started = Date.now();
+    // apiservers.test.ts starts it beside the control plane: built here, not inside a test's timeout.
+    await build(parseKubernetesVersion(PREVIOUS_MINOR_RELEASE), say, APISERVER);
     const state = await up({ version, dir, fresh: true, say });
     say(
       `real control plane ${state.version} up in ${((Date.now() - started) / 1000).toFixed(1)} s (including any build)`,

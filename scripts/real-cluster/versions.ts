@@ -9,6 +9,13 @@ import { RealClusterError } from './errors.js';
 
 export const DEFAULT_KUBERNETES_VERSION = '1.34.4';
 
+/**
+ * The release one minor below the default, a patch the Go module proxy serves: the node tests' kubelet
+ * to upgrade from, and test:real's older kube-apiserver (an HA control plane in the middle of its
+ * upgrade).
+ */
+export const PREVIOUS_MINOR_RELEASE = '1.33.13';
+
 /** The binaries `build` produces, in start order. */
 export const BINARIES = [
   'etcd',

@@ -8,12 +8,16 @@ import { join, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { DEFAULT_STATE_DIR as CLUSTER_DIR, readState } from '../real-cluster/control-plane.js';
 import { RealClusterError } from '../real-cluster/errors.js';
-import { DEFAULT_KUBERNETES_VERSION, parseKubernetesVersion } from '../real-cluster/versions.js';
+import {
+  DEFAULT_KUBERNETES_VERSION,
+  parseKubernetesVersion,
+  PREVIOUS_MINOR_RELEASE,
+} from '../real-cluster/versions.js';
 import { buildNode, nodesDown, nodesUp, readNodesState, viewNode } from './nodes.js';
 import { DEFAULT_NODE_STATE_DIR } from './paths.js';
 import { imageArchives } from './preload.js';
 import { sshArgs } from './ssh.js';
-import { buildTestNodes, PREVIOUS_MINOR_KUBELET } from './test-nodes.js';
+import { buildTestNodes } from './test-nodes.js';
 import { kernelBoots, runningPid } from './vm.js';
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
@@ -58,7 +62,7 @@ const opts = () => program.opts<{ dir: string; clusterDir: string }>();
 program
   .command('build')
   .description(
-    `build (or find cached) what nodes boot from. Without versions: exactly what npm run test:node boots — the kubelet, kubeadm and kubectl of the control plane's version ($KUBEMAINT_K8S_VERSION, default ${DEFAULT_KUBERNETES_VERSION}) and of ${PREVIOUS_MINOR_KUBELET}, their apt repository (pkgs.k8s.io layout), the root file system and both nodes' disk images. With versions: a standalone node's disk image for each`,
+    `build (or find cached) what nodes boot from. Without versions: exactly what npm run test:node boots — the kubelet, kubeadm and kubectl of the control plane's version ($KUBEMAINT_K8S_VERSION, default ${DEFAULT_KUBERNETES_VERSION}) and of ${PREVIOUS_MINOR_RELEASE}, their apt repository (pkgs.k8s.io layout), the root file system and both nodes' disk images. With versions: a standalone node's disk image for each`,
   )
   .argument('[versions...]', 'kubelet versions, e.g. 1.34.4 1.33.13')
   .option(

@@ -5,13 +5,14 @@
  * repository served as pkgs.k8s.io), and the packages of both versions in that repository.
  */
 import { RealClusterError } from '../real-cluster/errors.js';
-import { parseKubernetesVersion, type KubernetesVersion } from '../real-cluster/versions.js';
+import {
+  parseKubernetesVersion,
+  PREVIOUS_MINOR_RELEASE,
+  type KubernetesVersion,
+} from '../real-cluster/versions.js';
 import { type AptRepository, packageRepository } from './apt-repo.js';
 import { buildNode, type NodeSpec } from './nodes.js';
 import { pkgsTls, type PkgsTls } from './pkgs-server.js';
-
-/** The kubelet one minor below the default control plane's: a patch the Go module proxy serves. */
-export const PREVIOUS_MINOR_KUBELET = '1.33.13';
 
 export interface TestNodes {
   nodes: NodeSpec[];
@@ -20,10 +21,10 @@ export interface TestNodes {
 }
 
 export function testNodes(controlPlane: KubernetesVersion): TestNodes {
-  const previous = parseKubernetesVersion(PREVIOUS_MINOR_KUBELET);
+  const previous = parseKubernetesVersion(PREVIOUS_MINOR_RELEASE);
   if (previous.major !== controlPlane.major || previous.minor + 1 !== controlPlane.minor) {
     throw new RealClusterError(
-      `the upgrade test's kubelet ${previous.full} is not one minor below the control plane's ${controlPlane.full}: change PREVIOUS_MINOR_KUBELET in scripts/real-node/test-nodes.ts to a ${controlPlane.major}.${controlPlane.minor - 1}.x release`,
+      `the upgrade test's kubelet ${previous.full} is not one minor below the control plane's ${controlPlane.full}: change PREVIOUS_MINOR_RELEASE in scripts/real-cluster/versions.ts to a ${controlPlane.major}.${controlPlane.minor - 1}.x release`,
     );
   }
   return {

@@ -1,10 +1,12 @@
 /**
  * Every kube-apiserver's version on the real control plane (issue 33, ADR 0050), read as serve with
  * infra/k8s's RBAC: alone, the one `/version` bounds the kubelets; with a second kube-apiserver on the
- * same etcd started with `--emulated-version=1.33` (same 1.34 binary: building a 1.33 one takes half
- * an hour here), its identity Lease advertises its address, the scan bounds the kubelets by v1.33
- * and says which apiserver and source gave it, reports a kubelet above it, and a person's upgrade to
- * a 1.34 kubelet is refused naming that bound. Simulated nodes (attachSim) are the kubelets.
+ * same etcd started with `--emulated-version=1.33` (the same 1.34 binary), its identity Lease
+ * advertises its address, the scan bounds the kubelets by v1.33 and says which apiserver and source
+ * gave it, reports a kubelet above it, and a person's upgrade to a 1.34 kubelet is refused naming that
+ * bound; then with a second kube-apiserver built from the previous minor (1.33.13: an HA control plane
+ * in the middle of its upgrade), the same by its own version. Simulated nodes (attachSim) are the
+ * kubelets.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -19,6 +21,7 @@ import {
   startExtraApiserver,
   stopExtraApiservers,
 } from '../../scripts/real-cluster/extra-apiserver.js';
+import { PREVIOUS_MINOR_RELEASE } from '../../scripts/real-cluster/versions.js';
 import { applyAll, manifests } from '../support/apply-infra.js';
 import { cleanKubemaint } from '../support/clean-kubemaint.js';
 import { INFRA_K8S, realCluster, type RealCluster } from '../support/real-cluster.js';
@@ -39,7 +42,7 @@ describe(
     let admin: KubeConfig;
     let control: ControlRuntime;
     const attached: AttachedSim[] = [];
-    let extraHost: string | undefined;
+    const extraHosts: string[] = [];
 
     const identityLeases = async () =>
       (
@@ -84,15 +87,21 @@ describe(
       assert.ok(parsed.ok, JSON.stringify(parsed));
       control = await openControl(parsed.config, { log: silentLogger(), kubeconfigPath: serve });
     });
-    after(async () => {
+    /** Stops the extra apiservers; their identity Leases would count them for an hour more: gone too. */
+    const stopExtras = async () => {
       await stopExtraApiservers({ dir: cluster.dir });
-      // Its identity Lease would count it for an hour more: gone with it.
-      for (const lease of extraHost ? await identityLeases() : []) {
-        if (lease.metadata?.labels?.['kubernetes.io/hostname'] !== extraHost) continue;
+      for (const lease of extraHosts.length > 0 ? await identityLeases() : []) {
+        if (!extraHosts.includes(lease.metadata?.labels?.['kubernetes.io/hostname'] ?? ''))
+          continue;
         await admin
           .makeApiClient(CoordinationV1Api)
           .deleteNamespacedLease({ namespace: 'kube-system', name: lease.metadata?.name ?? '' });
       }
+      extraHosts.length = 0;
+    };
+
+    after(async () => {
+      await stopExtras();
       await control?.close();
       for (const sim of attached) await sim.stop();
       cluster.kubectl(['delete', 'node', NEW, OLD, '--ignore-not-found']);
@@ -117,7 +126,7 @@ describe(
 
     it('a second apiserver emulating 1.33 bounds by v1.33, is named, and a kubelet above is reported', async () => {
       const extra = await startExtraApiserver({ dir: cluster.dir, emulatedVersion: '1.33' });
-      extraHost = extra.hostname;
+      extraHosts.push(extra.hostname);
       // Its identity Lease, with the address it answers at, is written once it is ready.
       await waitFor('its identity lease with its peer address', async () =>
         (await identityLeases()).some(
@@ -165,6 +174,52 @@ describe(
       // the issue's closing note: what each source gave
       console.log(
         `two apiservers:\n  ${(await control.deps.cluster.apiserverFacts()).said.join('\n  ')}`,
+      );
+    });
+
+    it('a second apiserver a minor older (its own 1.33 binary) bounds by its version, and a kubelet above is reported', async () => {
+      // An HA control plane in the middle of its upgrade: one apiserver still at the older release.
+      await stopExtras();
+      const extra = await startExtraApiserver({
+        dir: cluster.dir,
+        binaryVersion: PREVIOUS_MINOR_RELEASE,
+      });
+      extraHosts.push(extra.hostname);
+      await waitFor('its identity lease with its peer address', async () =>
+        (await identityLeases()).some(
+          (l) =>
+            l.metadata?.annotations?.['kubernetes.io/peer-advertise-address'] ===
+            `127.0.0.1:${extra.port}`,
+        ),
+      );
+      const found = await findNeeds(control.deps, true);
+      const lines = skewLines(found).join('\n');
+      const bound = PREVIOUS_MINOR_RELEASE.replaceAll('.', '\\.');
+      assert.match(
+        lines,
+        new RegExp(
+          `apiserver bound v${bound}, from peer-address 127\\.0\\.0\\.1:${extra.port}; 2 kube-apiservers by identity leases`,
+        ),
+      );
+      assert.match(
+        found.violations.find((v) => v.node === NEW)?.why ?? '',
+        new RegExp(`kubelet v1\\.34\\.4 is newer than apiserver v${bound}`),
+      );
+      // A person asking for a 1.34 kubelet is refused: the older apiserver bounds it.
+      await assert.rejects(
+        requestMaintenance(control.deps, {
+          node: OLD,
+          action: 'upgrade',
+          version: 'v1.34.0',
+          by: alice,
+        }),
+        (error: Error) =>
+          /newer than the apiserver/.test(error.message) &&
+          new RegExp(`v${bound}`).test(error.message),
+      );
+      // the issue's closing note: what each source gave
+      console.log(
+        `two apiservers of different minors:\n  ${(await control.deps.cluster.apiserverFacts()).said.join('\n  ')}`,
       );
     });
   },
