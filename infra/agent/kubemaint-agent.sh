@@ -53,6 +53,13 @@
 #   kubemaint.io/shutdown-grace-period                (the kubelet's shutdownGracePeriod: 20s, 0s)
 #   kubemaint.io/shutdown-grace-period-critical-pods  (shutdownGracePeriodCriticalPods)
 #   kubemaint.io/shutdown-grace-period-source         configz, or file
+#   kubemaint.io/shutdown-grace-period-by-pod-priority  (shutdownGracePeriodByPodPriority, when the
+#                       kubelet uses it: priority:period pairs, lowest first, 0:20s,2000000000:10s)
+# With shutdownGracePeriodByPodPriority (which upstream allows only with the other two at 0) the
+# kubelet's inhibitor delay is the sum of the list's periods (its nodeshutdown manager's
+# periodRequested): that sum is reported as the period, and as the critical pods' share the period of
+# the group a system-cluster-critical pod (priority 2000000000) falls in, as the kubelet groups pods
+# (the highest entry at or below the pod's priority, else the lowest entry).
 # configz: GET /configz from the kubelet on this node (its address from the downward API, its port
 # from the Node's status) with the service-account token; the kubelet asks the API server
 # (TokenReview, SubjectAccessReview) whether the token may `get nodes/configz` (kubelet 1.33+,
@@ -113,6 +120,7 @@ KEY_REPORTER='kubemaint.io/reboot-required-reporter'
 KEY_GRACE='kubemaint.io/shutdown-grace-period'
 KEY_GRACE_CRITICAL='kubemaint.io/shutdown-grace-period-critical-pods'
 KEY_GRACE_SOURCE='kubemaint.io/shutdown-grace-period-source'
+KEY_GRACE_PRIORITY='kubemaint.io/shutdown-grace-period-by-pod-priority'
 
 is_uint() { case $1 in '' | *[!0-9]*) return 1 ;; *) return 0 ;; esac; }
 
@@ -262,7 +270,7 @@ read_node() {
     return 1
   fi
   node_since=$(json_value "$KEY_SINCE")
-  grace_known="$(json_value "$KEY_GRACE")|$(json_value "$KEY_GRACE_CRITICAL")|$(json_value "$KEY_GRACE_SOURCE")"
+  grace_known="$(json_value "$KEY_GRACE")|$(json_value "$KEY_GRACE_CRITICAL")|$(json_value "$KEY_GRACE_SOURCE")|$(json_value "$KEY_GRACE_PRIORITY")"
   # kube-apiserver pretty-prints JSON for curl, so the port is on a line of its own: join the lines.
   kubelet_port=$(printf '%s\n' "$body" | tr -d '\n' | sed -n 's|.*"kubeletEndpoint": *{ *"Port": *\([0-9][0-9]*\).*|\1|p' | head -n 1)
   if [ "$(json_value "$KEY_LABEL")" = true ]; then
@@ -309,7 +317,55 @@ json_field() {
   printf '%s\n' "$2" | sed -n "s|.*\"$1\": *\"\{0,1\}\([^\",}]*\).*|\1|p" | head -n 1
 }
 
-# Sets `grace` to "period|critical|source", or to nothing when neither source answers.
+# by_priority TEXT: a shutdownGracePeriodByPodPriority list (configz's JSON, or the file's YAML in
+# block or flow style, each item opened by `{` or `- `) as "total critical list": the sum of the
+# periods, the period of the group a priority-2000000000 pod falls in, and "priority:period" pairs
+# sorted by priority as the kubelet sorts them. A period an item leaves out is 0 (Go's zero value);
+# an item without a plain integer priority is skipped. Nothing for an empty list. awk sorts: the
+# agent image has no sort.
+by_priority() {
+  printf '%s\n' "$1" | sed 's/#.*//; s/^[[:space:]]*-/{/' | tr '\n' ' ' | tr '{' '\n' | awk '
+    function dur(s) {
+      if (s >= 3600) return int(s / 3600) "h" int(s % 3600 / 60) "m" s % 60 "s"
+      if (s >= 60) return int(s / 60) "m" s % 60 "s"
+      return s "s"
+    }
+    match($0, /priority"?[ \t]*:[ \t]*-?[0-9][0-9]*/) {
+      p = substr($0, RSTART, RLENGTH); sub(/.*:[ \t]*/, "", p)
+      s = 0
+      if (match($0, /shutdownGracePeriodSeconds"?[ \t]*:[ \t]*[0-9][0-9]*/)) {
+        s = substr($0, RSTART, RLENGTH); sub(/.*:[ \t]*/, "", s)
+      }
+      # The kubelet takes an int32 priority; no period has more than 9 digits.
+      if (length(p) > 11 || p + 0 > 2147483647 || p + 0 < -2147483648 || length(s) > 9) next
+      n++; pr[n] = p + 0; se[n] = s + 0
+    }
+    END {
+      if (n == 0) exit
+      for (i = 2; i <= n; i++) {
+        p = pr[i]; s = se[i]
+        for (j = i - 1; j >= 1 && pr[j] > p; j--) { pr[j + 1] = pr[j]; se[j + 1] = se[j] }
+        pr[j + 1] = p; se[j + 1] = s
+      }
+      critical = se[1]
+      for (i = 1; i <= n; i++) {
+        total += se[i]
+        if (pr[i] <= 2000000000) critical = se[i]
+        list = list (i > 1 ? "," : "") pr[i] ":" dur(se[i])
+      }
+      print dur(total), dur(critical), list
+    }'
+}
+
+# Sets `grace` from by_priority's answer "total critical list" and the source.
+grace_by_priority() { # answer source
+  # shellcheck disable=SC2086 # the answer splits into its three words (digits and :,hms- only)
+  set -- $1 "$2"
+  grace="$1|$2|$4|$3"
+}
+
+# Sets `grace` to "period|critical|source|priorities" (priorities empty unless the kubelet uses
+# shutdownGracePeriodByPodPriority), or to nothing when neither source answers.
 read_grace() {
   grace=''
   if [ "$KUBELET_URL" != off ]; then
@@ -328,20 +384,40 @@ read_grace() {
     code=${out#"${out%???}"}
     got=${out%???}
     if [ "$code" = 200 ] && printf '%s' "$got" | grep -q '"kubeletconfig"'; then
+      # A non-empty list is what the kubelet uses (it migrates the two durations only without one).
+      list=$(printf '%s' "$got" | tr -d '\n' | sed -n 's|.*"shutdownGracePeriodByPodPriority": *\[\([^]]*\)\].*|\1|p')
+      answer=$(by_priority "$list")
+      if [ -n "$answer" ]; then
+        grace_by_priority "$answer" configz
+        return 0
+      fi
       # The kubelet prints a zero duration as "0s"; a key it leaves out is its default, 0s, too.
       period=$(duration "$(json_field shutdownGracePeriod "$got")")
       critical=$(duration "$(json_field shutdownGracePeriodCriticalPods "$got")")
-      grace="${period:-0s}|${critical:-0s}|configz"
+      grace="${period:-0s}|${critical:-0s}|configz|"
       return 0
     fi
     log warn "cannot read the kubelet's configz; trying the host's kubelet config file" "url=$url/configz" \
       "status=$code" "detail=\"$(printf '%s' "$got" | tr -d '"\n' | cut -c1-200)\""
   fi
-  if [ -r "$KUBELET_CONFIG_FILE" ]; then
+  # The DaemonSet mounts the file with hostPath type FileOrCreate, so a node whose kubelet reads its
+  # config elsewhere has an empty file here: only a KubeletConfiguration counts (the kubelet needs
+  # its kind too).
+  if [ -f "$KUBELET_CONFIG_FILE" ] && [ -r "$KUBELET_CONFIG_FILE" ] &&
+    grep -q '^kind: *["'"'"']\{0,1\}KubeletConfiguration' "$KUBELET_CONFIG_FILE"; then
+    list=$(sed 's/#.*//' "$KUBELET_CONFIG_FILE" | awk '
+      on && /^[^ \t-]/ { exit }
+      on { print; next }
+      /^shutdownGracePeriodByPodPriority[ \t]*:/ { on = 1; sub(/^[^:]*:/, ""); print }')
+    answer=$(by_priority "$list")
+    if [ -n "$answer" ]; then
+      grace_by_priority "$answer" file
+      return 0
+    fi
     # The kubelet's default for a key the file leaves out is 0s.
     period=$(duration "$(sed -n 's|^shutdownGracePeriod: *||p' "$KUBELET_CONFIG_FILE" | head -n 1)")
     critical=$(duration "$(sed -n 's|^shutdownGracePeriodCriticalPods: *||p' "$KUBELET_CONFIG_FILE" | head -n 1)")
-    grace="${period:-0s}|${critical:-0s}|file"
+    grace="${period:-0s}|${critical:-0s}|file|"
     return 0
   fi
   log warn "shutdown grace period unknown: no configz and no kubelet config file" "file=$KUBELET_CONFIG_FILE"
@@ -354,9 +430,15 @@ report_grace() {
   period=${grace%%|*}
   rest=${grace#*|}
   critical=${rest%%|*}
-  source=${rest#*|}
-  if patch_node '{"metadata":{"annotations":{"'$KEY_GRACE'":"'$period'","'$KEY_GRACE_CRITICAL'":"'$critical'","'$KEY_GRACE_SOURCE'":"'$source'"}}}'; then
-    log info "shutdown grace period reported" "node=$NODE_NAME" "period=$period" "critical=$critical" "source=$source"
+  rest=${rest#*|}
+  source=${rest%%|*}
+  priorities=${rest#*|}
+  # null removes the list when the kubelet no longer uses one (a no-op where there was none).
+  priorities_json=null
+  [ -n "$priorities" ] && priorities_json="\"$priorities\""
+  if patch_node '{"metadata":{"annotations":{"'$KEY_GRACE'":"'$period'","'$KEY_GRACE_CRITICAL'":"'$critical'","'$KEY_GRACE_SOURCE'":"'$source'","'$KEY_GRACE_PRIORITY'":'$priorities_json'}}}'; then
+    log info "shutdown grace period reported" "node=$NODE_NAME" "period=$period" "critical=$critical" "source=$source" \
+      "by-pod-priority=\"$priorities\""
     grace_known=$grace
   fi
 }

@@ -4,17 +4,33 @@
  * (the last `shutdownGracePeriodCriticalPods` of it to critical pods) before systemd goes on; at 0
  * (the kubelet's default) the pods a drain leaves (DaemonSet pods, the executor's own) die under
  * systemd's stop timeout. The reporter agent writes the setting as node annotations; this reads
- * them, in the kubelet's own spelling (Go's time.Duration: `20s`, `1m30s`, `0s`). Pure.
+ * them, in the kubelet's own spelling (Go's time.Duration: `20s`, `1m30s`, `0s`). A kubelet with
+ * `shutdownGracePeriodByPodPriority` waits for each priority group in turn, lowest first: the period
+ * is then the groups' sum, and the groups come in an annotation of their own. Pure.
  */
 import {
   ANN_SHUTDOWN_GRACE_PERIOD,
+  ANN_SHUTDOWN_GRACE_PERIOD_BY_POD_PRIORITY,
   ANN_SHUTDOWN_GRACE_PERIOD_CRITICAL,
   ANN_SHUTDOWN_GRACE_PERIOD_SOURCE,
 } from './names.js';
 
+/** One group of `shutdownGracePeriodByPodPriority`: pods from this priority up get `period`. */
+export interface PriorityGroup {
+  priority: number;
+  period: string;
+}
+
 export type GracefulShutdown =
-  | { state: 'on'; period: string; critical: string; source: string }
-  | { state: 'off'; period: string; source: string }
+  | {
+      state: 'on';
+      period: string;
+      critical: string;
+      source: string;
+      /** Set when the kubelet shuts pods down by pod priority; `period` is then the groups' sum. */
+      byPodPriority?: PriorityGroup[];
+    }
+  | { state: 'off'; period: string; source: string; byPodPriority?: PriorityGroup[] }
   /** Nothing readable: no agent, an old agent, or one that could read neither configz nor the file. */
   | { state: 'unknown'; why: string };
 
@@ -37,6 +53,23 @@ export function parseGoDuration(text: string): number | undefined {
   return at > 0 && at === text.length ? ns / 1e6 : undefined;
 }
 
+const GROUP = /^(-?\d{1,10}):(.+)$/;
+
+/**
+ * The by-pod-priority annotation's groups, or undefined when absent or not every pair reads (the
+ * period and critical share still stand; only the breakdown is not shown).
+ */
+export function parsePriorityGroups(text: string | undefined): PriorityGroup[] | undefined {
+  if (!text) return undefined;
+  const groups: PriorityGroup[] = [];
+  for (const pair of text.split(',')) {
+    const m = GROUP.exec(pair);
+    if (!m || parseGoDuration(m[2]!) === undefined) return undefined;
+    groups.push({ priority: Number(m[1]), period: m[2]! });
+  }
+  return groups;
+}
+
 /** What the annotations say; a value that is not a duration is unknown, with why. */
 export function readGracefulShutdown(
   annotations: Readonly<Record<string, string | undefined>>,
@@ -51,16 +84,25 @@ export function readGracefulShutdown(
       state: 'unknown',
       why: `${ANN_SHUTDOWN_GRACE_PERIOD} is ${JSON.stringify(period.slice(0, 40))}, not a duration`,
     };
-  if (ms === 0) return { state: 'off', period, source };
+  const groups = parsePriorityGroups(annotations[ANN_SHUTDOWN_GRACE_PERIOD_BY_POD_PRIORITY]);
+  const byPodPriority = groups ? { byPodPriority: groups } : {};
+  if (ms === 0) return { state: 'off', period, source, ...byPodPriority };
   const critical = annotations[ANN_SHUTDOWN_GRACE_PERIOD_CRITICAL] ?? '0s';
-  return { state: 'on', period, critical, source };
+  return { state: 'on', period, critical, source, ...byPodPriority };
 }
 
 const FIX = 'set shutdownGracePeriod in the kubelet config';
+const FIX_BY_PRIORITY = 'give shutdownGracePeriodByPodPriority periods in the kubelet config';
+
+/** `priority ≥0: 20s, ≥2000000000: 10s`: each group from its lowest priority up. */
+const groupsLine = (groups: readonly PriorityGroup[]): string =>
+  `priority ${groups.map((g) => `≥${g.priority}: ${g.period}`).join(', ')}`;
 
 /** The warning a prompt and `kubemaint status` show before a reboot, or undefined when it is set. */
 export function gracefulShutdownWarning(fact: GracefulShutdown): string | undefined {
   if (fact.state === 'on') return undefined;
+  if (fact.state === 'off' && fact.byPodPriority)
+    return `shutdownGracePeriodByPodPriority totals ${fact.period} (${groupsLine(fact.byPodPriority)}; from ${fact.source}): pods will not be terminated gracefully on reboot: ${FIX_BY_PRIORITY}`;
   const what =
     fact.state === 'off'
       ? `shutdownGracePeriod is ${fact.period} (from ${fact.source})`
@@ -68,9 +110,10 @@ export function gracefulShutdownWarning(fact: GracefulShutdown): string | undefi
   return `${what}: pods will not be terminated gracefully on reboot: ${FIX}`;
 }
 
-/** One line for a prompt: the setting, or the warning. */
+/** One line for a prompt: the setting (by pod priority: the total, then each group), or the warning. */
 export function describeGracefulShutdown(fact: GracefulShutdown): string {
-  return fact.state === 'on'
-    ? `${fact.period} (critical pods ${fact.critical}), from ${fact.source}`
-    : gracefulShutdownWarning(fact)!;
+  if (fact.state !== 'on') return gracefulShutdownWarning(fact)!;
+  return fact.byPodPriority
+    ? `${fact.period} by pod priority (${groupsLine(fact.byPodPriority)}; critical pods ${fact.critical}), from ${fact.source}`
+    : `${fact.period} (critical pods ${fact.critical}), from ${fact.source}`;
 }

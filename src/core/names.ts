@@ -27,6 +27,12 @@ export const REPORTER_AGENT = 'agent';
 export const ANN_SHUTDOWN_GRACE_PERIOD = `${DOMAIN}/shutdown-grace-period`;
 export const ANN_SHUTDOWN_GRACE_PERIOD_CRITICAL = `${DOMAIN}/shutdown-grace-period-critical-pods`;
 export const ANN_SHUTDOWN_GRACE_PERIOD_SOURCE = `${DOMAIN}/shutdown-grace-period-source`;
+/**
+ * Set only for a kubelet with `shutdownGracePeriodByPodPriority`: its groups, lowest priority first,
+ * as `priority:period` pairs (`0:20s,2000000000:10s`). The period above is then their sum (the
+ * kubelet's inhibitor delay) and the critical share the group of priority 2000000000's.
+ */
+export const ANN_SHUTDOWN_GRACE_PERIOD_BY_POD_PRIORITY = `${DOMAIN}/shutdown-grace-period-by-pod-priority`;
 export const ANN_REQUEST = `${DOMAIN}/request`;
 export const ANN_LAST_MAINTENANCE = `${DOMAIN}/last-maintenance`;
 /** On executor Jobs and their pods: the node's full name, which the `node` label may only hash. */

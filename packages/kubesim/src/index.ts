@@ -101,6 +101,7 @@ export {
   NO_GRACEFUL_SHUTDOWN,
   startKubeletConfigz,
   type GracefulShutdownConfig,
+  type ShutdownGracePeriodByPodPriority,
   type KubeletConfigzServer,
 } from './kubelet-configz.js';
 export { silentLogger, type Logger } from './log.js';

@@ -17,6 +17,18 @@ export interface GracefulShutdownConfig {
   /** Go's spelling: `20s`, `1m30s`, `0s` (the kubelet's default). */
   shutdownGracePeriod: string;
   shutdownGracePeriodCriticalPods: string;
+  /**
+   * The kubelet's per-priority periods (GracefulNodeShutdownBasedOnPodPriority): with a non-empty
+   * list the two durations above must be 0, and the kubelet's delay is the sum of the periods.
+   * Left out of `/configz` when empty, as the kubelet's `omitempty` leaves it.
+   */
+  shutdownGracePeriodByPodPriority?: readonly ShutdownGracePeriodByPodPriority[];
+}
+
+export interface ShutdownGracePeriodByPodPriority {
+  /** An int32, as PriorityClass values are. */
+  priority: number;
+  shutdownGracePeriodSeconds: number;
 }
 
 export const NO_GRACEFUL_SHUTDOWN: GracefulShutdownConfig = {
@@ -36,14 +48,44 @@ export interface KubeletConfigzServer {
 
 const GO_DURATION = /^(?:0|(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|ms|s|m|h))+)$/;
 
-/** A clear error for a value that is not a duration the kubelet's config would take. */
+const INT32 = { min: -2147483648, max: 2147483647 };
+const isZero = (duration: string) => /^0+(?:\.0*)?(?:ns|us|µs|ms|s|m|h)?$/.test(duration);
+
+/**
+ * A clear error for a config the kubelet's validation would refuse: a value that is not a duration,
+ * a priority that is not an int32, a period that is not whole seconds, or both ways of saying it.
+ */
 export function checkGracefulShutdown(config: GracefulShutdownConfig): GracefulShutdownConfig {
-  for (const [key, value] of Object.entries(config) as [string, string][])
+  const { shutdownGracePeriodByPodPriority: byPriority = [], ...durations } = config;
+  for (const [key, value] of Object.entries(durations))
     if (!GO_DURATION.test(value))
       throw new RangeError(
         `${key} must be a duration as the kubelet config takes it (20s, 1m30s, 0s), got ${JSON.stringify(value)}`,
       );
+  byPriority.forEach(({ priority, shutdownGracePeriodSeconds: seconds }, i) => {
+    const at = `shutdownGracePeriodByPodPriority[${i}]`;
+    if (!Number.isInteger(priority) || priority < INT32.min || priority > INT32.max)
+      throw new RangeError(`${at}.priority must be an int32, got ${JSON.stringify(priority)}`);
+    if (!Number.isInteger(seconds) || seconds < 0)
+      throw new RangeError(
+        `${at}.shutdownGracePeriodSeconds must be whole seconds (0 or more), got ${JSON.stringify(seconds)}`,
+      );
+  });
+  // Upstream's ValidateKubeletConfiguration, word for word.
+  if (
+    byPriority.length > 0 &&
+    !(isZero(durations.shutdownGracePeriod) && isZero(durations.shutdownGracePeriodCriticalPods))
+  )
+    throw new RangeError(
+      'invalid configuration: Cannot specify both shutdownGracePeriodByPodPriority and shutdownGracePeriod at the same time (set both durations to 0s)',
+    );
   return config;
+}
+
+/** The KubeletConfiguration fields `/configz` shows, the empty list left out. */
+function configzFields(config: GracefulShutdownConfig): Record<string, unknown> {
+  const { shutdownGracePeriodByPodPriority: byPriority, ...rest } = config;
+  return byPriority?.length ? { ...rest, shutdownGracePeriodByPodPriority: byPriority } : rest;
 }
 
 interface Review {
@@ -168,7 +210,7 @@ export async function startKubeletConfigz(options: {
         );
       send(
         200,
-        JSON.stringify({ kubeletconfig: { ...config, enableServer: true } }),
+        JSON.stringify({ kubeletconfig: { ...configzFields(config), enableServer: true } }),
         'application/json',
       );
     })().catch((error: unknown) =>

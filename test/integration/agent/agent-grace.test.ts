@@ -18,6 +18,18 @@ const POD = 'agent-grace-on-node-3';
 const GRACE = 'kubemaint.io/shutdown-grace-period';
 const CRITICAL = 'kubemaint.io/shutdown-grace-period-critical-pods';
 const SOURCE = 'kubemaint.io/shutdown-grace-period-source';
+const BY_PRIORITY = 'kubemaint.io/shutdown-grace-period-by-pod-priority';
+/** Upstream's own example (kubelet config docs): the list, with the two durations at 0 as it must. */
+const BY_PRIORITY_CONFIG = {
+  shutdownGracePeriod: '0s',
+  shutdownGracePeriodCriticalPods: '0s',
+  shutdownGracePeriodByPodPriority: [
+    { priority: 2000000000, shutdownGracePeriodSeconds: 10 },
+    { priority: 100000, shutdownGracePeriodSeconds: 180 },
+    { priority: 10000, shutdownGracePeriodSeconds: 120 },
+    { priority: 0, shutdownGracePeriodSeconds: 60 },
+  ],
+};
 const CLUSTER_ROLES = 'clusterroles.rbac.authorization.k8s.io';
 const REPORTED = /shutdown grace period reported/g;
 
@@ -56,6 +68,43 @@ describe('the sim kubelet /configz checks the caller as a kubelet does', () => {
 
   it('refuses a token the apiserver does not know (401)', async () => {
     assert.equal((await get(configz.url, 'not-a-token', configz.caPem)).status, 401);
+  });
+
+  it('serves shutdownGracePeriodByPodPriority as the kubelet does, and refuses it beside a period', async () => {
+    configz.setConfig(BY_PRIORITY_CONFIG);
+    const token = cluster.sim.credentials.serviceAccountToken('kubemaint', 'kubemaint-agent', POD);
+    const got = await get(configz.url, token, configz.caPem);
+    const config = (JSON.parse(got.body) as { kubeletconfig: Record<string, unknown> })
+      .kubeletconfig;
+    assert.deepEqual(
+      config['shutdownGracePeriodByPodPriority'],
+      BY_PRIORITY_CONFIG.shutdownGracePeriodByPodPriority,
+    );
+    assert.throws(
+      () => configz.setConfig({ ...BY_PRIORITY_CONFIG, shutdownGracePeriod: '30s' }),
+      /Cannot specify both shutdownGracePeriodByPodPriority and shutdownGracePeriod at the same time \(set both durations to 0s\)/,
+    );
+    assert.throws(
+      () =>
+        configz.setConfig({
+          ...BY_PRIORITY_CONFIG,
+          shutdownGracePeriodByPodPriority: [{ priority: 1.5, shutdownGracePeriodSeconds: 1 }],
+        }),
+      /shutdownGracePeriodByPodPriority\[0\]\.priority must be an int32, got 1\.5/,
+    );
+    assert.throws(
+      () =>
+        configz.setConfig({
+          ...BY_PRIORITY_CONFIG,
+          shutdownGracePeriodByPodPriority: [{ priority: 0, shutdownGracePeriodSeconds: -1 }],
+        }),
+      /shutdownGracePeriodByPodPriority\[0\]\.shutdownGracePeriodSeconds must be whole seconds \(0 or more\), got -1/,
+    );
+    // An empty list is left out of /configz, as the kubelet's omitempty leaves it.
+    configz.setConfig({ ...BY_PRIORITY_CONFIG, shutdownGracePeriodByPodPriority: [] });
+    const empty = await get(configz.url, token, configz.caPem);
+    assert.doesNotMatch(empty.body, /ByPodPriority/);
+    configz.setConfig({ shutdownGracePeriod: '20s', shutdownGracePeriodCriticalPods: '5s' });
   });
 
   it('refuses a config that is not a duration, saying which key', () => {
@@ -194,6 +243,84 @@ for (const shell of availableShells()) {
       assert.equal(run.code, 0, run.output);
       assert.equal(cluster.node(NODE).annotations[SOURCE], 'file');
       assert.doesNotMatch(run.output, REPORTED, 'unchanged: not written again');
+    });
+
+    it('reports shutdownGracePeriodByPodPriority as the kubelet applies it: the sum, the critical group, each group', async () => {
+      const box = fresh('0s', '0s');
+      configz.setConfig(BY_PRIORITY_CONFIG);
+      const env = box.env({ AGENT_ITERATIONS: '1', KUBELET_URL: configz.url });
+      const run = await runAgent(shell, env);
+      assert.equal(run.code, 0, run.output);
+      // 60 + 120 + 180 + 10 = 370 s, the kubelet's inhibitor delay; critical pods (2000000000)
+      // are the last group's; the groups lowest priority first, as the kubelet sorts them.
+      assert.deepEqual(cluster.node(NODE).annotations, {
+        [GRACE]: '6m10s',
+        [CRITICAL]: '10s',
+        [SOURCE]: 'configz',
+        [BY_PRIORITY]: '0:1m0s,10000:2m0s,100000:3m0s,2000000000:10s',
+      });
+      assert.match(run.output, /by-pod-priority="0:1m0s,10000:2m0s,100000:3m0s,2000000000:10s"/);
+      // The kubelet restarted without the list: the list annotation goes.
+      configz.setConfig({ shutdownGracePeriod: '20s', shutdownGracePeriodCriticalPods: '5s' });
+      const again = await runAgent(shell, env);
+      assert.equal(again.code, 0, again.output);
+      assert.deepEqual(cluster.node(NODE).annotations, {
+        [GRACE]: '20s',
+        [CRITICAL]: '5s',
+        [SOURCE]: 'configz',
+      });
+    });
+
+    it("reads shutdownGracePeriodByPodPriority from the host's file too (block and flow YAML)", async () => {
+      const box = fresh('20s', '5s');
+      const file = join(box.hostRoot, 'var/lib/kubelet/config.yaml');
+      mkdirSync(join(box.hostRoot, 'var/lib/kubelet'), { recursive: true });
+      const env = box.env({ AGENT_ITERATIONS: '1', KUBELET_URL: 'https://127.0.0.1:1' });
+      writeFileSync(
+        file,
+        [
+          'apiVersion: kubelet.config.k8s.io/v1beta1',
+          'kind: KubeletConfiguration',
+          'shutdownGracePeriodByPodPriority:',
+          '- priority: 2000000000 # system-cluster-critical',
+          '  shutdownGracePeriodSeconds: 15',
+          '-   shutdownGracePeriodSeconds: 45',
+          '    priority: -10',
+          'shutdownGracePeriod: 0s',
+          '',
+        ].join('\n'),
+      );
+      const run = await runAgent(shell, env);
+      assert.equal(run.code, 0, run.output);
+      assert.deepEqual(cluster.node(NODE).annotations, {
+        [GRACE]: '1m0s',
+        [CRITICAL]: '15s',
+        [SOURCE]: 'file',
+        [BY_PRIORITY]: '-10:45s,2000000000:15s',
+      });
+      // Flow style; a critical pod above every group falls in the highest (2000001000 > 1000).
+      writeFileSync(
+        file,
+        'kind: KubeletConfiguration\nshutdownGracePeriodByPodPriority: [{priority: 1000, shutdownGracePeriodSeconds: 30}, {priority: 0, shutdownGracePeriodSeconds: 5}]\n',
+      );
+      const flow = await runAgent(shell, env);
+      assert.equal(flow.code, 0, flow.output);
+      assert.equal(cluster.node(NODE).annotations[GRACE], '35s');
+      assert.equal(cluster.node(NODE).annotations[CRITICAL], '30s');
+      assert.equal(cluster.node(NODE).annotations[BY_PRIORITY], '0:5s,1000:30s');
+    });
+
+    it('takes an empty file (hostPath FileOrCreate on a node whose kubelet reads another) for no file', async () => {
+      const box = fresh('20s', '5s');
+      mkdirSync(join(box.hostRoot, 'var/lib/kubelet'), { recursive: true });
+      writeFileSync(join(box.hostRoot, 'var/lib/kubelet/config.yaml'), '');
+      const run = await runAgent(
+        shell,
+        box.env({ AGENT_ITERATIONS: '1', KUBELET_URL: 'https://127.0.0.1:1' }),
+      );
+      assert.equal(run.code, 0, run.output);
+      assert.deepEqual(cluster.node(NODE).annotations, {});
+      assert.match(run.output, /shutdown grace period unknown/);
     });
 
     it("verifies the kubelet's certificate when given its CA", async () => {

@@ -53,6 +53,28 @@ describe('the per-node prompt', () => {
     assert.doesNotMatch(prompt, /:warning: \*Graceful shutdown/);
   });
 
+  it('says the kubelet shuts pods down by pod priority, with the total and each group', () => {
+    const byPriority: GracefulShutdown = {
+      ...ON,
+      period: '30s',
+      critical: '10s',
+      byPodPriority: [
+        { priority: 0, period: '20s' },
+        { priority: 2000000000, period: '10s' },
+      ],
+    };
+    const prompt = text(
+      requestPrompt(byState.proposed, { ...ctx, preview: withGrace(byPriority) }).blocks,
+    );
+    assert.ok(
+      prompt.includes(
+        '*Graceful shutdown:* 30s by pod priority (priority ≥0: 20s, ≥2000000000: 10s; critical pods 10s), from configz',
+      ),
+      prompt,
+    );
+    assert.doesNotMatch(prompt, /:warning: \*Graceful shutdown/);
+  });
+
   it('says nothing of it for a kubelet upgrade, or once the request has started', () => {
     const upgrade: MaintenanceRequest = {
       ...byState.proposed,
