@@ -92,6 +92,18 @@ describe('the Helm chart', () => {
       'RoleBinding kubemaint/kubemaint-people (rbac.authorization.k8s.io/v1): rendered by the chart, not by infra/k8s',
       'ClusterRoleBinding kubemaint-people (rbac.authorization.k8s.io/v1): rendered by the chart, not by infra/k8s',
     ]);
+    // The kubelet's config file (ADR 0049): another path is the hostPath's alone (the agent reads
+    // its default mount path); '' leaves the volume and its mount out.
+    assert.deepEqual(
+      added(['--set', 'agent.kubeletConfigFile=/etc/kubernetes/kubelet/config.yaml']),
+      [
+        'DaemonSet kubemaint/kubemaint-agent (apps/v1): spec.template.spec.volumes[2].hostPath.path: chart "/etc/kubernetes/kubelet/config.yaml" ≠ kustomize "/var/lib/kubelet/config.yaml"',
+      ],
+    );
+    assert.deepEqual(added(['--set', 'agent.kubeletConfigFile=']), [
+      'DaemonSet kubemaint/kubemaint-agent (apps/v1): spec.template.spec.containers[0].volumeMounts[2]: chart (absent) ≠ kustomize {"mountPath":"/host/var/lib/kubelet/config.yaml","name":"kubelet-config","readOnly":true}',
+      'DaemonSet kubemaint/kubemaint-agent (apps/v1): spec.template.spec.volumes[2]: chart (absent) ≠ kustomize {"hostPath":{"path":"/var/lib/kubelet/config.yaml","type":"FileOrCreate"},"name":"kubelet-config"}',
+    ]);
     assert.deepEqual(added(['--set', 'agent.tolerations=null']), [
       'DaemonSet kubemaint/kubemaint-agent (apps/v1): spec.template.spec.tolerations: chart (absent) ≠ kustomize [{"operator":"Exists"}]',
     ]);
@@ -348,6 +360,17 @@ describe('the Helm chart', () => {
       refusal(['--set', 'agent.periodSeconds=1']),
       /at '\/agent\/periodSeconds': minimum/,
     );
+    // A folder or a relative path would mount more than the one file, or nothing the agent reads.
+    for (const path of [
+      '/var/lib/kubelet/',
+      'var/lib/kubelet/config.yaml',
+      '/var/lib/../../etc/shadow',
+    ])
+      assert.match(
+        refusal(['--set', `agent.kubeletConfigFile=${path}`]),
+        /at '\/agent\/kubeletConfigFile'/,
+        path,
+      );
     assert.match(
       refusal(['--namespace', 'kubemaint']),
       /the chart creates the kubemaint namespace itself .* install with --namespace default/,

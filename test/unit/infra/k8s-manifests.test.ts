@@ -44,6 +44,7 @@ import { approvedRequest } from '../../fakes/requests.js';
 import { judge, type AdmissionCase, type PolicySpec } from '../../support/admission-policy.js';
 
 const DIR = resolve(import.meta.dirname, '../../../infra/k8s');
+const SCRIPT = resolve(import.meta.dirname, '../../../infra/agent/kubemaint-agent.sh');
 const NS = 'kubemaint';
 
 interface Doc {
@@ -301,16 +302,33 @@ describe('the agent DaemonSet', () => {
       capabilities: { drop: ['ALL'] },
     });
   });
-  it("mounts only the host's /var/run, read-only, at HOST_ROOT/var/run, and its settings", () => {
+  it("mounts only the host's /var/run and the kubelet's config file, read-only, under HOST_ROOT, and its settings", () => {
     assert.deepEqual(pod.volumes, [
       { name: 'host-var-run', hostPath: { path: '/var/run', type: 'Directory' } },
       { name: 'settings', configMap: { name: 'kubemaint-agent', optional: true } },
+      // The one file, never /var/lib/kubelet (other pods' volumes and secrets); FileOrCreate so a
+      // node whose kubelet reads its config elsewhere still runs the agent (ADR 0049).
+      {
+        name: 'kubelet-config',
+        hostPath: { path: '/var/lib/kubelet/config.yaml', type: 'FileOrCreate' },
+      },
     ]);
     const hostRoot = container!.env?.find((e) => e.name === 'HOST_ROOT')?.value;
     assert.deepEqual(container!.volumeMounts, [
       { name: 'host-var-run', mountPath: `${hostRoot}/var/run`, readOnly: true },
       { name: 'settings', mountPath: '/etc/kubemaint-agent', readOnly: true },
+      // Where the agent reads it by default: $HOST_ROOT/var/lib/kubelet/config.yaml.
+      {
+        name: 'kubelet-config',
+        mountPath: `${hostRoot}/var/lib/kubelet/config.yaml`,
+        readOnly: true,
+      },
     ]);
+    assert.ok(!container!.env?.some((e) => e.name === 'KUBELET_CONFIG_FILE'));
+    assert.match(
+      readFileSync(SCRIPT, 'utf8'),
+      /KUBELET_CONFIG_FILE=\$\{KUBELET_CONFIG_FILE:-\$HOST_ROOT\/var\/lib\/kubelet\/config\.yaml\}/,
+    );
   });
   it("leaves kubemaint.yaml's agent settings to kubemaint.yaml: no env sets them", () => {
     const names = (container!.env ?? []).map((e) => e.name);
