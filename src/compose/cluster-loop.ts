@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createFleetRefresher, type FleetRefresher } from '../app/control/fleet-refresh.js';
 import { readFleetView, type FleetView } from '../app/control/fleet-view.js';
 import { createTickLoop, type TickLoop } from '../app/control/loop.js';
-import { runTick, type TickReport } from '../app/control/tick.js';
+import { runTick, scannedBound, type ScannedBound, type TickReport } from '../app/control/tick.js';
 import { tickReadiness, type TickReadiness } from '../adapters/http/readiness.js';
 import { apiRefusal } from '../adapters/kube/refusal.js';
 import { watchForChanges, PAUSE_STREAM } from '../adapters/kube/watch-trigger.js';
@@ -34,6 +34,8 @@ export interface ClusterLoop {
   kick(options?: { skewScan?: boolean }): void;
   /** Why the cluster cannot be worked now (its last tick or read failed); undefined when fine. */
   unreachable(): string | undefined;
+  /** The apiserver bound of this process's last skew scan (the status page's line); none before one. */
+  bound(): ScannedBound | undefined;
   stop(): Promise<void>;
 }
 
@@ -69,6 +71,7 @@ export function startClusterLoop(
   // A refused TLS handshake or a 401 makes /readyz fail at once (readiness.ts).
   const readiness = tickReadiness({ clock: { now: () => new Date() }, refusal: apiRefusal });
   let failing: string | undefined;
+  let bound: ScannedBound | undefined;
   const state = (why: string | undefined) => {
     if (several && why !== undefined && failing === undefined)
       log.warn({ why }, 'cluster unreachable; the other clusters go on');
@@ -106,6 +109,7 @@ export function startClusterLoop(
       if (STOOD_BY.has(report)) return;
       readiness.record({ ok: true });
       state(undefined);
+      bound = scannedBound(report) ?? bound;
       fleet.refresh();
       log.debug({ ms, ...report }, 'tick');
       // Rare and worth seeing: objects rewritten at the new storage version (ADR 0051).
@@ -172,6 +176,7 @@ export function startClusterLoop(
     acting,
     kick,
     unreachable: () => failing,
+    bound: () => bound,
     async stop() {
       watch.stop();
       await loop.stop();

@@ -91,11 +91,13 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
         loops.map((l) => {
           const view = views.get(l.name);
           const unreachable = several ? l.unreachable() : undefined;
+          const bound = l.bound();
           return {
             cluster: l.name,
             settings: l.runtime.deps.settings,
             clock: l.runtime.deps.clock,
             ...(view ? { view } : {}),
+            ...(bound ? { bound } : {}),
             ...(unreachable !== undefined ? { unreachable } : {}),
           };
         }),

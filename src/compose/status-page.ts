@@ -6,6 +6,7 @@
  */
 import type { FleetView } from '../app/control/fleet-view.js';
 import type { ControlSettings } from '../app/control/settings.js';
+import type { ScannedBound } from '../app/control/tick.js';
 import { statusPage, type StatusPage } from '../adapters/http/status-page.js';
 import { clusterConfigs } from '../config/cluster-configs.js';
 import type { Config } from '../config/schema.js';
@@ -27,6 +28,8 @@ export interface ServedCluster {
   clock: { now(): Date };
   view?: FleetView;
   unreachable?: string;
+  /** The apiserver bound of serve's last skew scan of it (ADR 0050): one line on its part of the page. */
+  bound?: ScannedBound;
 }
 
 /**
@@ -41,19 +44,29 @@ export function composeServePage(
   const one = () => current()[0];
   return composeStatusPage({
     current: () => {
-      const { view, settings } = one() ?? {};
-      return view && settings ? { view, settings } : undefined;
+      const { view, settings, bound } = one() ?? {};
+      return view && settings ? { view, settings, ...(bound ? { bound } : {}) } : undefined;
     },
     now: () => one()?.clock.now() ?? new Date(),
   });
 }
 
-type Drawn = { view: FleetView; settings: Pick<ControlSettings, 'schedule' | 'timeZone'> };
+type Drawn = {
+  view: FleetView;
+  settings: Pick<ControlSettings, 'schedule' | 'timeZone'>;
+  bound?: ScannedBound;
+};
 
-/** One cluster's view drawn with its own windows and zone. */
-const drawn = ({ view, settings }: Drawn, range: TimelineRange, now: Date): string =>
+/** One cluster's view drawn with its own windows and zone (and its skew scan's bound, once scanned). */
+const drawn = ({ view, settings, bound }: Drawn, range: TimelineRange, now: Date): string =>
   statusFragment(
-    timelineModel(view, { schedule: settings.schedule, zone: settings.timeZone, range, now }),
+    timelineModel(view, {
+      schedule: settings.schedule,
+      zone: settings.timeZone,
+      range,
+      now,
+      ...(bound ? { bound } : {}),
+    }),
   );
 
 export function composeStatusPage(options: {
@@ -84,9 +97,10 @@ export function composeClustersStatusPage(options: {
         return { cluster: one.cluster, unreachable: one.unreachable };
       if (!one.view || !one.settings)
         return { cluster: one.cluster, fragment: '<p class="note">Reading the cluster…</p>' };
+      const { view, settings, bound } = one;
       return {
         cluster: one.cluster,
-        fragment: drawn({ view: one.view, settings: one.settings }, range, options.now()),
+        fragment: drawn({ view, settings, ...(bound ? { bound } : {}) }, range, options.now()),
       };
     });
     return clustersFragment(parts);

@@ -40,7 +40,7 @@ body { margin: 1.5rem; background: #fff; }
 h1 { font-size: 1.4rem; margin: 0 0 .3rem; }
 h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
 .summary p { margin: .2rem 0; }
-.as-of, .note, .by, .at { color: var(--muted); }
+.as-of, .note, .by, .at, .scanned { color: var(--muted); }
 .paused { background: #fff3cd; border: 1px solid #e0c36c; padding: .3rem .6rem; display: inline-block; }
 .window.open::before { content: "● "; color: var(--verifying); }
 .window.closed::before { content: "● "; color: var(--rebooting); }

@@ -33,8 +33,15 @@ function summary(model: TimelineModel): string {
       localTime(Date.parse(view.at), model.zone),
     )}</time> ${html(model.zone)}</p>${pause}` +
     `<p class="window ${view.window.open ? 'open' : 'closed'}">Window: ${html(view.window.line)}</p>` +
-    `<p class="slots">Slots: ${held.length} of ${view.slots.length} held${holders}</p></header>`
+    `<p class="slots">Slots: ${held.length} of ${view.slots.length} held${holders}</p>${bound(model)}</header>`
   );
+}
+
+/** The skew scan's bound, one line: which apiserver version bounds the kubelets, and from where. */
+function bound(model: TimelineModel): string {
+  if (!model.bound) return '';
+  const at = localTime(Date.parse(model.bound.at), model.zone);
+  return `<p class="bound">Skew: ${html(model.bound.line)} <span class="scanned">(scanned ${html(at)})</span></p>`;
 }
 
 function ranges(model: TimelineModel): string {

@@ -5,6 +5,7 @@
  */
 import type { FleetView } from '../../src/app/control/fleet-view.js';
 import { byNodeName } from '../../src/app/control/fleet-view.js';
+import type { ScannedBound } from '../../src/app/control/tick.js';
 import type { MaintenanceRequest } from '../../src/core/request.js';
 import {
   axisTicks,
@@ -33,6 +34,8 @@ export interface TimelineRow {
 
 export interface TimelineModel {
   view: FleetView;
+  /** The apiserver bound of the last skew scan and when it ran (ADR 0050); none before one. */
+  bound?: ScannedBound;
   range: TimelineRange;
   zone: string;
   now: number;
@@ -46,7 +49,13 @@ export interface TimelineModel {
 
 export function timelineModel(
   view: FleetView,
-  options: { schedule: Schedule; zone: string; range: TimelineRange; now: Date },
+  options: {
+    schedule: Schedule;
+    zone: string;
+    range: TimelineRange;
+    now: Date;
+    bound?: ScannedBound;
+  },
 ): TimelineModel {
   const now = options.now.getTime();
   const requests = (view.history ?? view.requests).map((request) => ({
@@ -68,6 +77,7 @@ export function timelineModel(
   const names = [...new Set([...known.keys(), ...byNode.keys()])].sort(byNodeName);
   return {
     view,
+    ...(options.bound ? { bound: options.bound } : {}),
     range: options.range,
     zone: options.zone,
     now,

@@ -213,7 +213,20 @@ export interface Findings {
   apiservers?: BoundReading;
 }
 
-/** A skew scan's report lines: the bound, what may make it wrong, each kubelet above it. */
+/** The apiserver bound a skew scan measured kubelets against (its one line) and when it ran. */
+export interface ScannedBound {
+  line: string;
+  /** ISO time of the scan. */
+  at: string;
+}
+
+/** The bound of a tick that ran a skew scan (skewLines' first line), or undefined for any other. */
+export function scannedBound(report: Pick<TickReport, 'skew' | 'at'>): ScannedBound | undefined {
+  const line = report.skew?.[0];
+  return line === undefined ? undefined : { line, at: report.at };
+}
+
+/** A skew scan's report lines: the bound first, what may make it wrong, each kubelet above it. */
 export function skewLines(findings: Pick<Findings, 'apiservers' | 'violations'>): string[] {
   if (!findings.apiservers) return [];
   return [
