@@ -121,7 +121,8 @@ install -m 0644 ${SEED_MOUNT}/ca.crt /etc/kubernetes/pki/ca.crt
 install -m 0644 ${SEED_MOUNT}/kubelet-client.crt /etc/kubernetes/pki/kubelet-client.crt
 install -m 0600 ${SEED_MOUNT}/kubelet-client.key /etc/kubernetes/pki/kubelet-client.key
 # A kubeadm node's own kubelet flags, as \`kubeadm join\` writes them once (\`kubeadm upgrade node\` edits them).
-if [ -e ${KUBEADM_KUBELET_CONFIG} ] && [ ! -e ${KUBEADM_FLAGS_FILE} ]; then
+# Not empty: kubemaint's agent mounts that path (FileOrCreate), which leaves an empty file on other nodes.
+if [ -s ${KUBEADM_KUBELET_CONFIG} ] && [ ! -e ${KUBEADM_FLAGS_FILE} ]; then
   printf 'KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=${CRI_SOCKET} --hostname-override=%s --node-ip=${NODE_IP} --port=%s"\n' "$NODE_NAME" "$KUBELET_PORT" >${KUBEADM_FLAGS_FILE}
 fi
 `;
