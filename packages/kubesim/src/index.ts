@@ -172,7 +172,8 @@ export interface Sim {
     /**
      * Serves `node`'s kubelet `/configz` (kubelet-configz.ts) on a port of its own, checked with the
      * sim's TokenReview and SubjectAccessReview as a kubelet checks it; once per node, later calls
-     * set its config. @default config the kubelet's default, 0s
+     * set its config. The kubelet runs with it: its reboots follow its graceful shutdown settings.
+     * @default config SCENARIO_KUBELET_SHUTDOWN (what a scenario's node annotations say)
      */
     serveConfigz(node: string, config?: GracefulShutdownConfig): Promise<KubeletConfigzServer>;
   };
@@ -346,20 +347,26 @@ export async function createSim(options: SimOptions = {}): Promise<Sim> {
   };
   const configz = new Map<string, Promise<KubeletConfigzServer>>();
   const reviews = bearerReviews(api.url, api.caPem, api.token);
+  // `/configz` serves what the kubelet runs with: the same config decides what its reboot does.
   const serveConfigz = async (node: string, config?: GracefulShutdownConfig) => {
-    kubeletOf(node);
+    const kubelet = kubeletOf(node);
     const running = configz.get(node);
     if (running) {
       const server = await running;
       if (config) server.setConfig(config);
       return server;
     }
-    const started = startKubeletConfigz({
-      node,
-      // A scenario's kubelets are configured as its nodes' annotations say (scenarios/marks.ts).
-      config: config ?? { ...SCENARIO_KUBELET_SHUTDOWN },
-      reviews,
-    });
+    // A scenario's kubelets are configured as its nodes' annotations say (scenarios/marks.ts).
+    const served = config ?? { ...SCENARIO_KUBELET_SHUTDOWN };
+    kubelet.setShutdown(served);
+    // Its setConfig (a kubelet restarted with a new config) changes both.
+    const started = startKubeletConfigz({ node, config: served, reviews }).then((server) => ({
+      ...server,
+      setConfig(next: GracefulShutdownConfig) {
+        server.setConfig(next);
+        kubelet.setShutdown(next);
+      },
+    }));
     configz.set(node, started);
     // The Node says where its kubelet listens (status.daemonEndpoints), as a real kubelet's does.
     const port = Number(new URL((await started).url).port);

@@ -88,6 +88,38 @@ function configzFields(config: GracefulShutdownConfig): Record<string, unknown> 
   return byPriority?.length ? { ...rest, shutdownGracePeriodByPodPriority: byPriority } : rest;
 }
 
+const UNIT_SECONDS: Record<string, number> = {
+  ns: 1e-9,
+  us: 1e-6,
+  µs: 1e-6,
+  ms: 1e-3,
+  s: 1,
+  m: 60,
+  h: 3600,
+};
+
+/** A Go duration in seconds (`1m30s` → 90); check it first (`checkGracefulShutdown`). */
+export function durationSeconds(value: string): number {
+  let total = 0;
+  for (const [, amount, unit] of value.matchAll(/(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/g))
+    total += Number(amount) * (UNIT_SECONDS[unit ?? 's'] ?? 1);
+  return total;
+}
+
+/**
+ * Whether the kubelet runs its graceful node shutdown manager. Upstream
+ * pkg/kubelet/nodeshutdown/nodeshutdown_manager_linux.go `NewManager` falls back to `managerStub`
+ * ("node shutdown will be immediate") when `migrateConfig` (nodeshutdown_manager.go) gives no
+ * groups: no `shutdownGracePeriodByPodPriority` list and `shutdownGracePeriod` 0, or
+ * `shutdownGracePeriodCriticalPods` above it.
+ */
+export function gracefulShutdownOn(config: GracefulShutdownConfig): boolean {
+  const checked = checkGracefulShutdown(config);
+  if (checked.shutdownGracePeriodByPodPriority?.length) return true;
+  const period = durationSeconds(checked.shutdownGracePeriod);
+  return period > 0 && durationSeconds(checked.shutdownGracePeriodCriticalPods) <= period;
+}
+
 interface Review {
   status?: { authenticated?: boolean; allowed?: boolean; user?: ReviewUser };
 }

@@ -1,8 +1,8 @@
 /**
  * Pod status as a kubelet writes it, pure and in place: container started (Running, IPs, startTime),
  * ready, restarted (restartCount+1, the old run in lastState), terminated (exit code → Succeeded or
- * Failed), the graceful-node-shutdown failure of a pod that may not restart, a pod preempted for a
- * critical one, and a pod that admission turned away.
+ * Failed), a pod killed by graceful node shutdown, a pod preempted for a critical one, and a pod
+ * that admission turned away.
  */
 import type { KObject } from './types.js';
 import {

@@ -2,15 +2,17 @@
  * The simulated kubelets, one per Node: heartbeats (the kube-node-lease Lease and the Ready condition's
  * lastHeartbeatTime), `status.nodeInfo`, and the node's pods (kubelet-pods.ts). A REBOOT posts
  * Ready=False ("node is shutting down"), kills every container and stops heartbeating for
- * `rebootDowntimeMs`; the node comes back with a new bootID and restarts its pods (restartCount+1,
- * pods that may not restart end Failed). A kubelet UPGRADE stops the kubelet for `upgradeDowntimeMs`
- * and comes back with the new kubeletVersion, restarting every container. Everything it reads or
- * writes goes through a `KubeletApi`, so the same kubelet runs on the embedded store or, attached, as
- * `system:node:<name>` on a real apiserver.
+ * `rebootDowntimeMs`; the node comes back with a new bootID. With graceful node shutdown configured
+ * (`setShutdown`) every pod the shutdown killed is Failed and its owner replaces it; without, the
+ * new boot restarts the pods in place (restartCount+1, `restartPolicy: Never` pods end Failed).
+ * A kubelet UPGRADE stops the kubelet for `upgradeDowntimeMs` and comes back with the new
+ * kubeletVersion, restarting every container. Everything it reads or writes goes through a
+ * `KubeletApi`, so the same kubelet runs on the embedded store or, attached, as `system:node:<name>`
+ * on a real apiserver.
  */
 import type { KObject } from './types.js';
 import type { Stop } from './controllers/context.js';
-import { isPodTerminal, podSpec, setCondition, type PodStatus } from './controllers/shapes.js';
+import { isPodTerminal, setCondition, type PodStatus } from './controllers/shapes.js';
 import type { JobsRunner } from './jobs-runner.js';
 import type { KubeletApi, KubeletContext } from './kubelet-api.js';
 import {
@@ -22,6 +24,12 @@ import {
 import { microTime, rebootedEvent } from './kubelet-objects.js';
 import { legacyEvent } from './events.js';
 import { markShutdown } from './kubelet-pod-status.js';
+import {
+  checkGracefulShutdown,
+  gracefulShutdownOn,
+  NO_GRACEFUL_SHUTDOWN,
+  type GracefulShutdownConfig,
+} from './kubelet-configz.js';
 import { createNodePods, type NodePods } from './kubelet-pods.js';
 
 export interface Kubelet {
@@ -30,6 +38,9 @@ export interface Kubelet {
   isUp(): boolean;
   /** The machine goes down now and boots again after `rebootDowntimeMs`. */
   reboot(): void;
+  /** The kubelet config's graceful shutdown settings (the kubelet's default: off). */
+  shutdown(): GracefulShutdownConfig;
+  setShutdown(config: GracefulShutdownConfig): void;
   /** The kubelet restarts as `version` after `upgradeDowntimeMs`. */
   upgrade(version: string): void;
   /** The kubelet process dies (containers keep running): heartbeats stop until `startKubelet`. */
@@ -70,6 +81,7 @@ export function createKubelet(
     options.runner,
   );
   let initial = options.initialPods;
+  let shutdown = NO_GRACEFUL_SHUTDOWN;
 
   const postStatus = (ready: boolean, message?: string): void => {
     const nowIso = clock.now().toISOString();
@@ -158,11 +170,17 @@ export function createKubelet(
         recordNode('NodeNotReady', `Node ${name} status is now: NodeNotReady`);
       }
       const nowIso = clock.now().toISOString();
-      // Graceful node shutdown: pods that may not restart fail; the rest lose readiness with their containers.
+      const graceful = gracefulShutdownOn(shutdown);
       for (const pod of api.pods()) {
         if (isPodTerminal(pod) || pod.metadata.deletionTimestamp) continue;
         api.writePodStatus(pod, (p) => {
-          if ((podSpec(p).restartPolicy ?? 'Always') === 'Never') return markShutdown(p, nowIso);
+          // Upstream pkg/kubelet/nodeshutdown/nodeshutdown_manager.go `(*podManager).killPods`
+          // (run by nodeshutdown_manager_linux.go `processShutdownEvent`) kills every active pod,
+          // whatever its restartPolicy, and sets phase Failed, reason Terminated, the shutdown
+          // message and a DisruptionTarget condition; critical pods only get their own grace period
+          // (shutdownGracePeriodCriticalPods), the same status. Without the manager nobody marks the
+          // pod: it only loses readiness, and the new boot restarts it (kubelet-pods.ts `restartLost`).
+          if (graceful) return markShutdown(p, nowIso);
           const status: PodStatus = (p.status ??= {});
           for (const type of ['Ready', 'ContainersReady']) {
             setCondition(status, { type, status: 'False', reason: 'ContainersNotReady' }, nowIso);
@@ -173,6 +191,10 @@ export function createKubelet(
         info.bootID = newBootId();
         recordRebooted();
       });
+    },
+    shutdown: () => ({ ...shutdown }),
+    setShutdown(config) {
+      shutdown = { ...checkGracefulShutdown(config) };
     },
     upgrade(version) {
       cycle(delays.upgradeDowntimeMs, () => (info.kubeletVersion = version));

@@ -229,6 +229,8 @@ export async function attachSim(options: AttachOptions): Promise<AttachedSim> {
     for (const name of names) {
       const reviews = kubelets.clientFor(name);
       if (reviews) configz[name] = await startKubeletConfigz({ node: name, config, reviews });
+      // The kubelet runs with what its `/configz` says: its reboots follow it.
+      kubelets.get(name)?.setShutdown(config);
     }
   }
   log.info({ server: admin.server, nodes: names.length, hostUrl }, 'sim kubelets attached');

@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { SIM_BIN_DIR } from '../../src/jobs-runner.js';
+import { R, type KObject } from '../../src/types.js';
 import { isReady, startTestSim, waitFor, type TestSim } from '../support.js';
 
 const run = promisify(execFile);
@@ -27,6 +28,12 @@ describe('sim nodes: reboots, kubelet upgrades, lost kubelets', () => {
     (await sim.core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${node}` })).items;
 
   it('reboots a node through kubemaint-sim-host: NotReady, then Ready with a new bootID and restarted pods', async () => {
+    // node-2's kubelet has graceful shutdown off (the kubelet's default): nobody marks its pods, the
+    // new boot restarts the same pods in place.
+    await sim.admin.serveConfigz('node-2', {
+      shutdownGracePeriod: '0s',
+      shutdownGracePeriodCriticalPods: '0s',
+    });
     const before = await sim.core.readNode({ name: 'node-2' });
     const bootBefore = before.status?.nodeInfo?.bootID;
     const podsBefore = await podsOn('node-2');
@@ -55,9 +62,16 @@ describe('sim nodes: reboots, kubelet upgrades, lost kubelets', () => {
       const items = await podsOn('node-2');
       return items.length === podsBefore.length && items.every(isReady) ? items : undefined;
     });
+    const kinds = podsBefore.map((p) => p.metadata?.ownerReferences?.[0]?.kind);
+    assert.ok(kinds.includes('DaemonSet') && kinds.includes('ReplicaSet'), kinds.join());
     for (const pod of pods) {
       assert.equal(pod.status?.containerStatuses?.[0]?.restartCount, 1, pod.metadata?.name);
     }
+    assert.deepEqual(
+      pods.map((p) => p.metadata?.uid).sort(),
+      podsBefore.map((p) => p.metadata?.uid).sort(),
+      'the same pods',
+    );
     await waitFor(
       'taints removed',
       async () => taintKeys(await sim.core.readNode({ name: 'node-2' })).length === 0,
@@ -66,6 +80,64 @@ describe('sim nodes: reboots, kubelet upgrades, lost kubelets', () => {
       sim.admin.hostLog().map((h) => `${h.node}:${h.action}`),
       ['node-2:reboot'],
     );
+  });
+
+  it('with graceful shutdown configured, a reboot fails every pod as upstream and their owners replace them', async () => {
+    // The kubelet's config, as its /configz serves it (the VM's kubelet had 20s).
+    await sim.admin.serveConfigz('node-3', {
+      shutdownGracePeriod: '20s',
+      shutdownGracePeriodCriticalPods: '0s',
+    });
+    const before = await podsOn('node-3');
+    const kinds = before.map((p) => p.metadata?.ownerReferences?.[0]?.kind).sort();
+    assert.ok(kinds.includes('DaemonSet') && kinds.includes('ReplicaSet'), kinds.join());
+    const uids = new Set(before.map((p) => p.metadata?.uid));
+    // The DaemonSet controller deletes its failed pod at once: keep the last status each old pod had.
+    const last = new Map<string, KObject>();
+    const stopWatch = sim.store.watch(R.pods, (event) => {
+      if (uids.has(event.object.metadata.uid))
+        last.set(event.object.metadata.uid ?? '', event.object);
+    });
+    const bootBefore = (await sim.core.readNode({ name: 'node-3' })).status?.nodeInfo?.bootID;
+    const answer = await fetch(`${sim.hostUrl}/_sim/nodes/node-3/reboot`, { method: 'POST' });
+    assert.equal(answer.status, 202, await answer.text());
+    try {
+      await waitFor('node-3 back with a new boot', async () => {
+        const node = await sim.core.readNode({ name: 'node-3' });
+        return readyOf(node) === 'True' && node.status?.nodeInfo?.bootID !== bootBefore;
+      });
+      for (const old of before) {
+        const status = last.get(old.metadata?.uid ?? '')?.status as V1Pod['status'];
+        const name = old.metadata?.name;
+        assert.equal(status?.phase, 'Failed', name);
+        assert.equal(status?.reason, 'Terminated', name);
+        assert.equal(status?.message, 'Pod was terminated in response to imminent node shutdown.');
+        const disruption = status?.conditions?.find((c) => c.type === 'DisruptionTarget');
+        assert.equal(disruption?.status, 'True', name);
+        assert.equal(disruption?.reason, 'TerminationByKubelet', name);
+      }
+      // Each owner has as many ready pods as before, none of them an old one restarted.
+      const owners = before.map((p) => p.metadata?.ownerReferences?.[0]?.uid);
+      await waitFor('owners replaced the failed pods', async () => {
+        const all = (await sim.core.listPodForAllNamespaces()).items;
+        return owners.every((owner) => {
+          const mine = (p: V1Pod) => p.metadata?.ownerReferences?.[0]?.uid === owner;
+          const want = owners.filter((o) => o === owner).length;
+          const fresh = all.filter((p) => mine(p) && isReady(p) && !uids.has(p.metadata?.uid));
+          return fresh.length >= want;
+        });
+      });
+      const daemonPods = (await podsOn('node-3')).filter(
+        (p) => p.metadata?.ownerReferences?.[0]?.kind === 'DaemonSet',
+      );
+      assert.ok(daemonPods.length > 0);
+      for (const pod of daemonPods) {
+        assert.ok(!uids.has(pod.metadata?.uid), `${pod.metadata?.name} is a new pod`);
+        assert.equal(pod.status?.containerStatuses?.[0]?.restartCount, 0);
+      }
+    } finally {
+      stopWatch();
+    }
   });
 
   it('upgrades a kubelet through the host endpoint and restarts its containers', async () => {
