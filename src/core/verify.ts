@@ -5,6 +5,7 @@
  * the kubelet reporting the target version, Ready. Job success alone proves nothing: the Job's pod
  * dies with its node. Pure: the caller passes the node's facts and `now`.
  */
+import { formatDuration } from './duration.js';
 import type { NodeInfo } from './node.js';
 import type { MaintenanceRequest } from './request.js';
 import { compareKubeVersions, tryParseKubeVersion } from './version.js';
@@ -39,7 +40,7 @@ export function verifyNode(
 ): VerifyOutcome {
   const waited = now.getTime() - verifyingSince.getTime();
   const timedOut = waited > timeoutMs;
-  const minutes = Math.round(timeoutMs / 60_000);
+  const within = formatDuration(timeoutMs);
   if (!node) {
     return timedOut
       ? { result: 'failed', message: `node ${request.node} is gone from the cluster` }
@@ -67,13 +68,13 @@ export function verifyNode(
         result: 'proven',
         proof,
         warning:
-          `the host still reports reboot-required ${minutes}m after the reboot (the reporter ` +
+          `the host still reports reboot-required ${within} after the reboot (the reporter ` +
           'agent kept its mark): the node stays marked and will be proposed again',
       };
     }
     const why = rebooted ? 'rebooted but not Ready yet' : 'bootID unchanged (not rebooted yet)';
     return timedOut
-      ? { result: 'failed', message: `node did not come back within ${minutes}m: ${why}; ${state}` }
+      ? { result: 'failed', message: `node did not come back within ${within}: ${why}; ${state}` }
       : { result: 'waiting', message: why };
   }
   const target = request.targetVersion ?? '';
@@ -88,7 +89,7 @@ export function verifyNode(
     ? 'kubelet upgraded but node not Ready yet'
     : `kubelet still ${node.kubeletVersion}, want ${target}`;
   return timedOut
-    ? { result: 'failed', message: `upgrade not proven within ${minutes}m: ${why}; ${state}` }
+    ? { result: 'failed', message: `upgrade not proven within ${within}: ${why}; ${state}` }
     : { result: 'waiting', message: why };
 }
 

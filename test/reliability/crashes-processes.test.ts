@@ -17,7 +17,6 @@ import { checkSim, type InvariantReport } from '../support/invariants.js';
 import {
   answerUntilDone,
   APPROVERS,
-  heldSlots,
   markForReboot,
   spawnServe,
   startServe,
@@ -57,12 +56,6 @@ function assertEndState(
     if (node.spec?.['unschedulable'] === true && request?.cordonedByUs === true)
       assert.ok(isActive(request.state), `${node.metadata.name ?? ''} left cordoned by kubemaint`);
   }
-  const held = heldSlots(sim).filter(({ holder }) => {
-    const [node = '', id] = holder.split('/');
-    const request = requestOf(sim, node);
-    return request === undefined || request.id !== id || !isActive(request.state);
-  });
-  assert.deepEqual(held, [], 'no slot held by a finished request');
   const reboots = sim.admin.hostLog().filter((a) => a.action === 'reboot');
   // Each node's request was done once per wave, each with exactly one reboot.
   for (const node of nodes)
@@ -271,6 +264,9 @@ describe(
         kills,
         waves,
         afterHostCommand,
+        // Killed after recording the host command as issued, before running it: the node is not
+        // rebooted, and the request fails at reboot.nodeTimeout and is proposed again.
+        hostCommandNeverRan: answers.failures.filter((f) => /not rebooted yet/.test(f)).length,
         executors,
         executorLifetimesMs: lifetimes.sort((a, b) => a - b),
         nodes: nodes.length,

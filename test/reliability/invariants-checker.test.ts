@@ -28,7 +28,7 @@ interface Step {
   node?: [name: string, request: MaintenanceRequest | undefined, unschedulable?: boolean];
   job?: [node: string, requestId: string];
   host?: string;
-  lease?: [slot: string, holder: string];
+  lease?: [slot: string, holder: string, renewTime?: string];
   /** A pod of app `web` in `shop`, Ready or not. */
   pod?: [name: string, ready: boolean];
   /** A PDB over app `web` in `shop`. */
@@ -171,8 +171,11 @@ function run(steps: Step[], concurrency = 1) {
       });
     }
     if (step.lease) {
-      const [slot, holder] = step.lease;
-      leases.set(slot, { metadata: { name: slot }, spec: { holderIdentity: holder } });
+      const [slot, holder, renewTime] = step.lease;
+      leases.set(slot, {
+        metadata: { name: slot },
+        spec: { holderIdentity: holder, ...(renewTime ? { renewTime } : {}) },
+      });
     }
   });
   const store = {
@@ -193,6 +196,14 @@ const req = (node: string, patch: Partial<MaintenanceRequest> = {}) =>
 const proposed = (node: string) => req(node, { state: 'proposed', approvals: [] });
 const cordoned = (node: string) =>
   req(node, { state: 'running', cordonedByUs: true, wasCordoned: false });
+
+/** Failed at 10:00 after its host command: the node did not come back. */
+const lostAfterHostCommand = req('a', {
+  state: 'failed',
+  hostCommandIssuedAt: '2026-01-01T09:50:00.000Z',
+  updatedAt: '2026-01-01T10:00:00.000Z',
+  failure: 'node did not come back within 15m; left cordoned for a person to look at',
+});
 
 const cleanRoll = (node: string): Step[] => [
   { node: [node, proposed(node)] },
@@ -357,6 +368,14 @@ describe('invariant checker', () => {
       expect: /slot kubemaint-slot-0 held by a\/r-a, whose request is r-a done/,
     },
     {
+      name: 'a slot renewed after its request failed past the host command',
+      steps: [
+        { node: ['a', lostAfterHostCommand] },
+        { lease: ['kubemaint-slot-0', 'a/r-a', '2026-01-01T10:05:00.000000Z'] },
+      ],
+      expect: /slot kubemaint-slot-0 held by a\/r-a, whose request is r-a failed/,
+    },
+    {
       name: 'a slot held for a node whose request is gone',
       steps: [{ node: ['a', undefined] }, { lease: ['kubemaint-slot-0', 'a/r-a'] }],
       expect: /slot kubemaint-slot-0 held by a\/r-a, whose request is gone/,
@@ -372,6 +391,14 @@ describe('invariant checker', () => {
       );
     });
   }
+
+  it('allows the slot of a request that failed after its host command, left to expire at its TTL', () => {
+    const report = run([
+      { node: ['a', lostAfterHostCommand] },
+      { lease: ['kubemaint-slot-0', 'a/r-a', '2026-01-01T09:59:00.000000Z'] },
+    ]);
+    assert.deepEqual(report.staleSlots, []);
+  });
 
   it('allows a node left cordoned after a failure whose report says so (§5.8)', () => {
     const failure = 'node did not come back; left cordoned for a person to look at';

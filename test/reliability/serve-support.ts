@@ -76,6 +76,10 @@ export async function startServeCluster(options: {
   });
   const api = await startSlackWebApi();
   const config = join(sim.dir, 'kubemaint.yaml');
+  // reboot.nodeTimeout: a sim node is back within seconds; an executor killed after it recorded
+  // the host command as issued but before it ran it leaves the node un-rebooted (the host command
+  // runs at most once, executor-finish.ts), and the request fails after this timeout and is proposed
+  // again, inside one wave rather than after the default 15 minutes.
   writeFileSync(
     config,
     `cluster:
@@ -88,6 +92,9 @@ blockers:
   maxUnhealthyNodes: ${options.concurrency}
 drain:
   timeout: 10m
+reboot:
+  nodeTimeout: 90s
+  expectedDuration: 60s
 approval:
   approvers:
     users: [${APPROVERS.join(', ')}]

@@ -278,7 +278,7 @@ describe('verifyNode: the proof, stated exactly', () => {
     });
   });
 
-  it('a rebooted node that is not Ready waits, then fails saying it rebooted; the timeout is told in minutes', () => {
+  it('a rebooted node that is not Ready waits, then fails saying it rebooted; the timeout is told as configured (90 s is 1m30s, not a rounded 2m)', () => {
     const back = { ready: 'Unknown', bootId: 'b2', kubeletVersion: 'v1.31.0' };
     assert.deepEqual(outcomeOf(base, back, at(3)), {
       result: 'waiting',
@@ -286,7 +286,7 @@ describe('verifyNode: the proof, stated exactly', () => {
     });
     assert.equal(
       text(outcomeOf(base, back, at(3), 90_000)),
-      'node did not come back within 2m: rebooted but not Ready yet; node is NotReady (Ready=Unknown), bootID b2, kubelet v1.31.0',
+      'node did not come back within 1m30s: rebooted but not Ready yet; node is NotReady (Ready=Unknown), bootID b2, kubelet v1.31.0',
     );
   });
 
