@@ -11,19 +11,20 @@ import {
   CustomObjectsApi,
   type KubeConfig,
 } from '@kubernetes/client-node';
+import { join, resolve } from 'node:path';
+import { KUBEMAINT_MANIFESTS, manifests } from './apply-infra.js';
 
-/** The policies (and their bindings, of the same names) in infra/k8s/admission-*.yaml. */
-const KUBEMAINT_POLICIES = [
-  'kubemaint-agent-own-node-only',
-  'kubemaint-serve-dry-run-evictions-only',
-  'kubemaint-control-plane-node-writes',
-  'kubemaint-decisions-name-their-author',
-  'kubemaint-requests-name-their-requester',
-  'kubemaint-request-status-by-control-plane',
-  'kubemaint-jobs-of-the-executors-shape',
-  'kubemaint-hook-jobs',
-  'kubemaint-control-plane-configmaps',
-];
+/**
+ * The policies (and their bindings, of the same names) in infra/k8s/admission-*.yaml, read from the
+ * files: a hand-kept list missed a policy added later, which then outlived its suite and made the
+ * next suite's server-side apply conflict with the test client's field manager.
+ */
+const KUBEMAINT_POLICIES = manifests(
+  join(resolve(import.meta.dirname, '../..'), 'infra', 'k8s'),
+  KUBEMAINT_MANIFESTS.filter((file) => file.startsWith('admission-')),
+)
+  .filter((o) => o.kind === 'ValidatingAdmissionPolicy')
+  .map((o) => o.metadata?.name ?? '');
 
 export async function cleanKubemaint(
   admin: KubeConfig,
