@@ -20,6 +20,7 @@ import {
   KUBEADM_CRI_SOCKET_ANNOTATION,
   kubeadmClusterObjects,
 } from '../../scripts/real-node/kubeadm-cluster.js';
+import { gracefulShutdownWarning, readGracefulShutdown } from '../../src/core/graceful-shutdown.js';
 import { runCli } from '../support/cli-process.js';
 import { realCluster, type RealCluster } from '../support/real-cluster.js';
 import {
@@ -275,21 +276,12 @@ describe(
     // shutdownGracePeriod), and so do many clusters: what a reboot then does to pods, and what
     // kubemaint says about it beforehand.
     it('with shutdownGracePeriod unset the agent reports 0s, and a reboot stops the pods without the kubelet: the same pod restarts', async () => {
-      const fleet = await runCli(['status', '--json', '--config', 'kubemaint.yaml'], {
-        cwd: kubemaint!.dir,
-      });
-      assert.equal(fleet.code, 0, fleet.stderr);
-      const grace = (
-        JSON.parse(fleet.stdout) as {
-          nodes: {
-            name: string;
-            gracefulShutdown?: { state: string; period?: string; source?: string };
-          }[];
-        }
-      ).nodes.find((n) => n.name === target)?.gracefulShutdown;
-      // What the agent read from the real kubelet's /configz: a reboot proposed for this node warns
-      // that its pods will not be terminated gracefully (templates/cli-status.ts, the Slack prompt).
+      // What the agent read from the real kubelet's /configz and wrote on the node, as kubemaint
+      // reads it for a prompt and `kubemaint status` (fleet-view.ts, preview.ts).
+      const grace = readGracefulShutdown(node(target).metadata.annotations ?? {});
       assert.deepEqual(grace, { state: 'off', period: '0s', source: 'configz' });
+      // So a reboot proposed for this node warns that its pods will not be stopped gracefully.
+      assert.match(gracefulShutdownWarning(grace) ?? '', /pods will not be terminated gracefully/);
       // The kubelet holds no inhibitor: nothing delays systemd's stop of the units.
       assert.doesNotMatch(nodes.ssh(target, 'systemd-inhibit --list --no-pager'), /kubelet/i);
 
