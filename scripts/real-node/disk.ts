@@ -86,6 +86,29 @@ function diskRoot(kubelet: DiskKubelet, rootfs: Rootfs, images: Record<string, s
   return join(nodeCacheDir(), `disk-${kubelet.kubernetes}${kubeadm ? '-kubeadm' : ''}-${key}`);
 }
 
+/** Disk images of one kind (kubelet version, kubeadm or not) kept in the cache, the newest first. */
+export const DISKS_KEPT = 3;
+
+/**
+ * Every change to the images or the guest files makes a new disk image (about 1 GB), so a kept
+ * machine would fill its disk over a few dozen runs: keep the DISKS_KEPT newest of this one's kind
+ * and remove the rest. Nodes run on copies (nodes.ts), so removing an image stops nothing; the two
+ * kept beside the new one serve a checkout of an older commit that is still in use.
+ */
+export function pruneOlderDisks(root: string, keep = DISKS_KEPT): string[] {
+  const kind = basename(root).replace(/-[0-9a-f]{12}$/, '');
+  const sameKind = readdirSync(dirname(root))
+    .filter((name) => name.replace(/-[0-9a-f]{12}$/, '') === kind && /-[0-9a-f]{12}$/.test(name))
+    .map((name) => join(dirname(root), name))
+    .map((dir) => ({ dir, built: cached(dir)?.info.builtAt }))
+    // Only finished ones: a folder without disk.json may be another process's build in progress.
+    .filter((d): d is { dir: string; built: string } => d.built !== undefined)
+    .sort((a, b) => b.built.localeCompare(a.built));
+  const removed = sameKind.slice(keep).filter((d) => d.dir !== root);
+  for (const { dir } of removed) rmSync(dir, { recursive: true, force: true });
+  return removed.map((d) => d.dir);
+}
+
 function cached(root: string): NodeDisk | undefined {
   const infoPath = join(root, 'disk.json');
   if (!existsSync(infoPath)) return undefined;
@@ -223,6 +246,7 @@ export async function buildDisk(
       builtAt: new Date().toISOString(),
     };
     writeFileSync(join(root, 'disk.json'), `${JSON.stringify(info, null, 2)}\n`);
+    for (const old of pruneOlderDisks(root)) say(`  removed an older disk image: ${old}`);
     say(
       `node disk image ready in ${info.seconds} s (images imported in ${importSeconds} s): ${image}`,
     );
