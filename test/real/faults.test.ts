@@ -18,9 +18,9 @@
  * Throughout: no two serves acted at once (every write by a serve was made while it held the Lease).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CoordinationV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { applyAll, manifests } from '../support/apply-infra.js';
@@ -66,6 +66,9 @@ interface Replica {
   serve: LongRunning;
   proxy?: TcpProxy;
 }
+
+/** Where the run's process logs are kept (under the checkout's .kubemaint, git-ignored). */
+const LOGS = resolve(import.meta.dirname, '../../.kubemaint/faults-logs');
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const seconds = (ms: number) => `${(ms / 1_000).toFixed(1)} s`;
@@ -375,6 +378,13 @@ serve:
     });
 
     after(async () => {
+      // What each process said, kept after the run (the test's own folder is removed): a scenario
+      // that fails names only what it waited for; the replicas' and fleets' logs say why.
+      mkdirSync(LOGS, { recursive: true });
+      const keep = (name: string, p: LongRunning) =>
+        writeFileSync(join(LOGS, `${name}.log`), `${p.stdout()}\n--- stderr ---\n${p.stderr()}`);
+      for (const { name, serve } of replicas) keep(name, serve);
+      for (const [index, fleet] of fleets.entries()) keep(`fleet-${index}`, fleet);
       for (const { serve, proxy } of replicas) {
         await serve.stop().catch(() => undefined);
         await proxy?.close();
