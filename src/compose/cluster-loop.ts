@@ -11,6 +11,7 @@ import { readFleetView, type FleetView } from '../app/control/fleet-view.js';
 import { createTickLoop, type TickLoop } from '../app/control/loop.js';
 import { runTick, scannedBound, type ScannedBound, type TickReport } from '../app/control/tick.js';
 import { tickReadiness, type TickReadiness } from '../adapters/http/readiness.js';
+import { isKubeError } from '../adapters/kube/errors.js';
 import { apiRefusal } from '../adapters/kube/refusal.js';
 import { watchForChanges, PAUSE_STREAM } from '../adapters/kube/watch-trigger.js';
 import { timeTick } from '../adapters/metrics/observe.js';
@@ -44,6 +45,20 @@ export interface ClusterLoop {
  * evicting a hundred pods) costs a few reads, and the page and /metrics are seconds behind at most.
  */
 const FLEET_READ_INTERVAL_MS = 2_000;
+
+/**
+ * How a failed tick is logged. Every write is conditional (DESIGN §4), so a 409 Conflict is another
+ * writer (a person's approval, the executor) getting there first: expected, and the next tick reads
+ * the object again. A warning, not an error: alerting on error logs must not page on a race.
+ */
+export function tickFailure(error: unknown): { level: 'warn' | 'error'; message: string } {
+  return isKubeError(error, 'conflict')
+    ? {
+        level: 'warn',
+        message: 'tick lost a write race (409 Conflict); the next one reads the object again',
+      }
+    : { level: 'error', message: 'tick failed; the next one starts from what the cluster says' };
+}
 
 export function startClusterLoop(
   runtime: ClusterRuntime,
@@ -121,7 +136,8 @@ export function startClusterLoop(
       state(messageOf(error));
       // What the failed tick did write is worth showing; a read that fails too is only logged.
       fleet.refresh();
-      log.error({ err: error }, 'tick failed; the next one starts from what the cluster says');
+      const failure = tickFailure(error);
+      log[failure.level]({ err: error }, failure.message);
     },
   });
   // Each cluster elects on a Lease in itself, the store it guards (ADR 0054).
