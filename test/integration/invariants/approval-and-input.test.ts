@@ -114,10 +114,16 @@ describe('invariants 2, 3 and 6 on the sim', () => {
       assert.deepEqual(jobsFor(node), []);
     });
 
-    it('a request forged into `approved` without approvals never gets a Job', async () => {
+    it('a request forged into `approved` without approvals never gets a Job, and the tick says why', async () => {
       const node = nodes[1]!;
       await forge(node, { approvals: [] });
-      await runTick(deps);
+      const report = await runTick(deps);
+      assert.ok(
+        report.dispatched.includes(
+          `${node}: not started (request r-f0f0f0 lacks the approvals the policy requires)`,
+        ),
+        report.dispatched.join('\n'),
+      );
       await runTick(deps);
       assert.deepEqual(jobsFor(node), []);
       assert.notEqual(requestById(sim, 'r-f0f0f0')?.state, 'running');
@@ -137,14 +143,20 @@ describe('invariants 2, 3 and 6 on the sim', () => {
       assert.deepEqual(jobsFor(node), []);
     });
 
-    it('an approval written into status that no MaintenanceApproval backs fails the request, no Job', async () => {
+    it('approvals written into status that no MaintenanceApproval backs fail the request, each named, no Job', async () => {
       const node = nodes[3]!;
       const at = sim.clock.now().toISOString();
-      await forge(node, { id: 'r-f2f2f2', approvals: [{ by: alice.id, at }] });
+      await forge(node, {
+        id: 'r-f2f2f2',
+        approvals: [
+          { by: alice.id, at },
+          { by: 'k8s:bob', at },
+        ],
+      });
       const report = await runTick(deps);
       const request = requestById(sim, 'r-f2f2f2');
       assert.equal(request?.state, 'failed');
-      assert.match(request?.failure ?? '', /no MaintenanceApproval backs: k8s:alice/);
+      assert.match(request?.failure ?? '', /no MaintenanceApproval backs: k8s:alice, k8s:bob \(/);
       assert.ok(report.dispatched.some((d) => d.startsWith(`${node}: failed`)));
       assert.deepEqual(jobsFor(node), []);
     });
@@ -200,6 +212,8 @@ describe('invariants 2, 3 and 6 on the sim', () => {
       await runTick(deps);
       const [job] = jobsFor(node);
       assert.ok(job, 'the approved request got its Job');
+      const started = requestById(sim, id)?.history.find((t) => t.to === 'running');
+      assert.equal(started?.by, 'kubemaint', 'kubemaint starts it, not the person who approved');
       const manifest = JSON.stringify(job);
       for (const fragment of ['curl', 'rm -rf', '`reboot`', 'CVE'])
         assert.ok(!manifest.includes(fragment), `${fragment} reached the Job`);
