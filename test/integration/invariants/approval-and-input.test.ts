@@ -17,6 +17,7 @@ import {
 import { runTick } from '../../../src/app/control/tick.js';
 import { createKubeClient } from '../../../src/adapters/kube/client.js';
 import { requestStore } from '../../../src/adapters/kube/requests.js';
+import { clusterPeers } from '../../../src/compose/cluster-peers.js';
 import { LABEL_NODE, LABEL_STATE } from '../../../src/core/names.js';
 import { labelValue } from '../../../templates/label-value.js';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
@@ -62,6 +63,24 @@ describe('invariants 2, 3 and 6 on the sim', () => {
   const jobs = () => sim.store.list(R.jobs, { namespace: NAMESPACE });
   const jobsFor = (node: string) =>
     jobs().filter((j) => j.metadata.labels?.[LABEL_NODE] === labelValue(node));
+
+  /**
+   * The tick with a cross-cluster gate (`blockers.clusters`) over this one cluster: a start claims
+   * the cluster before anything is awaited, and a start that did not happen must give the claim
+   * back, or every other cluster's start would wait for it (ADR 0027).
+   */
+  function withPeers() {
+    const { cluster } = deps.settings;
+    const peers = clusterPeers({
+      gate: { order: [], soak: 0, maxInMaintenance: 1 },
+      names: [cluster],
+    });
+    peers.add(cluster, deps.cluster);
+    return {
+      tick: { ...deps, peers: peers.port },
+      claimed: () => peers.port.claimed(sim.clock.now()),
+    };
+  }
 
   /**
    * Write a request straight into a MaintenanceRequest's status, as someone who may create requests
@@ -114,16 +133,18 @@ describe('invariants 2, 3 and 6 on the sim', () => {
       assert.deepEqual(jobsFor(node), []);
     });
 
-    it('a request forged into `approved` without approvals never gets a Job, and the tick says why', async () => {
+    it('a request forged into `approved` without approvals never gets a Job, nor keeps a claim; the tick says why', async () => {
       const node = nodes[1]!;
       await forge(node, { approvals: [] });
-      const report = await runTick(deps);
+      const { tick, claimed } = withPeers();
+      const report = await runTick(tick);
       assert.ok(
         report.dispatched.includes(
           `${node}: not started (request r-f0f0f0 lacks the approvals the policy requires)`,
         ),
         report.dispatched.join('\n'),
       );
+      assert.deepEqual(claimed(), [], 'the start that did not happen gave its claim back');
       await runTick(deps);
       assert.deepEqual(jobsFor(node), []);
       assert.notEqual(requestById(sim, 'r-f0f0f0')?.state, 'running');
@@ -143,7 +164,7 @@ describe('invariants 2, 3 and 6 on the sim', () => {
       assert.deepEqual(jobsFor(node), []);
     });
 
-    it('approvals written into status that no MaintenanceApproval backs fail the request, each named, no Job', async () => {
+    it('approvals written into status that no MaintenanceApproval backs fail the request, each named, no Job, no claim kept', async () => {
       const node = nodes[3]!;
       const at = sim.clock.now().toISOString();
       await forge(node, {
@@ -153,7 +174,9 @@ describe('invariants 2, 3 and 6 on the sim', () => {
           { by: 'k8s:bob', at },
         ],
       });
-      const report = await runTick(deps);
+      const { tick, claimed } = withPeers();
+      const report = await runTick(tick);
+      assert.deepEqual(claimed(), [], 'the start that did not happen gave its claim back');
       const request = requestById(sim, 'r-f2f2f2');
       assert.equal(request?.state, 'failed');
       assert.match(request?.failure ?? '', /no MaintenanceApproval backs: k8s:alice, k8s:bob \(/);
