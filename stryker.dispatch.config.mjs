@@ -8,7 +8,7 @@ import base from './stryker.config.mjs';
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   ...base,
-  mutate: ['src/app/control/dispatch.ts:156-170'],
+  mutate: ['src/app/control/dispatch.ts:156-171'],
   tap: {
     ...base.tap,
     testFiles: ['test/integration/invariants/approval-and-input.test.ts'],

@@ -157,6 +157,7 @@ async function dispatchOne(
   const { backed, forged } = backedApprovals(request, shared.decisions);
   if (forged.length > 0) {
     const why = `approvals in the request's status that no MaintenanceApproval backs: ${forged.join(', ')} (written by someone who may write request status, not by the approvers); nothing was started`;
+    release();
     await failAndRestore(deps, node, request, why);
     return `${node.name}: failed: ${why}`;
   }

@@ -17,6 +17,7 @@ import {
 import { runTick } from '../../../src/app/control/tick.js';
 import { createKubeClient } from '../../../src/adapters/kube/client.js';
 import { requestStore } from '../../../src/adapters/kube/requests.js';
+import { clusterPeers } from '../../../src/compose/cluster-peers.js';
 import { LABEL_NODE, LABEL_STATE } from '../../../src/core/names.js';
 import { labelValue } from '../../../templates/label-value.js';
 import type { MaintenanceRequest } from '../../../src/core/request.js';
@@ -62,6 +63,24 @@ describe('invariants 2, 3 and 6 on the sim', () => {
   const jobs = () => sim.store.list(R.jobs, { namespace: NAMESPACE });
   const jobsFor = (node: string) =>
     jobs().filter((j) => j.metadata.labels?.[LABEL_NODE] === labelValue(node));
+
+  /**
+   * The tick with a cross-cluster gate (`blockers.clusters`) over this one cluster: a start claims
+   * the cluster before anything is awaited, and a start that did not happen must give the claim
+   * back, or every other cluster's start would wait for it (ADR 0027).
+   */
+  function withPeers() {
+    const { cluster } = deps.settings;
+    const peers = clusterPeers({
+      gate: { order: [], soak: 0, maxInMaintenance: 1 },
+      names: [cluster],
+    });
+    peers.add(cluster, deps.cluster);
+    return {
+      tick: { ...deps, peers: peers.port },
+      claimed: () => peers.port.claimed(sim.clock.now()),
+    };
+  }
 
   /**
    * Write a request straight into a MaintenanceRequest's status, as someone who may create requests
@@ -114,10 +133,18 @@ describe('invariants 2, 3 and 6 on the sim', () => {
       assert.deepEqual(jobsFor(node), []);
     });
 
-    it('a request forged into `approved` without approvals never gets a Job', async () => {
+    it('a request forged into `approved` without approvals never gets a Job, nor keeps a claim; the tick says why', async () => {
       const node = nodes[1]!;
       await forge(node, { approvals: [] });
-      await runTick(deps);
+      const { tick, claimed } = withPeers();
+      const report = await runTick(tick);
+      assert.ok(
+        report.dispatched.includes(
+          `${node}: not started (request r-f0f0f0 lacks the approvals the policy requires)`,
+        ),
+        report.dispatched.join('\n'),
+      );
+      assert.deepEqual(claimed(), [], 'the start that did not happen gave its claim back');
       await runTick(deps);
       assert.deepEqual(jobsFor(node), []);
       assert.notEqual(requestById(sim, 'r-f0f0f0')?.state, 'running');
@@ -137,14 +164,22 @@ describe('invariants 2, 3 and 6 on the sim', () => {
       assert.deepEqual(jobsFor(node), []);
     });
 
-    it('an approval written into status that no MaintenanceApproval backs fails the request, no Job', async () => {
+    it('approvals written into status that no MaintenanceApproval backs fail the request, each named, no Job, no claim kept', async () => {
       const node = nodes[3]!;
       const at = sim.clock.now().toISOString();
-      await forge(node, { id: 'r-f2f2f2', approvals: [{ by: alice.id, at }] });
-      const report = await runTick(deps);
+      await forge(node, {
+        id: 'r-f2f2f2',
+        approvals: [
+          { by: alice.id, at },
+          { by: 'k8s:bob', at },
+        ],
+      });
+      const { tick, claimed } = withPeers();
+      const report = await runTick(tick);
+      assert.deepEqual(claimed(), [], 'the start that did not happen gave its claim back');
       const request = requestById(sim, 'r-f2f2f2');
       assert.equal(request?.state, 'failed');
-      assert.match(request?.failure ?? '', /no MaintenanceApproval backs: k8s:alice/);
+      assert.match(request?.failure ?? '', /no MaintenanceApproval backs: k8s:alice, k8s:bob \(/);
       assert.ok(report.dispatched.some((d) => d.startsWith(`${node}: failed`)));
       assert.deepEqual(jobsFor(node), []);
     });
@@ -200,6 +235,8 @@ describe('invariants 2, 3 and 6 on the sim', () => {
       await runTick(deps);
       const [job] = jobsFor(node);
       assert.ok(job, 'the approved request got its Job');
+      const started = requestById(sim, id)?.history.find((t) => t.to === 'running');
+      assert.equal(started?.by, 'kubemaint', 'kubemaint starts it, not the person who approved');
       const manifest = JSON.stringify(job);
       for (const fragment of ['curl', 'rm -rf', '`reboot`', 'CVE'])
         assert.ok(!manifest.includes(fragment), `${fragment} reached the Job`);

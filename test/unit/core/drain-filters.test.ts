@@ -174,6 +174,35 @@ describe('selectPodsToDrain: one pod through the chain', () => {
       'skip',
     ],
     [
+      'selfPod without a namespace protects that pod only',
+      pod('web-2'),
+      { ...base, selfPod: 'exec-1' },
+      'evict',
+    ],
+    [
+      "a pod of another tool carrying kubemaint's node label is drained like any other",
+      pod('z', { labels: { 'kubemaint.io/node': 'node-a' } }),
+      base,
+      'evict',
+    ],
+    [
+      'a pod whose ownerReferences the API left out declares no controller',
+      { metadata: { name: 'solo', namespace: 'apps' } },
+      base,
+      'blocked',
+    ],
+    [
+      'an orphaned DaemonSet pod without a namespace is looked up in default',
+      { metadata: { name: 'o', ownerReferences: [ds] } },
+      {
+        ...base,
+        force: true,
+        ignoreDaemonSets: true,
+        daemonSets: { 'default/fluentd': 'not-found' },
+      },
+      'evict',
+    ],
+    [
       'a same-name pod in another namespace is not ours',
       pod('exec-1'),
       { ...base, selfPod: 'kubemaint/exec-1' },
@@ -282,17 +311,67 @@ describe('selectPodsToDrain: kubectl messages', () => {
     assert.deepEqual(r.warnings, ['daemonsets.apps "fluentd" not found: kube-system/o']);
   });
 
+  it('stops for an orphaned DaemonSet without --force, or a failed lookup, naming why', () => {
+    const orphan = selectPodsToDrain(
+      [dsPod('o')],
+      { ...base, daemonSets: { 'kube-system/fluentd': 'not-found' } },
+      NOW,
+    );
+    assert.deepEqual(orphan.errors, [
+      'cannot delete daemonsets.apps "fluentd" not found: kube-system/o',
+    ]);
+    const failed = selectPodsToDrain(
+      [dsPod('o')],
+      { ...base, force: true, daemonSets: { 'kube-system/fluentd': { error: 'forbidden' } } },
+      NOW,
+    );
+    assert.deepEqual(failed.errors, ['cannot delete forbidden: kube-system/o']);
+    assert.deepEqual(
+      failed.blocked.map((b) => [podRef(b.pod), b.reason]),
+      [['kube-system/o', 'forbidden']],
+    );
+  });
+
+  it('names a pod without a namespace default/<name>, as kubectl does', () => {
+    const solo: Pod = { metadata: { name: 'solo', ownerReferences: [] } };
+    assert.equal(podRef(solo), 'default/solo');
+    assert.deepEqual(selectPodsToDrain([solo], base, NOW).errors, [
+      `cannot delete ${DRAIN_MESSAGES.unmanagedFatal}: default/solo`,
+    ]);
+  });
+
   it('rejects an invalid pod selector before looking at any pod', () => {
     const r = selectPodsToDrain([pod('web')], { ...base, podSelector: 'a in (b' }, NOW);
-    assert.equal(r.evict.length, 0);
+    assert.deepEqual(
+      { ...r, errors: [] },
+      {
+        evict: [],
+        skip: [],
+        blocked: [],
+        warnings: [],
+        errors: [],
+      },
+    );
     assert.equal(r.errors.length, 1);
     assert.match(r.errors[0]!, /^--pod-selector=a in \(b must be a valid label selector/);
   });
 
   it('explains each skip', () => {
     const r = selectPodsToDrain(
-      [pod('etcd', { annotations: { 'kubernetes.io/config.mirror': 'x' } }), dsPod('f')],
-      { ...base, ignoreDaemonSets: true },
+      [
+        pod('etcd', { annotations: { 'kubernetes.io/config.mirror': 'x' } }),
+        dsPod('f'),
+        pod('gone', { deletionTimestamp: '2026-03-01T09:58:00Z' }),
+        pod('db', { labels: { tier: 'db' } }),
+        pod('exec-1'),
+      ],
+      {
+        ...base,
+        ignoreDaemonSets: true,
+        skipWaitForDeleteTimeoutSeconds: 60,
+        podSelector: 'tier!=db',
+        selfPod: 'exec-1',
+      },
       NOW,
     );
     assert.deepEqual(
@@ -300,6 +379,9 @@ describe('selectPodsToDrain: kubectl messages', () => {
       [
         'mirror pod (a static pod the kubelet owns; it cannot be evicted)',
         'ignoring DaemonSet-managed Pods',
+        'DeletionTimestamp older than 60 seconds',
+        'does not match the pod selector "tier!=db"',
+        'the kubemaint executor itself (never evicted by its own drain)',
       ],
     );
   });

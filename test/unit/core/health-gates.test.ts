@@ -24,6 +24,10 @@ describe('soak', () => {
     assert.deepEqual(reasons({ soak: { ms: 10 * 60_000 } }), [], 'no node came back yet');
     assert.deepEqual(reasons({ soak: { ms: 0, last } }), [], 'off');
   });
+  it("a soak of 0 is off, even for a node whose return is stamped ahead of this clock (another host's)", () => {
+    const ahead = { node: 'node-4', at: new Date(now.getTime() + 30_000) };
+    assert.deepEqual(reasons({ soak: { ms: 0, last: ahead } }), []);
+  });
 });
 
 describe('flapping', () => {
@@ -52,6 +56,18 @@ describe('flapping', () => {
       reasons({ flapping: { nodes: [{ name: 'node-1', times: 9 }], max: 0, withinMs } }),
       [],
     );
+  });
+  it('names several flapping nodes in name order, whatever order they were read in', () => {
+    for (const order of [
+      ['node-5', 'node-6', 'node-7'],
+      ['node-7', 'node-5', 'node-6'],
+      ['node-6', 'node-7', 'node-5'],
+    ]) {
+      const nodes = order.map((name) => ({ name, times: 3 }));
+      assert.deepEqual(reasons({ flapping: { nodes, max: 2, withinMs } }), [
+        'flapping: 3 nodes went NotReady more than 2 times in the last 6h: node-5 (3), node-6 (3), node-7 (3)',
+      ]);
+    }
   });
   it('an unreadable history blocks', () => {
     assert.deepEqual(reasons({ flapping: { error: 'nodes: 503' } }), [

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { Settings } from 'luxon';
 import {
   describeTime,
   evaluatePolicy,
@@ -62,6 +63,11 @@ describe('evaluatePolicy: each gate', () => {
       ['freeze: Black Friday (until Sat 00:00 Europe/Berlin)', 'window closed; no opening ahead'],
     ],
     [
+      'a freeze with no end names no end',
+      { window: { open: true, freeze: { reason: 'release week' } } },
+      ['freeze: release week'],
+    ],
+    [
       'unreadable windows block',
       { window: { error: 'bad cron "x"' } },
       ['could not evaluate the maintenance windows: bad cron "x"'],
@@ -80,6 +86,17 @@ describe('evaluatePolicy: each gate', () => {
       },
       [
         'window closes Thu 13:20 Europe/Berlin, in 20m; node-a needs about 45m (drain + host command + verify)',
+      ],
+    ],
+    [
+      'a node that does not fit names where its expected duration comes from',
+      {
+        expectedDurationMs: 45 * 60_000,
+        expectedDurationSource: 'p90 of the last 12 reboots',
+        window: { open: true, closesAt: min(20) },
+      },
+      [
+        'window closes Thu 12:20 UTC, in 20m; node-a needs about 45m (drain + host command + verify: p90 of the last 12 reboots)',
       ],
     ],
     ['unhealthy within the limit', { unhealthy: { nodes: ['node-b'], max: 1 } }, []],
@@ -115,14 +132,28 @@ describe('evaluatePolicy: each gate', () => {
       ['alert DiskFilling pending'],
     ],
     [
-      'a pending alert passes with firingOnly',
+      'with firingOnly a pending alert passes and a firing one still blocks',
       {
         alerts: {
-          alerts: [{ name: 'DiskFilling', state: 'pending' }],
+          alerts: [
+            { name: 'DiskFilling', state: 'pending' },
+            { name: 'KernelDeadlock', state: 'firing' },
+          ],
           filter: { firingOnly: true },
         },
       },
-      [],
+      ['alert KernelDeadlock firing'],
+    ],
+    [
+      // The control plane passes the names the Prometheus adapter let through, without a state.
+      'an alert without a state counts as firing',
+      { alerts: { alerts: [{ name: 'NodeDown' }] } },
+      ['alert NodeDown firing'],
+    ],
+    [
+      'an empty alert filter ignores nothing',
+      { alerts: { alerts: [{ name: 'Watchdog', state: 'firing' }], filter: { regexp: '' } } },
+      ['alert Watchdog firing'],
     ],
     [
       'a filtered alert is ignored',
@@ -148,17 +179,20 @@ describe('evaluatePolicy: each gate', () => {
       ['alert NodeDown firing'],
     ],
     [
-      'duplicate alert samples give one sorted reason each, firing wins',
+      'duplicate alert samples give one reason each in name order, firing wins in either order',
       {
         alerts: {
           alerts: [
             { name: 'Z', state: 'pending' },
+            { name: 'B', state: 'firing' },
             { name: 'A', state: 'pending' },
+            { name: 'M', state: 'pending' },
             { name: 'Z', state: 'firing' },
+            { name: 'B', state: 'pending' },
           ],
         },
       },
-      ['alert A pending', 'alert Z firing'],
+      ['alert A pending', 'alert B firing', 'alert M pending', 'alert Z firing'],
     ],
     [
       'an invalid alert filter blocks',
@@ -171,17 +205,22 @@ describe('evaluatePolicy: each gate', () => {
       ['could not query Prometheus alerts: connect ECONNREFUSED 10.0.0.1:9090'],
     ],
     [
-      'a running blocking pod blocks; finished ones do not',
+      'a running blocking pod blocks, and one with no phase yet; finished or unknown ones do not',
       {
         blockingPods: {
           pods: [
             { pod: 'backup/velero-1', phase: 'Running', selector: 'app=velero' },
             { pod: 'backup/velero-0', phase: 'Succeeded', selector: 'app=velero' },
             { pod: 'backup/velero-2', phase: 'Unknown', selector: 'app=velero' },
+            { pod: 'backup/velero-3', phase: 'Failed', selector: 'app=velero' },
+            { pod: 'backup/velero-4', selector: 'app=velero' },
           ],
         },
       },
-      ['pod backup/velero-1 matches blocking selector app=velero'],
+      [
+        'pod backup/velero-1 matches blocking selector app=velero',
+        'pod backup/velero-4 matches blocking selector app=velero',
+      ],
     ],
     [
       'unreadable blocking pods block',
@@ -203,6 +242,11 @@ describe('evaluatePolicy: each gate', () => {
       'the pool at its limit',
       { slots: { inUse: 1, limit: 3, pool: { name: 'gpu', inUse: 1, limit: 1 } } },
       ['pool gpu at its limit 1'],
+    ],
+    [
+      'a pool with room, and free slots',
+      { slots: { inUse: 1, limit: 3, pool: { name: 'gpu', inUse: 1, limit: 2 } } },
+      [],
     ],
     [
       'unreadable slots block',
@@ -231,6 +275,20 @@ describe('evaluatePolicy: each gate', () => {
         },
       },
       ['PDB payments/api allows 0 disruptions (pod payments/api-7f9)'],
+    ],
+    [
+      'a PDB with no headroom over two pods here',
+      {
+        pdbs: {
+          budgets: [{ name: 'payments/api', disruptionsAllowed: 0, pods: ['p/a-1', 'p/a-2'] }],
+        },
+      },
+      ['PDB payments/api allows 0 disruptions (pods p/a-1, p/a-2)'],
+    ],
+    [
+      'a PDB never reads as allowing fewer than 0 disruptions',
+      { pdbs: { budgets: [{ name: 'p/db', disruptionsAllowed: -1, pods: ['p/db-0'] }] } },
+      ['PDB p/db allows 0 disruptions (pod p/db-0)'],
     ],
     [
       'a pod under two PDBs',
@@ -310,6 +368,11 @@ describe('evaluatePolicy: all reasons, in gate order', () => {
       got.map((r) => r.gate),
     );
   });
+  it('a failing gate gives the verdict blocked, with the gate and its reason', () =>
+    assert.deepEqual(evaluatePolicy({ node, pause: { paused: true } }, NOW), {
+      verdict: 'blocked',
+      reasons: [{ gate: 'pause', message: 'kubemaint is paused' }],
+    }));
   it('proceeds when every gate passes', () =>
     assert.deepEqual(
       evaluatePolicy(
@@ -348,15 +411,34 @@ describe('describeTime', () => {
       'Sun 03:00 America/New_York',
     ],
     ['2026-03-07T01:00:00Z', '2026-03-05T12:00:00Z', 'Not/AZone', 'Sat 01:00 UTC'],
+    // Six and a half days ahead or more, a weekday alone could be read as the coming one: the date.
+    ['2026-03-12T00:00:00Z', '2026-03-05T12:00:00Z', 'UTC', 'Thu 12 Mar 00:00 UTC'],
+    ['2026-03-11T23:59:00Z', '2026-03-05T12:00:00Z', 'UTC', 'Wed 23:59 UTC'],
   ];
   for (const [at, now, zone, want] of cases) {
     it(`${at} in ${zone} → ${want}`, () =>
       assert.equal(describeTime(new Date(at), new Date(now), zone), want));
   }
+  it("reads the same on any server: in English, and UTC for an unknown zone, not the server's", () => {
+    // Luxon's defaults stand in for a server whose locale is German and whose zone is New York.
+    const { defaultLocale, defaultZone } = Settings;
+    Settings.defaultLocale = 'de-DE';
+    Settings.defaultZone = 'America/New_York';
+    try {
+      const at = new Date('2026-03-07T01:00:00Z');
+      assert.equal(describeTime(at, NOW, 'Europe/Berlin'), 'Sat 02:00 Europe/Berlin');
+      assert.equal(describeTime(at, NOW, 'Not/AZone'), 'Sat 01:00 UTC');
+    } finally {
+      Settings.defaultLocale = defaultLocale;
+      Settings.defaultZone = defaultZone;
+    }
+  });
 });
 
 describe('listSome', () => {
   it('lists up to five names', () => assert.equal(listSome(['a', 'b']), 'a, b'));
+  it('lists five names whole', () =>
+    assert.equal(listSome(['a', 'b', 'c', 'd', 'e']), 'a, b, c, d, e'));
   it('summarises the rest', () =>
     assert.equal(listSome(['a', 'b', 'c', 'd', 'e', 'f', 'g']), 'a, b, c, d, e and 2 more'));
 });
