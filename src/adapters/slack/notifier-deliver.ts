@@ -1,9 +1,10 @@
 /**
- * What the Slack notifier does for one event: a `proposed` request gets its prompt (a campaign gets
- * one prompt for all its nodes, updated as nodes join), and its location is written onto every
- * request it covers; any later event becomes a reply in that thread (a stalled drain asks the
- * approvers instead), and the prompt is edited to the request's current state. Each Slack call
- * fails on its own: a lost reply does not stop the prompt update.
+ * What the Slack notifier does for one event of a single request: a `proposed` request gets its
+ * prompt, and its location is written onto the request; any later event becomes a reply in that
+ * thread (a stalled drain asks the approvers instead), and the prompt is edited to the request's
+ * current state. Each Slack call fails on its own: a lost reply does not stop the prompt update.
+ * A campaign's events go through notifier-campaign.ts, which posts its one prompt with
+ * postOrUpdatePrompt and edits it as its digest.
  */
 import { previewCampaign, type Preview } from '../../app/control/preview.js';
 import type { ClusterPort, Clock } from '../../app/control/ports.js';
@@ -66,22 +67,30 @@ export async function deliver(
       await deps.chat.update(location!.channel, location!.ts, await prompt(deps, request));
     });
   }
-  const reply: SlackMessage =
-    event.ask === 'drain-decision'
-      ? drainQuestion(request, {
-          mention: deps.approvers,
-          now: deps.clock.now(),
-          timeZone: deps.timeZone,
-          ...(deps.several ? { cluster: deps.clusterName } : {}),
-        })
-      : threadReply(event, { several: deps.several ?? false });
+  const reply = threadReplyFor(deps, event, request);
   await attempt(deps, 'chat.postMessage (thread)', () =>
     deps.chat.post(location.channel, reply, location.ts),
   );
 }
 
+/** The event's reply in the thread: a stalled drain asks the approvers, anything else is one line. */
+export function threadReplyFor(
+  deps: DeliverDeps,
+  event: MaintenanceEvent,
+  request: MaintenanceRequest,
+): SlackMessage {
+  return event.ask === 'drain-decision'
+    ? drainQuestion(request, {
+        mention: deps.approvers,
+        now: deps.clock.now(),
+        timeZone: deps.timeZone,
+        ...(deps.several ? { cluster: deps.clusterName } : {}),
+      })
+    : threadReply(event, { several: deps.several ?? false });
+}
+
 /** Post the prompt (or update it when it exists) and remember where it lives on every request. */
-async function postOrUpdatePrompt(
+export async function postOrUpdatePrompt(
   deps: DeliverDeps,
   request: MaintenanceRequest,
   known: SlackLocation | undefined,
@@ -159,7 +168,7 @@ async function campaignMembers(
 }
 
 /** Run one step; on failure log it and go on (Slack never holds up maintenance). */
-async function attempt<T>(
+export async function attempt<T>(
   deps: DeliverDeps,
   what: string,
   step: () => Promise<T>,
