@@ -81,7 +81,8 @@ const BENCHES: Record<string, Bench> = {
     ],
   },
   'slack-campaign': {
-    title: 'Slack: one campaign of 1,000 reboots, in Web API calls (issue 34) — `bench/slack-campaign.ts`',
+    title:
+      'Slack: one campaign of 1,000 reboots, in Web API calls (issue 34) — `bench/slack-campaign.ts`',
     about:
       "1,000 marked nodes of a fleet sim (sim scale 200, one pod per node) proposed by one tick as one campaign, the real Slack notifier and the real Bolt app against the Web API stand-in, one signed \"Approve all\" click on the campaign's prompt, then ticks rolling 100 at a time with the executor in process until every node is done. Every Slack call from the first proposal on is counted. Slack allows about one message a second per channel and chat.update about 50 a minute, so the figure is calls per node: the campaign's prompt is its digest, edited in place at most every 3 s (ADR 0056), and a node's routine steps are no replies of their own.",
     run: () => runSlackCampaignBench(1_000, 100),

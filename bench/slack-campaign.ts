@@ -24,7 +24,9 @@ export function campaignTable(r: CampaignCalls): string {
     '| ---: | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |',
     `| ${r.nodes} (${r.concurrency}) | ${Object.entries(r.states)
       .map(([s, n]) => `${n} ${s}`)
-      .join(', ')} | ${r.prompts} | ${r.threadReplies} | ${r.byMethod['chat.update'] ?? 0} | ${other || 'none'} | **${r.perNode}** | ${r.byMethod['response_url'] ?? 0} | ${r.ticks} | ${r.wallS} s |`,
+      .join(
+        ', ',
+      )} | ${r.prompts} | ${r.threadReplies} | ${r.byMethod['chat.update'] ?? 0} | ${other || 'none'} | **${r.perNode}** | ${r.byMethod['response_url'] ?? 0} | ${r.ticks} | ${r.wallS} s |`,
   ].join('\n');
 }
 

@@ -101,9 +101,7 @@ const LIST_ORDER: Readonly<Record<RequestState, number>> = {
 };
 
 function nodeList(requests: readonly MaintenanceRequest[]): string {
-  const ordered = [...requests].sort(
-    (a, b) => LIST_ORDER[a.state] - LIST_ORDER[b.state],
-  );
+  const ordered = [...requests].sort((a, b) => LIST_ORDER[a.state] - LIST_ORDER[b.state]);
   const lines = ordered.map(
     (r) =>
       `• ${code(r.node)}${r.pool ? ` (pool ${esc(r.pool)})` : ''}: ${r.state}${r.state === 'failed' && r.failure ? `: ${esc(clip(r.failure, 200))}` : ''} · ${code(r.id)}`,

@@ -62,8 +62,7 @@ export function specChanged(before: KObject, after: KObject): boolean {
 }
 
 /** RFC 3339 with seconds precision, as `metav1.Time` serializes. */
-export const formatTime = (at: Date): string =>
-  flat(at.toISOString().replace(/\.\d{3}Z$/, 'Z'));
+export const formatTime = (at: Date): string => flat(at.toISOString().replace(/\.\d{3}Z$/, 'Z'));
 
 /**
  * The string, flattened: V8 keeps a string made by joining others (a template, `+`, replace(),

@@ -10,7 +10,12 @@
 import { findSlackThread } from '../../app/control/slack-thread.js';
 import type { EventKind, MaintenanceEvent } from '../../core/events.js';
 import type { MaintenanceRequest } from '../../core/request.js';
-import { attempt, postOrUpdatePrompt, threadReplyFor, type DeliverDeps } from './notifier-deliver.js';
+import {
+  attempt,
+  postOrUpdatePrompt,
+  threadReplyFor,
+  type DeliverDeps,
+} from './notifier-deliver.js';
 
 /** A node's steps between its start and its end: shown by the next edit, never one of their own. */
 const BETWEEN: ReadonlySet<EventKind> = new Set(['rebooting', 'upgrading', 'back', 'hook']);

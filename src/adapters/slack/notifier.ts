@@ -10,7 +10,6 @@
 import type { Preview } from '../../app/control/preview.js';
 import type { ClusterPort, Clock, Notifier } from '../../app/control/ports.js';
 import type { SlackLocation } from '../../app/control/slack-thread.js';
-import type { MaintenanceEvent } from '../../core/events.js';
 import type { MaintenanceRequest } from '../../core/request.js';
 import type { Logger } from '../../log.js';
 import { deliverToCampaign, editDigest, editsDigest } from './notifier-campaign.js';
