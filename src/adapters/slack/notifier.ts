@@ -121,9 +121,10 @@ export function createSlackNotifier(options: SlackNotifierOptions): SlackNotifie
 const DIGEST_DELAY_MS = 3_000;
 
 /**
- * One edit per digest at a time, made `delayMs` after the ask that found none waiting: the asks in
- * between only bring a newer request along, and two edits of a digest are `delayMs` apart at least.
- * The edit reads the campaign when it runs, so it shows every node as it is then.
+ * One edit per digest waiting at a time, made `delayMs` after the ask that found none waiting: the
+ * asks in between only bring a newer request along, so a digest is asked to be edited at most once
+ * per `delayMs` (its campaign's queue may hold an edit back, never bring one forward). The edit
+ * reads the campaign when it runs, so it shows every node as it is then.
  */
 function digestPacing(delayMs: number, edit: (request: MaintenanceRequest) => void) {
   const asked = new Map<string, { request: MaintenanceRequest; timer: NodeJS.Timeout }>();
