@@ -69,9 +69,10 @@ export async function runSlackCampaign(options: CampaignOptions): Promise<Campai
       jobPodRunMs: 24 * 3_600_000,
       rebootDowntimeMs: 5_000,
       rebootIssueDelayMs: 10_000,
-      // Few heartbeats: each moves a node's resourceVersion, and many kubelets would crowd the tick.
-      heartbeatMs: 600_000,
-      nodeMonitorGraceMs: 3_600_000,
+      // Hardly any heartbeats: at scale 200 a kubelet's every 10 s would be 20 node writes a wall
+      // second per 100 nodes, which would crowd the ticks out (a rebooted node reports at once).
+      heartbeatMs: 24 * 3_600_000,
+      nodeMonitorGraceMs: 72 * 3_600_000,
     },
   });
   let slack: SlackNotifier | undefined;

@@ -155,11 +155,12 @@ async function campaignMembers(
   deps: DeliverDeps,
   request: MaintenanceRequest,
 ): Promise<MaintenanceRequest[]> {
-  const nodes =
-    (await attempt(deps, 'list campaign', () => deps.cluster.listRequestNodes('all'))) ?? [];
+  // The requests alone (one list), not their nodes too: a digest of a thousand nodes is edited every
+  // few seconds while they roll.
+  const requests = (await attempt(deps, 'list campaign', () => deps.cluster.listRequests())) ?? [];
   const byId = new Map<string, MaintenanceRequest>();
-  for (const { request: member } of nodes)
-    if (member && member.campaign === request.campaign) byId.set(member.id, member);
+  for (const member of requests)
+    if (member.campaign === request.campaign) byId.set(member.id, member);
   const listed = byId.get(request.id);
   // The event's copy is newer when the list raced the write that caused the event.
   if (!listed || listed.updatedAt < request.updatedAt)

@@ -3,8 +3,8 @@
  * event and returns at once (it never throws and never makes a tick wait on Slack); events of one
  * request, or of one campaign, are delivered in order, so a reply never overtakes the prompt it
  * threads under. A campaign's prompt is its digest (ADR 0056): the events that make an edit due
- * ask for one, and it comes `digestDelayMs` later, showing the campaign as it is then; the events
- * of a tick's burst share it. `flush()` makes the
+ * ask for one, and it comes `digestDelayMs` later (and that long after the last edit ended),
+ * showing the campaign as it is then; the events of a tick's burst share it. `flush()` makes the
  * edits asked for and waits for what is queued: before a Lambda returns, and at shutdown.
  */
 import type { Preview } from '../../app/control/preview.js';
@@ -72,7 +72,7 @@ export function createSlackNotifier(options: SlackNotifierOptions): SlackNotifie
   let queued = 0;
 
   /** Run `step` after everything queued for `key` (a request, or a campaign), never throwing. */
-  const enqueue = (key: string, what: string, step: () => Promise<void>): void => {
+  const enqueue = (key: string, what: string, step: () => Promise<void>): Promise<void> => {
     queued += 1;
     const run = async () => {
       try {
@@ -89,6 +89,7 @@ export function createSlackNotifier(options: SlackNotifierOptions): SlackNotifie
     void next.then(() => {
       if (chains.get(key) === next) chains.delete(key);
     });
+    return next;
   };
 
   return {
@@ -121,30 +122,40 @@ export function createSlackNotifier(options: SlackNotifierOptions): SlackNotifie
 const DIGEST_DELAY_MS = 3_000;
 
 /**
- * One edit per digest waiting at a time, made `delayMs` after the ask that found none waiting: the
- * asks in between only bring a newer request along, so a digest is asked to be edited at most once
- * per `delayMs` (its campaign's queue may hold an edit back, never bring one forward). The edit
- * reads the campaign when it runs, so it shows every node as it is then.
+ * One edit per digest waiting at a time, made `delayMs` after the ask that found none waiting, or
+ * after the digest's last edit ended if that is later: the asks in between only bring a newer
+ * request along. A digest is so edited at most once per `delayMs` plus an edit's own time (a big
+ * campaign's read), never back to back. The edit reads the campaign when it runs, so it shows
+ * every node as it is then.
  */
-function digestPacing(delayMs: number, edit: (request: MaintenanceRequest) => void) {
-  const asked = new Map<string, { request: MaintenanceRequest; timer: NodeJS.Timeout }>();
+function digestPacing(delayMs: number, edit: (request: MaintenanceRequest) => Promise<void>) {
+  const asked = new Map<string, { request: MaintenanceRequest; timer?: NodeJS.Timeout }>();
+  const editing = new Map<string, Promise<void>>();
   const fire = (campaign: string) => {
     const due = asked.get(campaign);
     if (!due) return;
     clearTimeout(due.timer);
     asked.delete(campaign);
-    edit(due.request);
+    const done = edit(due.request);
+    editing.set(campaign, done);
+    void done.then(() => {
+      if (editing.get(campaign) === done) editing.delete(campaign);
+    });
   };
   return {
     ask(request: MaintenanceRequest) {
       const campaign = request.campaign!;
       const due = asked.get(campaign);
-      if (due) due.request = request;
-      else
-        asked.set(campaign, {
-          request,
-          timer: setTimeout(() => fire(campaign), delayMs).unref(),
-        });
+      if (due) {
+        due.request = request;
+        return;
+      }
+      const entry: { request: MaintenanceRequest; timer?: NodeJS.Timeout } = { request };
+      asked.set(campaign, entry);
+      void (editing.get(campaign) ?? Promise.resolve()).then(() => {
+        if (asked.get(campaign) === entry)
+          entry.timer = setTimeout(() => fire(campaign), delayMs).unref();
+      });
     },
     /** Make every edit asked for now (flush). */
     now: () => [...asked.keys()].forEach(fire),
