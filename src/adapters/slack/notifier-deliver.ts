@@ -45,6 +45,8 @@ export interface DeliverDeps {
   approvers: readonly string[];
   /** Prompt locations this process posted, by request id and campaign id. */
   threads: Map<string, SlackLocation>;
+  /** What this process last posted or edited each prompt to, by its `ts`: the same is not sent again. */
+  sent?: Map<string, string>;
 }
 
 const MAX_REMEMBERED = 2_000;
@@ -99,13 +101,21 @@ export async function postOrUpdatePrompt(
   const members = request.campaign ? await campaignMembers(deps, request) : [request];
   const existing = known ?? members.find((m) => m.slack)?.slack;
   const message = await prompt(deps, request, members);
+  const text = JSON.stringify(message);
   let location = existing;
   if (existing) {
-    await attempt(deps, 'chat.update', () =>
-      deps.chat.update(existing.channel, existing.ts, message),
-    );
+    // A digest edit asked for by steps its lines do not show (a blocker's holders moving on) would
+    // be a call that changes nothing.
+    if (deps.sent?.get(existing.ts) !== text) {
+      const edited = await attempt(deps, 'chat.update', async () => {
+        await deps.chat.update(existing.channel, existing.ts, message);
+        return true;
+      });
+      if (edited) remember(deps, existing.ts, text);
+    }
   } else {
     location = await attempt(deps, 'chat.postMessage', () => deps.chat.post(deps.channel, message));
+    if (location) remember(deps, location.ts, text);
   }
   if (!location) return undefined;
   deps.threads.set(key, location);
@@ -121,6 +131,13 @@ export async function postOrUpdatePrompt(
       deps.log.warn({ request: member.id }, 'slack: thread location not recorded');
   }
   return location;
+}
+
+function remember(deps: DeliverDeps, ts: string, text: string): void {
+  if (!deps.sent) return;
+  deps.sent.delete(ts);
+  deps.sent.set(ts, text);
+  if (deps.sent.size > MAX_REMEMBERED) deps.sent.delete(deps.sent.keys().next().value!);
 }
 
 async function prompt(

@@ -62,6 +62,7 @@ export function createSlackNotifier(options: SlackNotifierOptions): SlackNotifie
     timeZone: options.timeZone,
     approvers: options.approvers ?? [],
     threads: new Map<string, SlackLocation>(),
+    sent: new Map<string, string>(),
     ...(options.preview ? { preview: options.preview } : {}),
     ...(options.nextWindow ? { nextWindow: options.nextWindow } : {}),
   };
@@ -96,10 +97,10 @@ export function createSlackNotifier(options: SlackNotifierOptions): SlackNotifie
     notify(event, request) {
       const campaign = request.campaign;
       if (campaign === undefined) {
-        enqueue(request.id, event.kind, () => deliver(deps, event, request));
+        void enqueue(request.id, event.kind, () => deliver(deps, event, request));
         return Promise.resolve();
       }
-      enqueue(campaign, event.kind, async () => {
+      void enqueue(campaign, event.kind, async () => {
         const { posted } = await deliverToCampaign(deps, event, request);
         if (!posted && editsDigest(event)) digests.ask(request);
       });
