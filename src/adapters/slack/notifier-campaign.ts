@@ -27,7 +27,7 @@ export const tellsPeople = (event: MaintenanceEvent): boolean =>
 /**
  * Whether the event makes the digest's edit due: a node proposed, decided, started or ended, or
  * blocked (the waiting count and its reasons). Those come in bursts, a hand-off's end and start in
- * one tick, so paced edits follow the nodes, about one per node, however long the campaign runs.
+ * one tick, so paced edits follow the hand-offs rather than each node's every step.
  */
 export const editsDigest = (event: MaintenanceEvent): boolean => !BETWEEN.has(event.kind);
 
