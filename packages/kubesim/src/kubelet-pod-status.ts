@@ -6,14 +6,14 @@
  */
 import type { KObject } from './types.js';
 import { flat } from './store-meta.js';
-
-const ZERO_DIGEST = '0'.repeat(64);
 import {
   podSpec,
   setCondition,
   type ContainerStatus,
   type PodStatus,
 } from './controllers/shapes.js';
+
+const ZERO_DIGEST = '0'.repeat(64);
 
 const statusOf = (pod: KObject): PodStatus => (pod.status ??= {});
 
