@@ -32,6 +32,7 @@ import {
 import { imagesTable, imagesWithinBudget, runImagesBench, type ImagesFigures } from './images.js';
 import { runHandoffBench } from './serve-handoff.js';
 import type { SimScaleResult } from './sim-scale.js';
+import { campaignTable, runSlackCampaignBench, type CampaignCalls } from './slack-campaign.js';
 import {
   markdownTable as clicksTable,
   runSlackClicksBench,
@@ -76,6 +77,21 @@ const BENCHES: Record<string, Bench> = {
         goal: 'Slack ack p99, 20 in flight, on serve ≤ 300 ms',
         figure: `${r.ackMs.p99} ms (p50 ${r.ackMs.p50}, p95 ${r.ackMs.p95}); ${Math.round(r.serveCpu.of.kubemaint * 100)} % of serve's busy CPU in kubemaint's own code`,
         met: r.ackMs.p99 <= 300 && r.non200 === 0,
+      },
+    ],
+  },
+  'slack-campaign': {
+    title:
+      'Slack: one campaign of 1,000 reboots, in Web API calls (issue 34) — `bench/slack-campaign.ts`',
+    about:
+      "1,000 marked nodes of a fleet sim (sim scale 200, one pod per node) proposed by one tick as one campaign, the real Slack notifier and the real Bolt app against the Web API stand-in, one signed \"Approve all\" click on the campaign's prompt, then ticks rolling 100 at a time with the executor in process until every node is done. Every Slack call from the first proposal on is counted. Slack allows about one message a second per channel and chat.update about 50 a minute, so the figure is calls per node: the campaign's prompt is its digest, edited in place at most every 3 s (ADR 0056), and a node's routine steps are no replies of their own.",
+    run: () => runSlackCampaignBench(1_000, 100),
+    section: (r: CampaignCalls) => campaignTable(r),
+    goals: (r: CampaignCalls) => [
+      {
+        goal: 'A 1,000-node campaign uses ≤ 1.2 Slack Web API calls per node',
+        figure: `${r.perNode} (${r.webApiCalls} calls: ${r.prompts} prompt, ${r.byMethod['chat.update'] ?? 0} edits, ${r.threadReplies} replies)`,
+        met: r.perNode <= 1.2 && r.states['done'] === r.nodes,
       },
     ],
   },

@@ -83,8 +83,26 @@ function countStates(requests: readonly MaintenanceRequest[], icons = true): str
   return parts.length > 0 ? parts.join(' · ') : 'no requests';
 }
 
+/**
+ * The list shows what people must look at first: a campaign of a thousand nodes fits a few dozen
+ * lines, and a failed node listed after them would be one of the "more nodes".
+ */
+const LIST_ORDER: Readonly<Record<RequestState, number>> = {
+  failed: 0,
+  running: 1,
+  verifying: 2,
+  approved: 3,
+  proposed: 4,
+  rejected: 5,
+  expired: 6,
+  cancelled: 7,
+  skipped: 8,
+  done: 9,
+};
+
 function nodeList(requests: readonly MaintenanceRequest[]): string {
-  const lines = requests.map(
+  const ordered = [...requests].sort((a, b) => LIST_ORDER[a.state] - LIST_ORDER[b.state]);
+  const lines = ordered.map(
     (r) =>
       `• ${code(r.node)}${r.pool ? ` (pool ${esc(r.pool)})` : ''}: ${r.state}${r.state === 'failed' && r.failure ? `: ${esc(clip(r.failure, 200))}` : ''} · ${code(r.id)}`,
   );

@@ -3,6 +3,7 @@
  * a demo sim with the control plane's deps, and helpers that send correctly signed slash commands,
  * button clicks and modal submissions the way Slack does.
  */
+import type { Notifier } from '../../src/app/control/ports.js';
 import type { ControlSettings } from '../../src/app/control/settings.js';
 import { createSlackApp, type SlackApp } from '../../src/adapters/slack/app.js';
 import type { SlackStandby } from '../../src/adapters/slack/standby-gate.js';
@@ -43,7 +44,8 @@ export async function startHarness(
   sim: TestSim,
   overrides: Partial<ControlSettings> = {},
   /** `standby`: the app as a serve replica's, which may not act for the cluster (ADR 0054). */
-  options: { log?: Logger; standby?: SlackStandby } = {},
+  /** `notifier`: where the control plane's events go (default: recorded in `deps.events`). */
+  options: { log?: Logger; standby?: SlackStandby; notifier?: Notifier } = {},
 ): Promise<Harness> {
   const api = await startSlackWebApi();
   const settings = testControlSettings({
@@ -56,7 +58,10 @@ export async function startHarness(
     },
     ...overrides,
   });
-  const deps = testControlDeps(sim, { settings });
+  const deps = testControlDeps(sim, {
+    settings,
+    ...(options.notifier ? { notifier: options.notifier } : {}),
+  });
   const slack = createSlackApp({
     deps,
     settings: { command: '/maint', allowedChannels: [CHANNEL], cluster: 'sim' },

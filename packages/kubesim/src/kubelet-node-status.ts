@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { KObject } from './types.js';
+import { flat } from './store-meta.js';
 import { setCondition, type Condition } from './controllers/shapes.js';
 
 export interface NodeInfo {
@@ -20,7 +21,7 @@ export interface NodeInfo {
   architecture: string;
 }
 
-export const newBootId = (): string => randomUUID();
+export const newBootId = (): string => flat(randomUUID());
 
 /**
  * The node's own nodeInfo if a scenario set one, filled up with defaults for what it left out. Empty
@@ -32,10 +33,10 @@ export function initialNodeInfo(node: KObject, defaultVersion: string): NodeInfo
   const given = Object.fromEntries(
     Object.entries(raw).filter(([, value]) => value !== ''),
   ) as Partial<NodeInfo>;
-  const machine = randomUUID().replaceAll('-', '');
+  const machine = flat(randomUUID().replaceAll('-', ''));
   return {
     machineID: machine,
-    systemUUID: randomUUID(),
+    systemUUID: flat(randomUUID()),
     bootID: newBootId(),
     kernelVersion: '6.8.0-1015-aws',
     osImage: 'Ubuntu 24.04.1 LTS',

@@ -5,12 +5,15 @@
  * that admission turned away.
  */
 import type { KObject } from './types.js';
+import { flat } from './store-meta.js';
 import {
   podSpec,
   setCondition,
   type ContainerStatus,
   type PodStatus,
 } from './controllers/shapes.js';
+
+const ZERO_DIGEST = '0'.repeat(64);
 
 const statusOf = (pod: KObject): PodStatus => (pod.status ??= {});
 
@@ -43,8 +46,8 @@ export function markStarted(
     return {
       name: c.name,
       image: c.image ?? '',
-      imageID: `${c.image ?? ''}@sha256:${'0'.repeat(64)}`,
-      containerID: `containerd://${Math.random().toString(16).slice(2).padEnd(16, '0')}`,
+      imageID: flat(`${c.image ?? ''}@sha256:${ZERO_DIGEST}`),
+      containerID: flat(`containerd://${Math.random().toString(16).slice(2).padEnd(16, '0')}`),
       ready: false,
       started: true,
       restartCount: before?.restartCount ?? 0,

@@ -8,10 +8,11 @@
  * instead of 100,000 array splices. Optional field indexes (`spec.nodeName` for pods) answer the
  * selectors controllers and `kubectl drain` use all the time without scanning every object.
  */
+import { flat } from './store-meta.js';
 import type { KObject } from './types.js';
 
 export const objectKey = (namespace: string | undefined, name: string): string =>
-  namespace ? `${namespace}/${name}` : name;
+  namespace ? flat(`${namespace}/${name}`) : name;
 
 export type IndexGetter = (object: KObject) => string | undefined;
 

@@ -30,7 +30,7 @@ import { EventHistory } from './store-history.js';
 import { listObjects } from './store-list.js';
 import { WatchHub } from './store-watch.js';
 import { withViews } from './store-views.js';
-import { clone, deepEqual, dropEmptyMaps, formatTime, generateName } from './store-meta.js';
+import { clone, deepEqual, dropEmptyMaps, flat, formatTime, generateName } from './store-meta.js';
 
 export { fromSelectorObject, matchesLabels };
 
@@ -174,7 +174,7 @@ export function createStore(options: StoreOptions): Store {
     if (b.get(objectKey(meta.namespace, meta.name))) throw alreadyExists(def, meta.name);
     object.apiVersion = apiVersionOf(def);
     object.kind = def.kind;
-    meta.uid = randomUUID();
+    meta.uid = flat(randomUUID());
     meta.creationTimestamp = formatTime(now());
     meta.generation = 1;
     delete meta.resourceVersion;

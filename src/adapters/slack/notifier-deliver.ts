@@ -1,9 +1,10 @@
 /**
- * What the Slack notifier does for one event: a `proposed` request gets its prompt (a campaign gets
- * one prompt for all its nodes, updated as nodes join), and its location is written onto every
- * request it covers; any later event becomes a reply in that thread (a stalled drain asks the
- * approvers instead), and the prompt is edited to the request's current state. Each Slack call
- * fails on its own: a lost reply does not stop the prompt update.
+ * What the Slack notifier does for one event of a single request: a `proposed` request gets its
+ * prompt, and its location is written onto the request; any later event becomes a reply in that
+ * thread (a stalled drain asks the approvers instead), and the prompt is edited to the request's
+ * current state. Each Slack call fails on its own: a lost reply does not stop the prompt update.
+ * A campaign's events go through notifier-campaign.ts, which posts its one prompt with
+ * postOrUpdatePrompt and edits it as its digest.
  */
 import { previewCampaign, type Preview } from '../../app/control/preview.js';
 import type { ClusterPort, Clock } from '../../app/control/ports.js';
@@ -44,6 +45,8 @@ export interface DeliverDeps {
   approvers: readonly string[];
   /** Prompt locations this process posted, by request id and campaign id. */
   threads: Map<string, SlackLocation>;
+  /** What this process last posted or edited each prompt to, by its `ts`: the same is not sent again. */
+  sent?: Map<string, string>;
 }
 
 const MAX_REMEMBERED = 2_000;
@@ -66,22 +69,30 @@ export async function deliver(
       await deps.chat.update(location!.channel, location!.ts, await prompt(deps, request));
     });
   }
-  const reply: SlackMessage =
-    event.ask === 'drain-decision'
-      ? drainQuestion(request, {
-          mention: deps.approvers,
-          now: deps.clock.now(),
-          timeZone: deps.timeZone,
-          ...(deps.several ? { cluster: deps.clusterName } : {}),
-        })
-      : threadReply(event, { several: deps.several ?? false });
+  const reply = threadReplyFor(deps, event, request);
   await attempt(deps, 'chat.postMessage (thread)', () =>
     deps.chat.post(location.channel, reply, location.ts),
   );
 }
 
+/** The event's reply in the thread: a stalled drain asks the approvers, anything else is one line. */
+export function threadReplyFor(
+  deps: DeliverDeps,
+  event: MaintenanceEvent,
+  request: MaintenanceRequest,
+): SlackMessage {
+  return event.ask === 'drain-decision'
+    ? drainQuestion(request, {
+        mention: deps.approvers,
+        now: deps.clock.now(),
+        timeZone: deps.timeZone,
+        ...(deps.several ? { cluster: deps.clusterName } : {}),
+      })
+    : threadReply(event, { several: deps.several ?? false });
+}
+
 /** Post the prompt (or update it when it exists) and remember where it lives on every request. */
-async function postOrUpdatePrompt(
+export async function postOrUpdatePrompt(
   deps: DeliverDeps,
   request: MaintenanceRequest,
   known: SlackLocation | undefined,
@@ -90,13 +101,21 @@ async function postOrUpdatePrompt(
   const members = request.campaign ? await campaignMembers(deps, request) : [request];
   const existing = known ?? members.find((m) => m.slack)?.slack;
   const message = await prompt(deps, request, members);
+  const text = JSON.stringify(message);
   let location = existing;
   if (existing) {
-    await attempt(deps, 'chat.update', () =>
-      deps.chat.update(existing.channel, existing.ts, message),
-    );
+    // A digest edit asked for by steps its lines do not show (a blocker's holders moving on) would
+    // be a call that changes nothing.
+    if (deps.sent?.get(existing.ts) !== text) {
+      const edited = await attempt(deps, 'chat.update', async () => {
+        await deps.chat.update(existing.channel, existing.ts, message);
+        return true;
+      });
+      if (edited) remember(deps, existing.ts, text);
+    }
   } else {
     location = await attempt(deps, 'chat.postMessage', () => deps.chat.post(deps.channel, message));
+    if (location) remember(deps, location.ts, text);
   }
   if (!location) return undefined;
   deps.threads.set(key, location);
@@ -112,6 +131,13 @@ async function postOrUpdatePrompt(
       deps.log.warn({ request: member.id }, 'slack: thread location not recorded');
   }
   return location;
+}
+
+function remember(deps: DeliverDeps, ts: string, text: string): void {
+  if (!deps.sent) return;
+  deps.sent.delete(ts);
+  deps.sent.set(ts, text);
+  if (deps.sent.size > MAX_REMEMBERED) deps.sent.delete(deps.sent.keys().next().value!);
 }
 
 async function prompt(
@@ -146,11 +172,12 @@ async function campaignMembers(
   deps: DeliverDeps,
   request: MaintenanceRequest,
 ): Promise<MaintenanceRequest[]> {
-  const nodes =
-    (await attempt(deps, 'list campaign', () => deps.cluster.listRequestNodes('all'))) ?? [];
+  // The requests alone (one list), not their nodes too: a digest of a thousand nodes is edited every
+  // few seconds while they roll.
+  const requests = (await attempt(deps, 'list campaign', () => deps.cluster.listRequests())) ?? [];
   const byId = new Map<string, MaintenanceRequest>();
-  for (const { request: member } of nodes)
-    if (member && member.campaign === request.campaign) byId.set(member.id, member);
+  for (const member of requests)
+    if (member.campaign === request.campaign) byId.set(member.id, member);
   const listed = byId.get(request.id);
   // The event's copy is newer when the list raced the write that caused the event.
   if (!listed || listed.updatedAt < request.updatedAt)
@@ -159,7 +186,7 @@ async function campaignMembers(
 }
 
 /** Run one step; on failure log it and go on (Slack never holds up maintenance). */
-async function attempt<T>(
+export async function attempt<T>(
   deps: DeliverDeps,
   what: string,
   step: () => Promise<T>,

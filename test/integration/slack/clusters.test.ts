@@ -213,16 +213,20 @@ describe('one Slack app, two clusters (issue 22)', () => {
     const staging = (await requestOn('staging', 'node-2'))!;
     assert.equal(staging.state, 'proposed');
     assert.deepEqual(staging.approvals, stagingBefore.approvals);
-    // Its thread names the cluster in every reply.
-    const replies = () =>
+    // node-2 is in a campaign: its steps are no replies of their own (ADR 0056); the campaign's
+    // digest, edited in place, says done and names the cluster.
+    const digests = () =>
       api
-        .callsOf('chat.postMessage')
-        .filter((c) => c.args['channel'] === PROD && c.args['thread_ts'])
-        .map((c) => String(c.args['text']));
+        .callsOf('chat.update')
+        .filter((c) => c.args['channel'] === PROD && c.args['ts'] === target.slack?.ts)
+        .map((c) => JSON.stringify(c.args['blocks']));
     await waitFor('production says done', () =>
-      replies().some((t) => /`production` · Done/.test(t)),
+      digests().some((t) => /node-2`[^•]*done/.test(t) && /cluster `production`/.test(t)),
     );
-    assert.match(replies()[0]!, /`production` · Approved by <@UPROD>/);
+    const replies = api
+      .callsOf('chat.postMessage')
+      .filter((c) => c.args['channel'] === PROD && c.args['thread_ts']);
+    assert.deepEqual(replies, [], 'no reply per step');
   });
 
   it('takes a click on a prompt from before clusters: (a bare id) in the cluster that has it', async () => {

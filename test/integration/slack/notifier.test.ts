@@ -1,7 +1,8 @@
 /**
  * The Slack notifier against a local Slack Web API stand-in and the demo sim over real HTTPS: a tick
  * proposes node-2 and node-5 as one campaign (one prompt, the thread location on both requests), an
- * approval edits the prompt and replies in its thread, a single request gets its own prompt with the
+ * approval edits the campaign's digest without a reply, a campaign's failure is a reply in its
+ * thread at once while its routine steps share one edit, a single request gets its own prompt with the
  * preview even after a 429, and a stalled drain asks the approvers. Every payload is checked against
  * Block Kit's limits by the stand-in.
  */
@@ -64,6 +65,9 @@ describe('slack notifier on the demo sim', () => {
   const inThread = (ts: string) =>
     api.callsOf('chat.postMessage').filter((c) => c.args['thread_ts'] === ts);
   const blocksText = (call: SlackCall | undefined) => JSON.stringify(call?.args['blocks'] ?? []);
+  const waitUntil = async (ok: () => boolean) => {
+    for (let i = 0; i < 200 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
+  };
 
   it('a tick posts one campaign prompt for node-2 and node-5 and records it on both', async () => {
     const report = await runTick(deps);
@@ -77,31 +81,73 @@ describe('slack notifier on the demo sim', () => {
     assert.equal(a.slack?.channel, CHANNEL);
     assert.match(a.slack.ts, /^\d+\.\d{6}$/);
     assert.deepEqual(b.slack, a.slack);
-    // The node that joined second edited the prompt; the last version lists both nodes and pools.
-    const last = api.callsOf('chat.update').at(-1);
-    assert.equal(last?.args['ts'], a.slack?.ts);
+    // The prompt as last posted or edited (an edit that would change nothing is not sent) lists
+    // both nodes and pools.
+    const last = api.calls
+      .filter((c) => c === posts[0] || (c.method === 'chat.update' && c.args['ts'] === a.slack?.ts))
+      .at(-1);
     assert.match(blocksText(last), /node-2.*node-5/);
     assert.match(blocksText(last), new RegExp(`${a.campaign}/batch`));
     assert.match(blocksText(last), new RegExp(SLACK_ACTION.campaignApprove));
     for (const call of api.calls) assert.deepEqual(call.violations, [], call.method);
   });
 
-  it('an approval edits the prompt in place and replies in its thread', async () => {
+  it("an approval edits the campaign's digest in place, without a reply of its own", async () => {
     const request = await requestOn('node-2');
     const before = api.calls.length;
     const result = await approveRequest(deps, request.id, alice);
     assert.ok(result.ok, result.message);
     await slack.flush();
     const calls = api.calls.slice(before);
-    const update = calls.find((c) => c.method === 'chat.update');
+    assert.deepEqual(
+      calls.map((c) => c.method),
+      ['chat.update'],
+      'one edit of the digest, nothing else',
+    );
+    const update = calls[0];
     assert.equal(update?.args['ts'], request.slack?.ts);
     assert.equal(update?.args['channel'], CHANNEL);
     assert.match(blocksText(update), /node-2`[^•]*approved/);
     assert.match(blocksText(update), /node-5`[^•]*proposed/);
-    const reply = calls.find((c) => c.method === 'chat.postMessage');
-    assert.equal(reply?.args['thread_ts'], request.slack?.ts);
-    assert.match(String(reply?.args['text']), /Approved by k8s:alice/);
     assert.equal(topLevel().length, 1, 'no new prompt');
+  });
+
+  it("a campaign's events between two edits share one, and a failure is told in its thread at once", async () => {
+    const [two, five] = [await requestOn('node-2'), await requestOn('node-5')];
+    const before = api.calls.length;
+    // Newer than what the cluster holds, as an event's request is: the digest shows them.
+    const later = new Date(Date.now() + 60_000).toISOString();
+    const event = (request: MaintenanceRequest, kind: 'draining' | 'rebooting' | 'failed') => ({
+      kind,
+      node: request.node,
+      cluster: 'sim',
+      requestId: request.id,
+      action: 'reboot' as const,
+      reason: kind === 'failed' ? 'the node did not come back in 15m' : 'step',
+    });
+    await slack.notify(event(two, 'draining'), { ...two, state: 'running', updatedAt: later });
+    await slack.notify(event(two, 'rebooting'), { ...two, state: 'verifying', updatedAt: later });
+    await slack.notify(event(five, 'failed'), {
+      ...five,
+      state: 'failed',
+      failure: 'the node did not come back in 15m',
+      updatedAt: later,
+    });
+    // The reply does not wait for the digest's pace: it is out before the edit is made.
+    await waitUntil(() => api.calls.length > before);
+    assert.deepEqual(
+      api.calls.slice(before).map((c) => c.method),
+      ['chat.postMessage'],
+    );
+    const reply = api.calls[before]!;
+    assert.equal(reply.args['thread_ts'], two.slack?.ts);
+    assert.match(String(reply.args['text']), /Failed: the node did not come back in 15m/);
+    await slack.flush();
+    assert.deepEqual(
+      api.calls.slice(before).map((c) => c.method),
+      ['chat.postMessage', 'chat.update'],
+      'three events, one reply (the failure) and one edit',
+    );
   });
 
   it('a single request gets its own prompt with the preview, through a 429', async () => {

@@ -117,6 +117,21 @@ describe('campaign prompt', () => {
     assert.match(text, /… and \d+ more nodes/);
     assert.match(text, /Approve all 400/);
   });
+
+  it('lists a failed node first, so the digest of a big campaign never hides it among the more', () => {
+    const many = Array.from({ length: 400 }, (_, i) => ({
+      ...byState.done,
+      id: `r-${String(i).padStart(6, '0')}`,
+      node: `ip-10-0-${i}-1.eu-west-1.compute.internal`,
+      campaign: 'c-big',
+    }));
+    many[399] = { ...byState.failed, ...many[399]!, state: 'failed', failure: 'kubelet gone' };
+    const nodes = JSON.stringify(
+      campaignPrompt(many, ctx).blocks?.find((b) => b.block_id === 'nodes'),
+    );
+    assert.match(nodes, /^[^•]*• `ip-10-0-399-1[^•]*failed: kubelet gone/);
+    assert.match(nodes, /… and \d+ more nodes/);
+  });
 });
 
 describe('mrkdwn escaping', () => {
