@@ -15,6 +15,7 @@ import { labelValue } from '../../templates/label-value.js';
 import { isActive, type MaintenanceRequest } from '../../src/core/request.js';
 import type { FaultRule } from '@kubemaint/kubesim/api';
 import { R } from '@kubemaint/kubesim';
+import { nodeNames } from '../support/executor-fleet.js';
 import type { TestSim } from '../support/sim.js';
 import { nodeRequests, readStored, R_REQUESTS } from '../support/invariants.js';
 
@@ -61,10 +62,7 @@ export const requestOf = (sim: TestSim, node: string): MaintenanceRequest | unde
 
 /** Removes the scenario's own marks so a test proposes exactly what it rolls. */
 export function clearMarks(sim: TestSim): string[] {
-  const names = sim.store
-    .list(R.nodes)
-    .map((n) => n.metadata.name ?? '')
-    .sort();
+  const names = nodeNames(sim);
   for (const name of names)
     sim.store.mutate(R.nodes, undefined, name, (n) => {
       delete n.metadata.labels?.['kubemaint.io/reboot-required'];

@@ -23,6 +23,7 @@ import {
 } from './in-process-executor.js';
 import { CHANNEL, startHarness, type Harness } from './slack-app.js';
 import type { SlackCall } from './slack-web-api.js';
+import { nodeNames } from './executor-fleet.js';
 import { startTestSim, type TestSim } from './sim.js';
 
 export interface CampaignCalls {
@@ -153,10 +154,7 @@ export async function runSlackCampaign(options: CampaignOptions): Promise<Campai
 /** Mark every node of the fleet reboot-required since an hour ago (the scenario marks a few). */
 function markEveryNode(sim: TestSim): string[] {
   const since = new Date(sim.clock.now().getTime() - 3_600_000).toISOString();
-  const names = sim.store
-    .list(R.nodes)
-    .map((n) => n.metadata.name ?? '')
-    .sort();
+  const names = nodeNames(sim);
   for (const name of names)
     sim.store.mutate(R.nodes, undefined, name, (n) => {
       n.metadata.labels = { ...n.metadata.labels, [LABEL_REBOOT_REQUIRED]: 'true' };
