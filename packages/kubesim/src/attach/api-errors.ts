@@ -80,15 +80,23 @@ export async function once<T>(action: string, call: () => Promise<T>): Promise<T
 
 const ATTEMPTS = 8;
 
-/** Like `once`, retrying throttling and unavailability (the kubelets never evict, so no PDB 429s). */
-export async function withRetry<T>(action: string, call: () => Promise<T>): Promise<T> {
+/**
+ * Like `once`, retrying throttling and unavailability (the kubelets never evict, so no PDB 429s):
+ * eight attempts, or for as long as `keepTrying` says (what a kubelet must not give up on, every
+ * 10 s at most once the backoff is spent).
+ */
+export async function withRetry<T>(
+  action: string,
+  call: () => Promise<T>,
+  keepTrying?: () => boolean,
+): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await call();
     } catch (raw) {
       const error = named(raw, action);
       const retryable = error.kind === 'unavailable' || error.kind === 'throttled';
-      if (!retryable || attempt + 1 >= ATTEMPTS) throw error;
+      if (!retryable || (attempt + 1 >= ATTEMPTS && !keepTrying?.())) throw error;
       const ceiling = Math.min(10_000, 200 * 2 ** attempt);
       await sleep(error.retryAfterMs ?? Math.floor(Math.random() * ceiling));
     }

@@ -267,13 +267,19 @@ export function httpKubeletApi(client: KubeJson, registered: KObject, log: Logge
         gracePeriodSeconds: 0,
         preconditions: { uid },
       };
+      // A real kubelet's pod worker removes a pod it terminated until the pod is gone; given up
+      // after eight tries, an apiserver away for longer (a restart, etcd stopped) left the pod
+      // Terminating for ever, and a drain waiting for it stuck (the faults test on kube-apiserver).
       track(
         `delete pod ${keyOf(pod)}`,
-        withRetry(`delete pod ${keyOf(pod)}`, () =>
-          client.request('DELETE', path, { body }).catch((error: unknown) => {
-            // Already gone, or a new pod took the name: nothing of ours left to remove.
-            if (!isGone(error)) throw error;
-          }),
+        withRetry(
+          `delete pod ${keyOf(pod)}`,
+          () =>
+            client.request('DELETE', path, { body }).catch((error: unknown) => {
+              // Already gone, or a new pod took the name: nothing of ours left to remove.
+              if (!isGone(error)) throw error;
+            }),
+          () => !stopped,
         ),
       );
     },

@@ -263,4 +263,49 @@ describe('attached kubelet API (write-behind over HTTP)', () => {
     assert.equal(api.sent.length, 1, 'no further writes');
     kubelet.stop();
   });
+
+  it('removes a pod it terminated however long the apiserver is away, as a pod worker does', async () => {
+    // 20 answers of 503 (Retry-After 1 ms, so the test takes no backoff): more than the eight tries
+    // other writes get. Given up, the pod stayed Terminating for ever and a drain waited on it.
+    let away = 20;
+    const api = scriptedApi((sent) => {
+      if (sent.method !== 'DELETE') return {};
+      if (away-- > 0)
+        throw new ApiCallError('unavailable', 'ServiceUnavailable', {
+          status: 503,
+          reason: 'ServiceUnavailable',
+          retryAfterMs: 1,
+        });
+      return {};
+    });
+    const kubelet = httpKubeletApi(api.client, NODE, silentLogger());
+    kubelet.deletePod(pod('5'));
+    await kubelet.flushed();
+    const deletes = api.sent.filter((s) => s.method === 'DELETE');
+    assert.equal(deletes.length, 21, 'tried until the apiserver answered');
+    assert.deepEqual(deletes.at(-1)?.body?.['preconditions'], { uid: 'pod-uid' });
+    kubelet.stop();
+  });
+
+  it('stops trying to remove a pod once the kubelet is stopped', async () => {
+    const api = scriptedApi((sent) => {
+      if (sent.method !== 'DELETE') return {};
+      throw new ApiCallError('unavailable', 'ServiceUnavailable', {
+        status: 503,
+        reason: 'ServiceUnavailable',
+        retryAfterMs: 1,
+      });
+    });
+    const kubelet = httpKubeletApi(api.client, NODE, silentLogger());
+    kubelet.deletePod(pod('5'));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    kubelet.stop();
+    const tried = api.sent.length;
+    assert.ok(tried > 8, `still trying past eight while running (${tried})`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.ok(
+      api.sent.length <= tried + 1,
+      `at most the try in flight after stop (${tried} → ${api.sent.length})`,
+    );
+  });
 });
