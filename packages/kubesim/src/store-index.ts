@@ -12,7 +12,7 @@ import { flat } from './store-meta.js';
 import type { KObject } from './types.js';
 
 export const objectKey = (namespace: string | undefined, name: string): string =>
-  namespace ? flat(`${namespace}/${name}`) : name;
+  namespace ? `${namespace}/${name}` : name;
 
 export type IndexGetter = (object: KObject) => string | undefined;
 
@@ -40,11 +40,16 @@ export class SortedObjects {
   set(key: string, object: KObject): void {
     const previous = this.#objects.get(key);
     if (previous) this.#unindex(key, previous);
-    else if (this.#tombstones.has(key)) this.#tombstones.delete(key);
     else {
-      const last = this.#keys.at(-1);
-      if (last !== undefined && last > key) this.#sorted = false;
-      this.#keys.push(key);
+      // A new key is kept from here on (objects, order, indexes): flattened once, in place, here
+      // rather than in objectKey, which every lookup calls.
+      flat(key);
+      if (this.#tombstones.has(key)) this.#tombstones.delete(key);
+      else {
+        const last = this.#keys.at(-1);
+        if (last !== undefined && last > key) this.#sorted = false;
+        this.#keys.push(key);
+      }
     }
     this.#objects.set(key, object);
     this.#index(key, object);
