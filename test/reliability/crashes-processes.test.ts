@@ -50,7 +50,7 @@ function assertEndState(
   );
   // Failed-and-reported: the reason is on the request and an Event on the node says it.
   for (const failure of answers.failures) assert.doesNotMatch(failure, /\(no reason\)/);
-  assert.deepEqual(unreportedFailures(sim, answers.failedIds), [], 'every failure was reported');
+  assert.deepEqual(unreportedFailures(sim, answers), [], 'every failure was reported');
   for (const node of sim.store.list(R.nodes)) {
     const request = requestOf(sim, node.metadata.name ?? '');
     if (node.spec?.['unschedulable'] === true && request?.cordonedByUs === true)
@@ -82,7 +82,13 @@ async function rollInWaves(
   options: { wavesForMs: number; more: () => boolean },
 ): Promise<{ answers: Answers; waves: number }> {
   const { sim } = cluster;
-  const answers: Answers = { approvals: 0, failures: [], failedIds: [], commandErrors: 0 };
+  const answers: Answers = {
+    approvals: 0,
+    failures: [],
+    failedIds: [],
+    reportedIds: new Set(),
+    commandErrors: 0,
+  };
   const earlier = new Set<string>();
   let waves = 0;
   const deadline = Date.now() + options.wavesForMs;
@@ -93,6 +99,7 @@ async function rollInWaves(
     answers.approvals += wave.approvals;
     answers.failures.push(...wave.failures);
     answers.failedIds.push(...wave.failedIds);
+    for (const id of wave.reportedIds) answers.reportedIds.add(id);
     for (const node of nodes) earlier.add(requestOf(sim, node)?.id ?? '');
   } while (options.more() && Date.now() < deadline);
   return { answers, waves };

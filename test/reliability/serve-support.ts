@@ -360,6 +360,12 @@ export interface Answers {
   failures: string[];
   /** The failed requests, by id, for checking that each one was reported. */
   failedIds: string[];
+  /**
+   * Requests whose failure an Event reported, as seen while the roll went on: the sim runs its clock
+   * 20 times faster and expires Events after an hour of it (kube-apiserver's --event-ttl), so after
+   * three minutes an early failure's Event is gone from the store.
+   */
+  reportedIds: Set<string>;
   commandErrors: number;
 }
 
@@ -379,7 +385,13 @@ export async function answerUntilDone(
     }),
   });
   const person = { kind: 'person', id: APPROVERS[0] } as const;
-  const answers: Answers = { approvals: 0, failures: [], failedIds: [], commandErrors: 0 };
+  const answers: Answers = {
+    approvals: 0,
+    failures: [],
+    failedIds: [],
+    reportedIds: new Set(),
+    commandErrors: 0,
+  };
   const seenFailed = new Set<string>();
   const deadline = Date.now() + options.timeoutMs;
   // A request done in an earlier wave does not count: the node's new mark is to be proposed.
@@ -407,18 +419,23 @@ export async function answerUntilDone(
         answers.commandErrors++;
       }
     }
+    for (const id of reportedFailureIds(sim)) answers.reportedIds.add(id);
     await new Promise((r) => setTimeout(r, 100));
   }
+  for (const id of reportedFailureIds(sim)) answers.reportedIds.add(id);
   return answers;
 }
 
-/** Failed requests with no `KubemaintFailed` Event saying why (reported = an Event on the node). */
-export function unreportedFailures(sim: TestSim, ids: readonly string[]): string[] {
-  const reported = new Set(
-    sim.store
-      .list(R.events)
-      .filter((e) => e['reason'] === 'KubemaintFailed')
-      .map((e) => String(e['message']).split(':')[0]),
-  );
-  return ids.filter((id) => !reported.has(id));
+/** Requests a `KubemaintFailed` Event on a node reports now (its message starts with the id). */
+function reportedFailureIds(sim: TestSim): string[] {
+  return sim.store
+    .list(R.events)
+    .filter((e) => e['reason'] === 'KubemaintFailed')
+    .map((e) => String(e['message']).split(':')[0] ?? '');
+}
+
+/** Failed requests no `KubemaintFailed` Event reported (seen during the roll, or in the store now). */
+export function unreportedFailures(sim: TestSim, answers: Answers): string[] {
+  const reported = new Set([...answers.reportedIds, ...reportedFailureIds(sim)]);
+  return answers.failedIds.filter((id) => !reported.has(id));
 }
