@@ -6,6 +6,7 @@
  * line (which names the node's folder) are how `down` finds exactly it again.
  */
 import { randomUUID } from 'node:crypto';
+import { createConnection } from 'node:net';
 import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { APISERVER_GUEST_ADDRESS, APISERVER_GUEST_PORT, KERNEL_APPEND } from './guest.js';
@@ -144,6 +145,42 @@ export async function stopVm(dir: string): Promise<boolean> {
   }
   if (runningPid(dir) !== undefined) process.kill(pid, 'SIGKILL');
   return true;
+}
+
+/**
+ * Runs commands on the VM's QEMU monitor (HMP, the `-monitor` socket above), one after another,
+ * each once the monitor's prompt is back; returns what the monitor printed. A test cuts a node's
+ * power this way: `stop` freezes the guest where it is (no instruction runs, nothing answers on the
+ * network), `system_reset` and `cont` boot it afresh, as a machine switched on again would.
+ */
+export function monitor(dir: string, commands: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = createConnection(join(dir, 'monitor.sock'));
+    const pending = [...commands];
+    let output = '';
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new RealClusterError(`QEMU monitor in ${dir} did not answer ${commands.join('; ')}`));
+    }, 30_000);
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      output += chunk;
+      if (!output.trimEnd().endsWith('(qemu)')) return;
+      const next = pending.shift();
+      if (next === undefined) {
+        clearTimeout(timer);
+        socket.end();
+        resolve(output);
+        return;
+      }
+      output += '\n';
+      socket.write(`${next}\n`);
+    });
+    socket.on('error', (error) => {
+      clearTimeout(timer);
+      reject(new RealClusterError(`QEMU monitor in ${dir}: ${error.message}`));
+    });
+  });
 }
 
 /** How many times the guest's kernel started in this QEMU run (a reboot makes it two). */

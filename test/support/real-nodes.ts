@@ -12,7 +12,7 @@ import { parseAllDocuments } from 'yaml';
 import { readNodesState, type NodeRecord } from '../../scripts/real-node/nodes.js';
 import { DEFAULT_NODE_STATE_DIR } from '../../scripts/real-node/paths.js';
 import { sshArgs } from '../../scripts/real-node/ssh.js';
-import { kernelBoots } from '../../scripts/real-node/vm.js';
+import { kernelBoots, monitor } from '../../scripts/real-node/vm.js';
 import { waitFor } from '@kubemaint/kubesim/testing';
 import { startCli, type LongRunning } from './cli-process.js';
 import { INFRA_K8S, type RealCluster } from './real-cluster.js';
@@ -26,6 +26,10 @@ export interface RealNodes {
   /** Kernel boots in the node's serial console log since its VM started. */
   kernelBoots(name: string): number;
   consoleLog(name: string): string;
+  /** Cuts the node's power: the guest stops where it is, answering nothing (QEMU `stop`). */
+  powerOff(name: string): Promise<void>;
+  /** Switches it on again after `powerOff`: a cold boot, nothing of the old one kept in memory. */
+  powerOn(name: string): Promise<void>;
 }
 
 export function realNodes(): RealNodes {
@@ -55,6 +59,8 @@ export function realNodes(): RealNodes {
       }).status ?? 255,
     kernelBoots: (name) => kernelBoots(node(name).dir),
     consoleLog: (name) => readFileSync(node(name).console, 'utf8'),
+    powerOff: async (name) => void (await monitor(node(name).dir, ['stop'])),
+    powerOn: async (name) => void (await monitor(node(name).dir, ['system_reset', 'cont'])),
   };
 }
 
