@@ -83,7 +83,7 @@ const ATTEMPTS = 8;
 /**
  * Like `once`, retrying throttling and unavailability (the kubelets never evict, so no PDB 429s):
  * eight attempts, or for as long as `keepTrying` says (what a kubelet must not give up on, every
- * 10 s at most once the backoff is spent).
+ * 10 s at most once the backoff is spent; a refusal too, while it says so).
  */
 export async function withRetry<T>(
   action: string,
@@ -95,7 +95,13 @@ export async function withRetry<T>(
       return await call();
     } catch (raw) {
       const error = named(raw, action);
-      const retryable = error.kind === 'unavailable' || error.kind === 'throttled';
+      // What must not be given up is also retried past a refusal: a kube-apiserver just restarted
+      // answers 403 until its authorizer's caches have filled (the faults test's attached fleet
+      // was refused its impersonation for a while), and a kubelet keeps trying whatever it is told.
+      const retryable =
+        error.kind === 'unavailable' ||
+        error.kind === 'throttled' ||
+        (keepTrying !== undefined && error.kind === 'forbidden' && keepTrying());
       if (!retryable || (attempt + 1 >= ATTEMPTS && !keepTrying?.())) throw error;
       const ceiling = Math.min(10_000, 200 * 2 ** attempt);
       await sleep(error.retryAfterMs ?? Math.floor(Math.random() * ceiling));

@@ -287,6 +287,24 @@ describe('attached kubelet API (write-behind over HTTP)', () => {
     kubelet.stop();
   });
 
+  it('removes a pod past refusals of an apiserver just restarted (its authorizer not warm yet)', async () => {
+    let refused = 3;
+    const api = scriptedApi((sent) => {
+      if (sent.method !== 'DELETE') return {};
+      if (refused-- > 0)
+        throw new ApiCallError('forbidden', 'cannot impersonate resource "users"', {
+          status: 403,
+          reason: 'Forbidden',
+        });
+      return {};
+    });
+    const kubelet = httpKubeletApi(api.client, NODE, silentLogger());
+    kubelet.deletePod(pod('5'));
+    await kubelet.flushed();
+    assert.equal(api.sent.filter((s) => s.method === 'DELETE').length, 4, 'tried until allowed');
+    kubelet.stop();
+  });
+
   it('stops trying to remove a pod once the kubelet is stopped', async () => {
     const api = scriptedApi((sent) => {
       if (sent.method !== 'DELETE') return {};
