@@ -3,8 +3,9 @@
  * (test/support/real-audit.ts), not from what kubemaint says of itself. infra/k8s applied; simulated
  * nodes attached as real API clients; two `serve` replicas as their own users (serve-a, serve-b,
  * group kubemaint:control-plane), each through a TCP proxy of its own that the test can cut; the
- * executor as the Job's pod, on its ServiceAccount token. Short timings (Lease 4 s, renew deadline
- * 3 s, retry 1 s, a tick a second, slot TTL 45 s, node timeout 40 s) so the file runs in minutes.
+ * executor as the Job's pod, on its ServiceAccount token. The election's default timings (Lease 15 s,
+ * renew deadline 10 s, retry 2 s), and short ones elsewhere (a tick a second, slot TTL 45 s, node
+ * timeout 40 s) so the file runs in minutes.
  *
  * 1. kube-apiserver stopped for 15 s (longer than the executor's own retries) and started again
  *    while a PDB holds the drain: the drain waits it out and the node is rebooted once, uncordoned.
@@ -42,9 +43,12 @@ import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 const NS = 'kubemaint';
 const APP_NS = 'faults';
 const ELECTION = 'kubemaint-serve-leader';
-const LEASE_MS = 4_000;
-const RENEW_DEADLINE_MS = 3_000;
-const RETRY_MS = 1_000;
+// serve.leaderElection's defaults. Shorter ones (4 s, 3 s, 1 s) passed alone, but beside test:node's
+// VMs (load 11) a renewal took more than 3 s again and again: the leader stood down and took the Lease
+// back every few seconds, and each fault's roll ran out of its time.
+const LEASE_MS = 15_000;
+const RENEW_DEADLINE_MS = 10_000;
+const RETRY_MS = 2_000;
 const TICK_MS = 1_000;
 const SLOT_TTL_MS = 45_000;
 const NODE_TIMEOUT_MS = 40_000;
@@ -80,7 +84,7 @@ const ASKED = process.env['KUBEMAINT_REAL_FAULTS'] === '1';
 describe(
   'faults on the real control plane, judged from the audit log',
   {
-    timeout: 900_000,
+    timeout: 2_400_000,
     skip: ASKED ? false : 'not yet run beside the VMs: set KUBEMAINT_REAL_FAULTS=1 to run it',
   },
   () => {
@@ -201,7 +205,7 @@ describe(
           JSON.stringify({ spec: { maxUnavailable: 2 } }),
         ]);
     };
-    const done = (name: string, after: string, timeoutMs = 300_000) =>
+    const done = (name: string, after: string, timeoutMs = 600_000) =>
       waitFor(
         `the reboot of ${name} done`,
         async () => {
@@ -226,7 +230,7 @@ describe(
               e.objectRef?.namespace === APP_NS &&
               e.responseStatus?.code === 429,
           ),
-        180_000,
+        600_000,
         250,
       );
     /** A line a replica logged after `offset` characters of its output (stdout or stderr). */
@@ -500,7 +504,7 @@ serve:
             .kubectl(['get', 'jobs', '-n', NS, '-o', 'name'])
             .includes(r!.metadata.name);
         },
-        180_000,
+        600_000,
         100,
       );
       const old = await leader();
