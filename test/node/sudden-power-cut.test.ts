@@ -123,6 +123,29 @@ describe('a real node whose power is cut mid-drain', { timeout: 45 * MINUTE }, (
     assert.equal(holdBefore.length, 2);
 
     nodes.ssh(target, "printf '*** System restart required ***\\n' > /var/run/reboot-required");
+    await poll(
+      "the agent's mark",
+      () => node(target).metadata.labels?.['kubemaint.io/reboot-required'] === 'true',
+      10 * MINUTE,
+      5_000,
+    );
+    // Asked for by hand: refusal.test.ts's request failed on this node minutes ago, and serve does
+    // not propose the same reboot again within the hour after a failure (detect.ts).
+    const asked = await runCli(
+      [
+        'reboot',
+        target,
+        'power cut test',
+        '--kubeconfig',
+        kubemaint!.kubeconfigs.carol,
+        '--config',
+        'kubemaint.yaml',
+        '--wait',
+        '0',
+      ],
+      { cwd: kubemaint!.dir },
+    );
+    assert.equal(asked.code, 0, asked.stderr);
     const proposed = await poll(
       'the proposal',
       () => requests().find((r) => !earlier.has(r.metadata.name) && r.status?.state === 'proposed'),
@@ -254,9 +277,13 @@ describe('a real node whose power is cut mid-drain', { timeout: 45 * MINUTE }, (
     );
     await kubemaint?.stop();
     kubemaint = undefined;
-    assert.equal(
-      requests().filter((r) => !earlier.has(r.metadata.name) && r.metadata.name !== id).length,
-      0,
+    assert.deepEqual(
+      requests()
+        .filter((r) =>
+          ['proposed', 'approved', 'running', 'verifying'].includes(r.status?.state ?? ''),
+        )
+        .map((r) => r.metadata.name),
+      [],
       'nothing proposed the reboot again',
     );
   });

@@ -156,13 +156,16 @@ export interface KubemaintServe {
   /** The folder serve and the CLI run in (kubemaint.yaml). */
   dir: string;
   serve: LongRunning;
-  /** alice's and bob's kubeconfigs: people with kubemaint's person role and node read access. */
-  kubeconfigs: Record<'alice' | 'bob', string>;
+  /**
+   * alice's, bob's and carol's kubeconfigs: people with kubemaint's person role and node read access,
+   * each an approver (carol asks for a reboot by hand where alice and bob approve it).
+   */
+  kubeconfigs: Record<'alice' | 'bob' | 'carol', string>;
   stop(): Promise<void>;
 }
 
 /**
- * alice and bob (kubemaint's person role, infra/k8s/rbac-people.yaml, and node read access), a
+ * alice, bob and carol (kubemaint's person role, infra/k8s/rbac-people.yaml, and node read access), a
  * kubemaint.yaml of `config` plus the two-person rule with them as approvers and the executor's image
  * (built here, never pulled), and serve running against the real control plane as its service account.
  */
@@ -171,7 +174,7 @@ export async function startServe(
   cliImage: string,
   config: string,
 ): Promise<KubemaintServe> {
-  const people = ['alice', 'bob'] as const;
+  const people = ['alice', 'bob', 'carol'] as const;
   const subjects = people.map((name) => ({
     apiGroup: 'rbac.authorization.k8s.io',
     kind: 'User',
@@ -213,6 +216,7 @@ export async function startServe(
   const kubeconfigs = {
     alice: cluster.userKubeconfig('alice'),
     bob: cluster.userKubeconfig('bob'),
+    carol: cluster.userKubeconfig('carol'),
   };
   const dir = mkdtempSync(join(tmpdir(), 'kubemaint-node-e2e-'));
   writeFileSync(
@@ -225,7 +229,7 @@ approval:
   twoPerson: true
   approvers:
     kubernetes:
-      users: [alice, bob]
+      users: [alice, bob, carol]
 agent:
   period: 10s
 # The executor's image is the one built here and imported into the nodes: never pulled.
