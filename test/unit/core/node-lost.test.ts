@@ -6,7 +6,9 @@ import type { MaintenanceRequest } from '../../../src/core/request.js';
 const MIN = 60_000;
 const started = '2026-01-01T00:00:00.000Z';
 const at = (minutes: number) => new Date(Date.parse(started) + minutes * MIN);
-const running: Pick<MaintenanceRequest, 'history'> = { history: [{ from: 'approved', to: 'running', at: started, by: 'kubemaint' }] };
+const running: Pick<MaintenanceRequest, 'history'> = {
+  history: [{ from: 'approved', to: 'running', at: started, by: 'kubemaint' }],
+};
 const node = (ready: string, readySince?: string) => ({
   ready,
   ...(readySince ? { readySince } : {}),
