@@ -58,6 +58,26 @@ export interface Container {
   command?: string[];
   args?: string[];
   env?: EnvVar[];
+  volumeMounts?: VolumeMount[];
+}
+
+export interface VolumeMount {
+  name: string;
+  mountPath: string;
+  subPath?: string;
+}
+
+/** The files a ConfigMap or Secret volume projects: every key, or the `items` named. */
+export interface KeyProjection {
+  items?: { key: string; path: string }[];
+  optional?: boolean;
+}
+
+export interface Volume {
+  name: string;
+  emptyDir?: Record<string, unknown>;
+  configMap?: KeyProjection & { name: string };
+  secret?: KeyProjection & { secretName: string };
 }
 
 export interface NodeSelectorTerm {
@@ -73,7 +93,7 @@ export interface PodSpec {
   restartPolicy?: 'Always' | 'OnFailure' | 'Never';
   terminationGracePeriodSeconds?: number;
   serviceAccountName?: string;
-  volumes?: { name: string; emptyDir?: Record<string, unknown> }[];
+  volumes?: Volume[];
   affinity?: {
     nodeAffinity?: {
       requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms: NodeSelectorTerm[] };
