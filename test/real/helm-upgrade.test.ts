@@ -1,0 +1,440 @@
+/**
+ * Upgrading kubemaint in the middle of a campaign (issue 32, ADR 0057): `helm upgrade` from the
+ * previous chart version while one node drains and two are approved. Nothing is lost or done twice:
+ * the executor Job that was running finishes under the old image, the new `serve` carries on (it
+ * verifies that node and dispatches the other two with the new image), every node reboots once, none
+ * is left cordoned, and no two serves acted at once across the roll of serve's pods. Judged from the
+ * apiserver's audit log (test/support/real-roll.ts), the Jobs' pod specs and the simulated hosts' log.
+ *
+ * What runs: a control plane of its own (Helm must not meet the objects other suites applied to the
+ * shared one), five simulated nodes attached as real API clients (`sim --attach`): three roll, two
+ * run serve. The chart is installed and upgraded by the real Helm, and serve's Deployment pods, as
+ * the real scheduler places them and the real Deployment controller rolls them, run on the attached
+ * kubelets as local `kubemaint serve` processes with the chart's args, the chart's ConfigMap as their
+ * config file (the kubelet's copy of the volume, pod-volumes.ts) and a token bound to their pod; so do
+ * the executor Jobs' pods. The audit log tells the replicas apart by that token's pod-name claim.
+ *
+ * Honest limits:
+ * - "The previous chart version" is this chart packaged as 0.0.9 (`helm package --version 0.0.9
+ *   --app-version 0.0.9`, so its images are tagged 0.0.9) and the upgrade goes to the chart as it is
+ *   (0.1.0). No release was published before this one, so both tags map to this checkout's code:
+ *   what is proven is the upgrade's orchestration (serve's pods replaced under a held drain, the
+ *   running Job left alone, the Lease handed from old pods to new, the work carried on), not that an
+ *   older kubemaint's objects are read by a newer one. The CRDs are the same on both sides (Helm never
+ *   upgrades crds/; docs/deploy-cluster.md says to apply them first).
+ * - Values that differ from a production install, each for the simulation: `cluster.type:
+ *   kubeconfig` (the attached kubelet hands the pod's token over as KUBECONFIG, not at
+ *   /var/run/secrets), `serve.ops.port: 0` (the replicas share this machine's ports), the sim host's
+ *   reboot command, short timings (a tick a second, Lease 4 s), serve pinned to two nodes of its own.
+ * - The attached kubelet does not run probes (a started process is Ready) and ignores `envFrom` (the
+ *   empty kubemaint-slack Secret is created anyway, as the guide says).
+ */
+import assert from 'node:assert/strict';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { parse, stringify } from 'yaml';
+import { down, up } from '../../scripts/real-cluster/control-plane.js';
+import {
+  DEFAULT_KUBERNETES_VERSION,
+  parseKubernetesVersion,
+} from '../../scripts/real-cluster/versions.js';
+import { MAIN, startCli, type LongRunning } from '../support/cli-process.js';
+import { CHART, helmBinary, runHelm } from '../support/helm-chart.js';
+import { isWrite, readAudit, resourceOf, type AuditEntry } from '../support/real-audit.js';
+import { clusterAt, type RealCluster } from '../support/real-cluster.js';
+import {
+  actedOutOfTurn,
+  assertRebootedOnce,
+  holdDrainOn,
+  hostCommands,
+} from '../support/real-roll.js';
+import { waitFor } from '../support/sim.js';
+
+const NS = 'kubemaint';
+const APP_NS = 'helmup';
+const ELECTION = 'kubemaint-serve-leader';
+const IMAGE = 'ghcr.io/kubemaint/kubemaint';
+const OLD = '0.0.9';
+const NEW = (parse(readFileSync(join(CHART, 'Chart.yaml'), 'utf8')) as { appVersion: string })
+  .appVersion;
+const SERVE = 'system:serviceaccount:kubemaint:kubemaint-serve';
+const EXECUTOR = 'system:serviceaccount:kubemaint:kubemaint-executor';
+const POD_CLAIM = 'authentication.kubernetes.io/pod-name';
+const ROLL = ['helmup-0', 'helmup-1', 'helmup-2'];
+const CONTROL = ['helmup-3', 'helmup-4'];
+/** Where the pods' output is kept after the run (git-ignored): a failure names what it waited for. */
+const LOGS = resolve(import.meta.dirname, '../../.kubemaint/helm-upgrade-logs');
+
+interface RequestJson {
+  metadata: { name: string; creationTimestamp: string };
+  spec: { node: string };
+  status?: { state?: string };
+}
+interface PodJson {
+  metadata: {
+    name: string;
+    uid: string;
+    deletionTimestamp?: string;
+    labels?: Record<string, string>;
+  };
+  spec: { containers: { image: string }[] };
+  status?: { phase?: string };
+}
+interface JobJson {
+  metadata: { name: string; uid: string; labels?: Record<string, string> };
+  spec: { template: { spec: { containers: { image: string }[] } } };
+  status?: { succeeded?: number; active?: number };
+}
+
+describe('helm upgrade in the middle of a campaign', { timeout: 900_000 }, () => {
+  const dir = resolve('.kubemaint/real-cluster-helm-upgrade');
+  let cluster: RealCluster;
+  let helm: string;
+  let scratch: string;
+  let values: string;
+  let fleet: LongRunning;
+  let hostUrl: string;
+  let startedAt: string;
+  const bootIds = new Map<string, string>();
+  // What the first test saw before the upgrade, for the ones after it.
+  const seen: { job?: JobJson; pod?: PodJson; servePods?: string[] } = {};
+  let releaseDrain: () => Promise<unknown> = () => Promise.resolve();
+
+  const audit = (): AuditEntry[] => readAudit(cluster, startedAt);
+  const json = <T>(args: string[]): T => JSON.parse(cluster.kubectl([...args, '-o', 'json'])) as T;
+  const requests = () =>
+    json<{ items: RequestJson[] }>(['get', 'maintenancerequests', '-n', NS]).items;
+  const requestOn = (node: string) => {
+    const mine = requests().filter((r) => r.spec.node === node);
+    assert.ok(
+      mine.length <= 1,
+      `one request for ${node}: ${mine.map((r) => r.metadata.name).join(', ')}`,
+    );
+    return mine[0];
+  };
+  const jobOf = (request: string) =>
+    json<{ items: JobJson[] }>(['get', 'jobs', '-n', NS, '-l', `kubemaint.io/request=${request}`])
+      .items;
+  const podsOfJob = (job: string) =>
+    json<{ items: PodJson[] }>(['get', 'pods', '-n', NS, '-l', `job-name=${job}`]).items;
+  const servePods = () =>
+    json<{ items: PodJson[] }>([
+      'get',
+      'pods',
+      '-n',
+      NS,
+      '-l',
+      'app.kubernetes.io/name=kubemaint-serve',
+    ]).items;
+  const holder = () =>
+    cluster
+      .kubectl([
+        'get',
+        'lease',
+        ELECTION,
+        '-n',
+        NS,
+        '--ignore-not-found',
+        '-o',
+        'jsonpath={.spec.holderIdentity}',
+      ])
+      .trim();
+  const bootId = (node: string) =>
+    cluster.kubectl(['get', 'node', node, '-o', 'jsonpath={.status.nodeInfo.bootID}']).trim();
+  const mark = (node: string) =>
+    cluster.kubectl(['label', 'node', node, 'kubemaint.io/reboot-required=true', '--overwrite']);
+  const state = (node: string) => requestOn(node)?.status?.state;
+  /** The serve pod an audit entry's author is (its token's pod claim), or undefined for anyone else. */
+  const serveOf = (e: AuditEntry) =>
+    e.user.username === SERVE ? (e.user.extra?.[POD_CLAIM]?.[0] ?? '(no pod claim)') : undefined;
+  const byKubemaint = (e: AuditEntry) => e.user.username === EXECUTOR || e.user.username === SERVE;
+  const helmRun = (args: string[]) => runHelm(helm, args, { KUBECONFIG: cluster.kubeconfig });
+
+  before(async () => {
+    helm = await helmBinary();
+    const version = parseKubernetesVersion(
+      process.env['KUBEMAINT_K8S_VERSION'] ?? DEFAULT_KUBERNETES_VERSION,
+    );
+    cluster = clusterAt(
+      await up({ version, dir, fresh: true, say: (l) => process.stderr.write(`# ${l}\n`) }),
+    );
+    startedAt = new Date().toISOString();
+    scratch = mkdtempSync(join(tmpdir(), 'kubemaint-helm-upgrade-'));
+    rmSync(LOGS, { recursive: true, force: true });
+    mkdirSync(LOGS, { recursive: true });
+
+    // Both tags run this checkout's CLI; each pod's output goes to a file of its own (the attached
+    // kubelet keeps it in its process only). exec: the signals reach node itself.
+    const image = join(scratch, 'kubemaint-image');
+    writeFileSync(
+      image,
+      `#!/usr/bin/env bash\nexec ${process.execPath} --import ${import.meta.resolve('tsx')} ${MAIN} "$@" > >(exec tee -a "${LOGS}/$POD_NAME.log") 2>&1\n`,
+    );
+    chmodSync(image, 0o755);
+    fleet = startCli(
+      [
+        'sim',
+        '--attach',
+        cluster.fleetKubeconfig('helmup-fleet', [...ROLL, ...CONTROL]),
+        '--nodes',
+        String(ROLL.length + CONTROL.length),
+        '--name-prefix',
+        'helmup-',
+        '--label',
+        'topology.kubernetes.io/zone=helmup',
+        '--reboot-downtime',
+        '3',
+        '--image',
+        `${IMAGE}:${OLD}=${image}`,
+        '--image',
+        `${IMAGE}:${NEW}=${image}`,
+      ],
+      { cwd: scratch },
+    );
+    const attached = await fleet.waitFor(/kubemaint sim attached: .* host=(\S+)/, 180_000);
+    hostUrl = attached[1]!;
+    for (const node of ROLL) cluster.kubectl(['label', 'node', node, 'kubemaint.io/helmup=roll']);
+    for (const node of CONTROL)
+      cluster.kubectl(['label', 'node', node, 'kubemaint.io/helmup=control']);
+    cluster.kubectl(['create', 'namespace', APP_NS]);
+
+    values = join(scratch, 'values.yaml');
+    writeFileSync(
+      values,
+      stringify({
+        serve: { nodeSelector: { 'kubemaint.io/helmup': 'control' } },
+        config: {
+          cluster: { type: 'kubeconfig' },
+          kubelet: { enabled: false },
+          approval: { autoApprove: { nodeSelector: 'kubemaint.io/helmup=roll' } },
+          slot: { ttl: '45s' },
+          drain: { timeout: '10m' },
+          reboot: {
+            command: ['kubemaint-sim-host', 'reboot'],
+            nodeTimeout: '60s',
+            expectedDuration: '20s',
+          },
+          executor: { hostPrefix: [] },
+          schedules: { tick: '* * * * * *' },
+          serve: {
+            ops: { port: 0 },
+            leaderElection: { leaseDuration: '4s', renewDeadline: '3s', retryPeriod: '1s' },
+          },
+        },
+      }),
+    );
+    runHelm(helm, ['package', CHART, '--version', OLD, '--app-version', OLD, '-d', scratch]);
+    helmRun([
+      'install',
+      'kubemaint',
+      join(scratch, `kubemaint-${OLD}.tgz`),
+      '--namespace',
+      'default',
+      '-f',
+      values,
+    ]);
+    cluster.kubectl(['create', 'secret', 'generic', 'kubemaint-slack', '-n', NS]);
+    cluster.kubectl([
+      'rollout',
+      'status',
+      'deployment/kubemaint-serve',
+      '-n',
+      NS,
+      '--timeout=300s',
+    ]);
+    await waitFor('an old serve leads', () => holder() !== '', 120_000, 250);
+    for (const node of ROLL) bootIds.set(node, bootId(node));
+  });
+
+  after(async () => {
+    await fleet?.stop().catch(() => undefined);
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+    await down(dir);
+  });
+
+  it(`before the upgrade: ${ROLL[0]} drains under serve ${OLD}, ${ROLL[1]} and ${ROLL[2]} are approved and wait`, async () => {
+    releaseDrain = await holdDrainOn(cluster, APP_NS, ROLL[0]!);
+    const since = new Date().toISOString();
+    mark(ROLL[0]!);
+    await waitFor(
+      'an eviction the PDB refused',
+      () =>
+        audit().find(
+          (e) =>
+            e.stageTimestamp >= since &&
+            e.user.username === EXECUTOR &&
+            resourceOf(e) === 'pods/eviction' &&
+            e.objectRef?.namespace === APP_NS &&
+            e.responseStatus?.code === 429,
+        ),
+      240_000,
+      250,
+    );
+    for (const node of ROLL.slice(1)) mark(node);
+    await waitFor(
+      `${ROLL[1]} and ${ROLL[2]} approved`,
+      () => ROLL.slice(1).every((node) => state(node) === 'approved'),
+      60_000,
+      250,
+    );
+    // A few ticks more: they stay approved while the only slot is taken.
+    await new Promise((r) => setTimeout(r, 3_000));
+    assert.deepEqual(
+      ROLL.map((node) => state(node)),
+      ['running', 'approved', 'approved'],
+    );
+    const request = requestOn(ROLL[0]!)!;
+    const [job, ...more] = jobOf(request.metadata.name);
+    assert.ok(job && more.length === 0, `one Job for ${request.metadata.name}`);
+    assert.equal(job.spec.template.spec.containers[0]?.image, `${IMAGE}:${OLD}`);
+    const [pod] = podsOfJob(job.metadata.name);
+    assert.ok(pod, 'its pod');
+    for (const node of ROLL.slice(1)) assert.deepEqual(jobOf(requestOn(node)!.metadata.name), []);
+    const serves = servePods();
+    assert.deepEqual(
+      serves.map((p) => p.spec.containers[0]?.image),
+      [`${IMAGE}:${OLD}`, `${IMAGE}:${OLD}`],
+    );
+    Object.assign(seen, { job, pod, servePods: serves.map((p) => p.metadata.name) });
+  });
+
+  it(`helm upgrade to ${NEW}: serve's pods are replaced, the running Job is left as it is`, async () => {
+    assert.ok(seen.job && seen.pod && seen.servePods, 'the first test ran');
+    const started = performance.now();
+    helmRun(['upgrade', 'kubemaint', CHART, '--namespace', 'default', '-f', values]);
+    cluster.kubectl([
+      'rollout',
+      'status',
+      'deployment/kubemaint-serve',
+      '-n',
+      NS,
+      '--timeout=300s',
+    ]);
+    // Rolled out is the new pods Ready; the old ones may still be stopping.
+    await waitFor(
+      'only new serve pods',
+      () => {
+        const pods = servePods();
+        return (
+          pods.length === 2 &&
+          pods.every(
+            (p) =>
+              !seen.servePods!.includes(p.metadata.name) &&
+              p.spec.containers[0]?.image === `${IMAGE}:${NEW}`,
+          )
+        );
+      },
+      180_000,
+      250,
+    );
+    const newPods = servePods().map((p) => p.metadata.name);
+    await waitFor(
+      'a new serve leads',
+      () => newPods.some((name) => holder().startsWith(`${name}_`)),
+      60_000,
+      250,
+    );
+    process.stdout.write(
+      `# helm upgrade: new serve leading ${((performance.now() - started) / 1_000).toFixed(1)} s after the upgrade began\n`,
+    );
+
+    const [job, ...more] = jobOf(requestOn(ROLL[0]!)!.metadata.name);
+    assert.ok(job && more.length === 0, 'still one Job');
+    assert.equal(job.metadata.uid, seen.job.metadata.uid, 'the same Job, not made again');
+    assert.equal(job.spec.template.spec.containers[0]?.image, `${IMAGE}:${OLD}`);
+    const pods = podsOfJob(job.metadata.name);
+    assert.deepEqual(
+      pods.map((p) => p.metadata.uid),
+      [seen.pod.metadata.uid],
+      'the same pod, still running',
+    );
+    assert.equal(pods[0]?.status?.phase, 'Running');
+    assert.deepEqual(
+      ROLL.map((node) => state(node)),
+      ['running', 'approved', 'approved'],
+      'the upgrade itself changed no request',
+    );
+  });
+
+  it('after it: the old Job finishes, the new serve rolls the rest; each node rebooted once, none left cordoned, nothing lost', async () => {
+    assert.ok(seen.job && seen.servePods, 'the first tests ran');
+    await releaseDrain();
+    await waitFor(
+      'every request done',
+      () => {
+        const states = ROLL.map((node) => state(node));
+        const failed = states.findIndex((s) => s === 'failed');
+        if (failed >= 0)
+          assert.fail(`${ROLL[failed]} failed: ${JSON.stringify(requestOn(ROLL[failed]!))}`);
+        return states.every((s) => s === 'done');
+      },
+      360_000,
+      500,
+    );
+    const entries = audit();
+    const newServe = (who: string | undefined) =>
+      who !== undefined && !seen.servePods!.includes(who) && who !== '(no pod claim)';
+
+    // The old Job ran to its end under the old image; the other two were made by a new serve, with the new one.
+    const first = jobOf(requestOn(ROLL[0]!)!.metadata.name)[0];
+    assert.equal(first?.metadata.uid, seen.job.metadata.uid);
+    assert.equal(first?.status?.succeeded, 1, 'the old Job succeeded');
+    for (const node of ROLL.slice(1)) {
+      const [job] = jobOf(requestOn(node)!.metadata.name);
+      assert.ok(job, `${node}'s Job`);
+      assert.equal(job.spec.template.spec.containers[0]?.image, `${IMAGE}:${NEW}`);
+      const created = entries.find(
+        (e) =>
+          isWrite(e) &&
+          e.verb === 'create' &&
+          resourceOf(e) === 'jobs' &&
+          e.objectRef?.name === job.metadata.name,
+      );
+      assert.ok(
+        created && newServe(serveOf(created)),
+        `${job.metadata.name} created by a new serve: ${created && serveOf(created)}`,
+      );
+    }
+    // The new serve verified the node the old one had started.
+    const verified = entries.find(
+      (e) =>
+        isWrite(e) &&
+        resourceOf(e) === 'maintenancerequests/status' &&
+        (e.requestObject as RequestJson | undefined)?.spec.node === ROLL[0] &&
+        (e.requestObject as RequestJson | undefined)?.status?.state === 'done',
+    );
+    assert.ok(verified && newServe(serveOf(verified)), `${ROLL[0]} done, written by a new serve`);
+
+    // Each node: one host command issued (audit), one reboot on its host, a new bootID, given back.
+    const hostLog = (
+      (await (await fetch(`${hostUrl}/_sim/host-log`)).json()) as {
+        items: { node: string; action: string }[];
+      }
+    ).items;
+    for (const node of ROLL) {
+      assertRebootedOnce(cluster, entries, node, byKubemaint);
+      assert.equal(
+        hostLog.filter((a) => a.node === node && a.action === 'reboot').length,
+        1,
+        `${node} rebooted once on its host`,
+      );
+      assert.notEqual(bootId(node), bootIds.get(node), `${node} has a new bootID`);
+      assert.equal(hostCommands(entries, node).length, 1);
+    }
+    assert.equal(requests().length, ROLL.length, 'no request lost or made twice');
+
+    // No two serves acted at once, across old pods and new.
+    const { outOfTurn, acted } = actedOutOfTurn(entries, ELECTION, serveOf);
+    assert.deepEqual(
+      outOfTurn,
+      [],
+      'every write by a serve was made by the last writer of the Lease',
+    );
+    assert.ok(
+      [...acted].some((p) => seen.servePods!.includes(p)) && [...acted].some(newServe),
+      `an old and a new serve acted: ${[...acted].join(', ')}`,
+    );
+  });
+});
