@@ -23,12 +23,14 @@ export const kubectlSoon = (cluster: RealCluster, args: string[]) =>
  * Two web replicas pinned to `node` under a PDB that lets one go (maxUnavailable 1): serve's PDB
  * preflight passes (each pod alone may be evicted), and the drain's second eviction is refused
  * (429) for as long as the first one's replacement cannot run: it may only run on `node`, which
- * is cordoned. Returns what lets the drain go on: the PDB allows two.
+ * is cordoned. Returns what lets the drain go on: the PDB allows two. `graceSeconds` is the pods'
+ * termination grace (Kubernetes' default 30 s: a simulated container outlives its eviction that long).
  */
 export async function holdDrainOn(
   cluster: RealCluster,
   namespace: string,
   node: string,
+  options: { graceSeconds?: number } = {},
 ): Promise<() => Promise<unknown>> {
   const app = `web-${node}`;
   cluster.kubectl(['apply', '-f', '-'], {
@@ -43,6 +45,9 @@ export async function holdDrainOn(
           metadata: { labels: { app } },
           spec: {
             nodeSelector: { 'kubernetes.io/hostname': node },
+            ...(options.graceSeconds !== undefined
+              ? { terminationGracePeriodSeconds: options.graceSeconds }
+              : {}),
             containers: [{ name: 'web', image: 'registry.example/web:1' }],
           },
         },
