@@ -26,8 +26,10 @@
  *   kubeconfig` (the attached kubelet hands the pod's token over as KUBECONFIG, not at
  *   /var/run/secrets), `serve.ops.port: 0` (the replicas share this machine's ports), the sim host's
  *   reboot command, short timings (a tick a second, Lease 4 s), serve pinned to two nodes of its own.
- * - The attached kubelet does not run probes (a started process is Ready) and ignores `envFrom` (the
- *   empty kubemaint-slack Secret is created anyway, as the guide says).
+ * - The attached kubelet runs no probes: a started process is Ready. So the Deployment replaces an
+ *   old pod while the new one is still starting, and nobody leads for that while (tens of seconds on
+ *   a loaded machine); on a real cluster the readiness probe holds the roll until the new pod has
+ *   read the Lease. A harder hand-over than the real one, not an easier one.
  */
 import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -44,12 +46,7 @@ import { MAIN, startCli, type LongRunning } from '../support/cli-process.js';
 import { CHART, helmBinary, runHelm } from '../support/helm-chart.js';
 import { isWrite, readAudit, resourceOf, type AuditEntry } from '../support/real-audit.js';
 import { clusterAt, type RealCluster } from '../support/real-cluster.js';
-import {
-  actedOutOfTurn,
-  assertRebootedOnce,
-  holdDrainOn,
-  hostCommands,
-} from '../support/real-roll.js';
+import { actedOutOfTurn, assertRebootedOnce, holdDrainOn } from '../support/real-roll.js';
 import { waitFor } from '../support/sim.js';
 
 const NS = 'kubemaint';
@@ -235,6 +232,8 @@ describe('helm upgrade in the middle of a campaign', { timeout: 900_000 }, () =>
       '-f',
       values,
     ]);
+    // serve's pods take their env from it (envFrom): they start once it exists, as the guide says.
+    // Empty: no Slack, prompts go to the log and the policy approves.
     cluster.kubectl(['create', 'secret', 'generic', 'kubemaint-slack', '-n', NS]);
     cluster.kubectl([
       'rollout',
@@ -334,7 +333,8 @@ describe('helm upgrade in the middle of a campaign', { timeout: 900_000 }, () =>
     await waitFor(
       'a new serve leads',
       () => newPods.some((name) => holder().startsWith(`${name}_`)),
-      60_000,
+      // A new pod's process starting through tsx beside the others (see the header: no probes).
+      180_000,
       250,
     );
     process.stdout.write(
@@ -425,7 +425,6 @@ describe('helm upgrade in the middle of a campaign', { timeout: 900_000 }, () =>
         `${node} rebooted once on its host`,
       );
       assert.notEqual(bootId(node), bootIds.get(node), `${node} has a new bootID`);
-      assert.equal(hostCommands(entries, node).length, 1);
     }
     assert.equal(requests().length, ROLL.length, 'no request lost or made twice');
 

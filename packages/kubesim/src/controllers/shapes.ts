@@ -58,7 +58,15 @@ export interface Container {
   command?: string[];
   args?: string[];
   env?: EnvVar[];
+  envFrom?: EnvFromSource[];
   volumeMounts?: VolumeMount[];
+}
+
+/** Every key of a ConfigMap or Secret as a variable (`prefix` before each name). */
+export interface EnvFromSource {
+  prefix?: string;
+  configMapRef?: { name: string; optional?: boolean };
+  secretRef?: { name: string; optional?: boolean };
 }
 
 export interface VolumeMount {
