@@ -59,8 +59,8 @@ const NEW = (parse(readFileSync(join(CHART, 'Chart.yaml'), 'utf8')) as { appVers
 const SERVE = 'system:serviceaccount:kubemaint:kubemaint-serve';
 const EXECUTOR = 'system:serviceaccount:kubemaint:kubemaint-executor';
 const POD_CLAIM = 'authentication.kubernetes.io/pod-name';
-const ROLL = ['helmup-0', 'helmup-1', 'helmup-2'];
-const CONTROL = ['helmup-3', 'helmup-4'];
+const ROLL = ['helmup-roll-0', 'helmup-roll-1', 'helmup-roll-2'];
+const CONTROL = ['helmup-serve-0', 'helmup-serve-1'];
 /** Where the pods' output is kept after the run (git-ignored): a failure names what it waited for. */
 const LOGS = resolve(import.meta.dirname, '../../.kubemaint/helm-upgrade-logs');
 
@@ -91,7 +91,7 @@ describe('helm upgrade in the middle of a campaign', { timeout: 900_000 }, () =>
   let helm: string;
   let scratch: string;
   let values: string;
-  let fleet: LongRunning;
+  const fleets: LongRunning[] = [];
   let hostUrl: string;
   let startedAt: string;
   const bootIds = new Map<string, string>();
@@ -170,38 +170,48 @@ describe('helm upgrade in the middle of a campaign', { timeout: 900_000 }, () =>
       `#!/usr/bin/env bash\nexec ${process.execPath} --import ${import.meta.resolve('tsx')} ${MAIN} "$@" > >(exec tee -a "${LOGS}/$POD_NAME.log") 2>&1\n`,
     );
     chmodSync(image, 0o755);
-    fleet = startCli(
-      [
-        'sim',
-        '--attach',
-        cluster.fleetKubeconfig('helmup-fleet', [...ROLL, ...CONTROL]),
-        '--nodes',
-        String(ROLL.length + CONTROL.length),
-        '--name-prefix',
-        'helmup-',
-        '--label',
-        'topology.kubernetes.io/zone=helmup',
-        '--reboot-downtime',
-        '3',
-        '--image',
-        `${IMAGE}:${OLD}=${image}`,
-        '--image',
-        `${IMAGE}:${NEW}=${image}`,
-      ],
-      { cwd: scratch },
-    );
-    const attached = await fleet.waitFor(/kubemaint sim attached: .* host=(\S+)/, 180_000);
-    hostUrl = attached[1]!;
-    for (const node of ROLL) cluster.kubectl(['label', 'node', node, 'kubemaint.io/helmup=roll']);
-    for (const node of CONTROL)
-      cluster.kubectl(['label', 'node', node, 'kubemaint.io/helmup=control']);
+    // Two fleets, each labelled as it registers: a label put on later reaches an attached kubelet's
+    // view of its Node only with its next status write, and a pod the scheduler placed by the new
+    // label meanwhile is rejected (NodeAffinity), as a real kubelet with a stale node cache does.
+    const fleetKubeconfig = cluster.fleetKubeconfig('helmup-fleet', [...ROLL, ...CONTROL]);
+    const attach = (role: string, nodes: number) => {
+      const fleet = startCli(
+        [
+          'sim',
+          '--attach',
+          fleetKubeconfig,
+          '--nodes',
+          String(nodes),
+          '--name-prefix',
+          `helmup-${role}-`,
+          '--label',
+          'topology.kubernetes.io/zone=helmup',
+          '--label',
+          `kubemaint.io/helmup=${role}`,
+          '--reboot-downtime',
+          '3',
+          '--image',
+          `${IMAGE}:${OLD}=${image}`,
+          '--image',
+          `${IMAGE}:${NEW}=${image}`,
+        ],
+        { cwd: scratch },
+      );
+      fleets.push(fleet);
+      return fleet.waitFor(/kubemaint sim attached: .* host=(\S+)/, 180_000);
+    };
+    const [rolled] = await Promise.all([
+      attach('roll', ROLL.length),
+      attach('serve', CONTROL.length),
+    ]);
+    hostUrl = rolled[1]!;
     cluster.kubectl(['create', 'namespace', APP_NS]);
 
     values = join(scratch, 'values.yaml');
     writeFileSync(
       values,
       stringify({
-        serve: { nodeSelector: { 'kubemaint.io/helmup': 'control' } },
+        serve: { nodeSelector: { 'kubemaint.io/helmup': 'serve' } },
         config: {
           cluster: { type: 'kubeconfig' },
           kubelet: { enabled: false },
@@ -248,7 +258,7 @@ describe('helm upgrade in the middle of a campaign', { timeout: 900_000 }, () =>
   });
 
   after(async () => {
-    await fleet?.stop().catch(() => undefined);
+    for (const fleet of fleets) await fleet.stop().catch(() => undefined);
     if (scratch) rmSync(scratch, { recursive: true, force: true });
     await down(dir);
   });
