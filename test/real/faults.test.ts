@@ -37,6 +37,12 @@ import {
   type AuditEntry,
 } from '../support/real-audit.js';
 import { INFRA_K8S, realCluster, type RealCluster } from '../support/real-cluster.js';
+import {
+  actedOutOfTurn,
+  assertRebootedOnce,
+  holdDrainOn as holdDrainIn,
+  hostCommands as hostCommandsIn,
+} from '../support/real-roll.js';
 import { waitFor } from '../support/sim.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
@@ -135,76 +141,12 @@ describe(
       };
     const mark = (name: string) =>
       cluster.kubectl(['label', 'node', name, 'kubemaint.io/reboot-required=true', '--overwrite']);
-    /** kubectl, tried again while the control plane comes back from a fault. */
-    const kubectlSoon = (args: string[]) =>
-      waitFor(`kubectl ${args.join(' ')}`, () => cluster.kubectl(args) || true, 60_000, 500);
-    /**
-     * Two web replicas pinned to `name` under a PDB that lets one go (maxUnavailable 1): serve's PDB
-     * preflight passes (each pod alone may be evicted), and the drain's second eviction is refused
-     * (429) for as long as the first one's replacement cannot run: it may only run on `name`, which
-     * is cordoned. Returns what lets the drain go on: the PDB allows two.
-     */
-    const holdDrainOn = async (name: string): Promise<() => Promise<unknown>> => {
-      const app = `web-${name}`;
-      cluster.kubectl(['apply', '-f', '-'], {
-        input: JSON.stringify({
-          apiVersion: 'apps/v1',
-          kind: 'Deployment',
-          metadata: { name: app, namespace: APP_NS },
-          spec: {
-            replicas: 2,
-            selector: { matchLabels: { app } },
-            template: {
-              metadata: { labels: { app } },
-              spec: {
-                nodeSelector: { 'kubernetes.io/hostname': name },
-                containers: [{ name: 'web', image: 'registry.example/web:1' }],
-              },
-            },
-          },
-        }),
-      });
-      cluster.kubectl([
-        'create',
-        'poddisruptionbudget',
-        app,
-        '-n',
-        APP_NS,
-        `--selector=app=${app}`,
-        '--max-unavailable=1',
-      ]);
-      cluster.kubectl(['rollout', 'status', `deployment/${app}`, '-n', APP_NS, '--timeout=180s']);
-      // The disruption controller writes the budget's status after the pods are Ready; the
-      // preflight's dry-run eviction reads it.
-      await waitFor(
-        `PDB ${app} allows one disruption`,
-        () =>
-          cluster
-            .kubectl([
-              'get',
-              'pdb',
-              app,
-              '-n',
-              APP_NS,
-              '-o',
-              'jsonpath={.status.disruptionsAllowed}',
-            ])
-            .trim() === '1',
-        60_000,
-        250,
-      );
-      return () =>
-        kubectlSoon([
-          'patch',
-          'pdb',
-          app,
-          '-n',
-          APP_NS,
-          '--type=merge',
-          '-p',
-          JSON.stringify({ spec: { maxUnavailable: 2 } }),
-        ]);
-    };
+    const byKubemaint = (e: AuditEntry) =>
+      e.user.username === EXECUTOR || REPLICAS.includes(e.user.username);
+    const hostCommands = (name: string) => hostCommandsIn(audit(), name);
+    const rebootedOnce = (name: string) => assertRebootedOnce(cluster, audit(), name, byKubemaint);
+    const holdDrainOn = (name: string) => holdDrainIn(cluster, APP_NS, name);
+
     const done = (name: string, after: string, timeoutMs = 600_000) =>
       waitFor(
         `the reboot of ${name} done`,
@@ -247,49 +189,6 @@ describe(
       replica.serve.stdout().length,
       replica.serve.stderr().length,
     ];
-
-    /** Host commands issued for a node, by request: each distinct `hostCommandIssuedAt` written. */
-    const hostCommands = (name: string): string[] => [
-      ...new Set(
-        audit()
-          .filter((e) => isWrite(e) && resourceOf(e) === 'maintenancerequests/status')
-          .map((e) => e.requestObject as RequestJson | undefined)
-          .filter((r) => r?.spec.node === name && r.status?.hostCommandIssuedAt)
-          .map((r) => `${r!.metadata.name} ${r!.status!.hostCommandIssuedAt}`),
-      ),
-    ];
-    /** `unschedulable` as each accepted node write by kubemaint set it, in order. */
-    const cordons = (name: string): unknown[] =>
-      audit()
-        .filter(
-          (e) =>
-            isWrite(e) &&
-            resourceOf(e) === 'nodes' &&
-            e.objectRef?.name === name &&
-            (e.user.username === EXECUTOR || REPLICAS.includes(e.user.username)),
-        )
-        .map((e) => (e.requestObject as { spec?: { unschedulable?: unknown } } | undefined)?.spec)
-        .filter((spec) => spec !== undefined && 'unschedulable' in spec)
-        .map((spec) => spec!.unschedulable ?? null);
-    /** One reboot, cordoned once by kubemaint and given back, as the audit log and the node say. */
-    const rebootedOnce = (name: string) => {
-      assert.equal(
-        hostCommands(name).length,
-        1,
-        `host commands for ${name}: ${hostCommands(name).join(', ')}`,
-      );
-      const seen = cordons(name);
-      assert.equal(
-        seen.filter((u) => u === true).length,
-        1,
-        `${name} cordoned once: ${JSON.stringify(seen)}`,
-      );
-      assert.ok(
-        !seen.at(-1),
-        `${name}: the last cordon write gives it back: ${JSON.stringify(seen)}`,
-      );
-      assert.notEqual(node(name).spec?.unschedulable, true, `${name} is not left cordoned`);
-    };
 
     const startReplica = async (name: string, proxied: boolean): Promise<Replica> => {
       let kubeconfig = cluster.userKubeconfig(name, ['kubemaint:control-plane']);
@@ -681,22 +580,9 @@ serve:
     });
 
     it('over every fault, no two serves acted at once: each write made while its author held the Lease', () => {
-      let leaseWriter = '';
-      const outOfTurn: string[] = [];
-      const acted = new Set<string>();
-      for (const e of audit().filter(isWrite)) {
-        const who = e.user.username;
-        if (!REPLICAS.includes(who)) continue;
-        if (e.objectRef?.name === ELECTION) {
-          leaseWriter = who;
-          continue;
-        }
-        acted.add(who);
-        if (leaseWriter !== who)
-          outOfTurn.push(
-            `${describeEntry(e)} (the Lease was last written by ${leaseWriter || 'nobody'})`,
-          );
-      }
+      const { outOfTurn, acted } = actedOutOfTurn(audit(), ELECTION, (e) =>
+        REPLICAS.includes(e.user.username) ? e.user.username : undefined,
+      );
       assert.deepEqual(
         outOfTurn,
         [],

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 
 export interface AuditEntry {
   verb: string;
-  user: { username: string };
+  /** `extra` names the pod of a pod-bound token (`authentication.kubernetes.io/pod-name`). */
+  user: { username: string; extra?: Record<string, string[]> };
   objectRef?: { resource?: string; subresource?: string; name?: string; namespace?: string };
   responseStatus?: { code?: number };
   /** The body sent, where the policy records it (level Request). */

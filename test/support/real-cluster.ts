@@ -138,6 +138,15 @@ async function open(): Promise<RealCluster> {
     );
     state = await up({ version, say: (line) => process.stderr.write(`# ${line}\n`) });
   }
+  return clusterAt(state);
+}
+
+/**
+ * A control plane a test started itself (`up({ dir, fresh: true })`, e.g. for a Helm release, which
+ * must not meet the objects other suites applied to the shared one), with the same identities and
+ * kubectl as realCluster's. The test stops it (`down(dir)`).
+ */
+export function clusterAt(state: ClusterState): RealCluster {
   const { dir, server, kubeconfig } = state;
   const pki = createPki(join(dir, 'pki'));
   const scratch = mkdtempSync(join(tmpdir(), 'kubemaint-real-'));

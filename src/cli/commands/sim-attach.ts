@@ -26,7 +26,9 @@ export const ATTACH_HELP =
   'groups (a cluster admin has it). Reboots and upgrades go through the host endpoint printed as\n' +
   "host=URL (KUBEMAINT_SIM_HOST_URL of the pods, `kubemaint-sim-host`). A pod's process finds its\n" +
   'service-account token, ca.crt and namespace in $KUBEMAINT_SIM_SERVICEACCOUNT_DIR and, with\n' +
-  "--hosts-dir, its node's file system in $KUBEMAINT_SIM_HOST_ROOT (e.g. var/run/reboot-required). Example:\n" +
+  "--hosts-dir, its node's file system in $KUBEMAINT_SIM_HOST_ROOT (e.g. var/run/reboot-required). Its\n" +
+  "ConfigMap, Secret and emptyDir volumes are copied to a folder of the pod's, and an env value that is a\n" +
+  "path under their mount names the copy (KUBEMAINT_CONFIG of the chart's serve pod). Example:\n" +
   '  kubemaint sim --attach .kubemaint/real-cluster/admin.kubeconfig --nodes 3\n' +
   'With --hosts-dir, the agent image (kubemaint-agent:*) runs the real reporter agent too\n' +
   '(bin/kubemaint-sim-agent, in a checkout).';

@@ -11,7 +11,8 @@
  * host's `/`) cannot be at those paths for a local process, so it is written to a folder of the pod's
  * and named in the env: `KUBEMAINT_SIM_SERVICEACCOUNT_DIR` (token, ca.crt, namespace) and, with a hosts
  * folder, `KUBEMAINT_SIM_HOST_ROOT`. `KUBERNETES_SERVICE_HOST`/`_PORT` are set as a kubelet sets them,
- * pointing at the apiserver the fleet is attached to.
+ * pointing at the apiserver the fleet is attached to. ConfigMap, Secret and emptyDir volumes are
+ * written there too, and a path under their mount in the env names the copy (pod-volumes.ts).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,13 +20,14 @@ import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { isApiError } from './api-errors.js';
 import { once, withRetry } from './api-errors.js';
-import { podSpec } from '../controllers/shapes.js';
+import { podSpec, type Container } from '../controllers/shapes.js';
 import type { PodLaunch, PrepareLaunch } from '../jobs-runner.js';
 import { envSources, resolveEnv, type EnvSourceKind } from '../jobs-runner-env.js';
 import { kubeconfigYaml } from '../kubeconfig.js';
 import type { HostRoots } from '../host-root.js';
 import type { KObject } from '../types.js';
 import type { KubeJson } from './kube-json.js';
+import { mountedVolumes, rebasePaths, volumeSource, writeVolume } from './pod-volumes.js';
 
 /** The token's lifetime, as a projected service-account volume defaults it. */
 const TOKEN_SECONDS = 3600;
@@ -65,7 +67,8 @@ export function podLaunches(
       const object = await withRetry(`get ${kind} ${namespace}/${name}`, () =>
         client.request<KObject>('GET', path),
       );
-      return object['data'] as Record<string, string> | undefined;
+      // Found with no data is not missing: its volume is an empty folder.
+      return (object['data'] as Record<string, string> | undefined) ?? {};
     } catch (error) {
       if (isApiError(error, 'not-found')) return undefined;
       throw error;
@@ -125,6 +128,28 @@ export function podLaunches(
     };
   };
 
+  /** The container's ConfigMap, Secret and emptyDir volumes, written to a folder of the pod's. */
+  const writeVolumes = async (client: KubeJson, pod: KObject, container: Container) => {
+    const { namespace = '', name = '' } = pod.metadata;
+    const root = join(dir, `${namespace}.${name}.${next++}.volumes`);
+    const release = () => rmSync(root, { recursive: true, force: true });
+    const mounts: { mountPath: string; local: string }[] = [];
+    try {
+      for (const { volume, mountPath } of mountedVolumes(pod, container)) {
+        const source = volumeSource(volume);
+        if (!source && !volume.emptyDir) continue;
+        const local = join(root, volume.name);
+        const data = source ? await read(client, source.kind, namespace, source.name) : {};
+        writeVolume(local, volume, data);
+        mounts.push({ mountPath, local });
+      }
+    } catch (error) {
+      release();
+      throw error;
+    }
+    return { mounts, release };
+  };
+
   return {
     async prepare(pod, container) {
       const node = podSpec(pod).nodeName ?? '';
@@ -138,14 +163,26 @@ export function podLaunches(
           await read(client, source.kind, namespace, source.name),
         );
       }
-      const env = {
+      const resolved = {
         ...resolveEnv((kind, _ns, name) => data.get(`${kind}/${name}`), pod, container),
         ...(hosts ? { KUBEMAINT_SIM_HOST_ROOT: hosts.of(node) } : {}),
       };
+      const volumes = await writeVolumes(client, pod, container);
+      const env = rebasePaths(resolved, volumes.mounts);
       const automount = (pod.spec?.['automountServiceAccountToken'] as boolean | undefined) ?? true;
-      if (!automount) return { env };
-      const launch = await podKubeconfig(client, pod);
-      return { ...launch, env: { ...launch.env, ...env } };
+      if (!automount) return { env, release: volumes.release };
+      const launch = await podKubeconfig(client, pod).catch((error: unknown) => {
+        volumes.release();
+        throw error;
+      });
+      return {
+        ...launch,
+        env: { ...launch.env, ...env },
+        release: () => {
+          launch.release?.();
+          volumes.release();
+        },
+      };
     },
     close: () => rmSync(dir, { recursive: true, force: true }),
   };

@@ -58,6 +58,34 @@ export interface Container {
   command?: string[];
   args?: string[];
   env?: EnvVar[];
+  envFrom?: EnvFromSource[];
+  volumeMounts?: VolumeMount[];
+}
+
+/** Every key of a ConfigMap or Secret as a variable (`prefix` before each name). */
+export interface EnvFromSource {
+  prefix?: string;
+  configMapRef?: { name: string; optional?: boolean };
+  secretRef?: { name: string; optional?: boolean };
+}
+
+export interface VolumeMount {
+  name: string;
+  mountPath: string;
+  subPath?: string;
+}
+
+/** The files a ConfigMap or Secret volume projects: every key, or the `items` named. */
+export interface KeyProjection {
+  items?: { key: string; path: string }[];
+  optional?: boolean;
+}
+
+export interface Volume {
+  name: string;
+  emptyDir?: Record<string, unknown>;
+  configMap?: KeyProjection & { name: string };
+  secret?: KeyProjection & { secretName: string };
 }
 
 export interface NodeSelectorTerm {
@@ -73,7 +101,7 @@ export interface PodSpec {
   restartPolicy?: 'Always' | 'OnFailure' | 'Never';
   terminationGracePeriodSeconds?: number;
   serviceAccountName?: string;
-  volumes?: { name: string; emptyDir?: Record<string, unknown> }[];
+  volumes?: Volume[];
   affinity?: {
     nodeAffinity?: {
       requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms: NodeSelectorTerm[] };

@@ -28,7 +28,8 @@ const req = https.request(url, { method: 'POST', ca: Buffer.from(pick('certifica
   headers: { Authorization: 'Bearer ' + token, 'Content-Type': 'application/json', 'User-Agent': 'prove' } },
   (res) => { res.resume(); res.on('end', () => {
     console.log(JSON.stringify({ node: process.env.NODE_NAME, greeting: process.env.GREETING,
-      secret: process.env.SECRET, kubeconfig: process.env.KUBECONFIG, jwt: token.startsWith('eyJ'),
+      secret: process.env.SECRET, file: fs.readFileSync(process.env.GREETING_FILE, 'utf8'),
+      secretFile: fs.readFileSync(process.env.SECRET_DIR + '/pw', 'utf8'), kubeconfig: process.env.KUBECONFIG, jwt: token.startsWith('eyJ'),
       code: res.statusCode }));
     process.exit(res.statusCode === 201 ? 0 : 7); }); });
 req.end(JSON.stringify({ metadata: { name: 'proof-' + process.argv.at(-1) } }));
@@ -160,7 +161,21 @@ describe('sim kubelets attached to an apiserver (the embedded sim)', () => {
                     name: 'SECRET',
                     valueFrom: { secretKeyRef: { name: 'creds', key: 'password' } },
                   },
+                  // Paths under the volumes' mounts: the local process finds the kubelet's copy.
+                  { name: 'GREETING_FILE', value: '/etc/greetings/hello' },
+                  { name: 'SECRET_DIR', value: '/var/run/creds/' },
                 ],
+                volumeMounts: [
+                  { name: 'greetings', mountPath: '/etc/greetings', readOnly: true },
+                  { name: 'creds', mountPath: '/var/run/creds' },
+                ],
+              },
+            ],
+            volumes: [
+              { name: 'greetings', configMap: { name: 'greetings' } },
+              {
+                name: 'creds',
+                secret: { secretName: 'creds', items: [{ key: 'password', path: 'pw' }] },
               },
             ],
           },
@@ -184,6 +199,8 @@ describe('sim kubelets attached to an apiserver (the embedded sim)', () => {
     assert.equal(seen['node'], 'att-1');
     assert.equal(seen['greeting'], 'hi from a configmap', 'ConfigMap env read from the API');
     assert.equal(seen['secret'], 's3cret', 'Secret env read from the API');
+    assert.equal(seen['file'], 'hi from a configmap', 'a ConfigMap volume, its mount path rebased');
+    assert.equal(seen['secretFile'], 's3cret', 'a Secret volume item, decoded');
     assert.equal(seen['jwt'], true, 'a service-account token, not the admin token');
     assert.notEqual(seen['kubeconfig'], sim.kubeconfigPath);
     const proof = sim.store.audit().find((e) => e.name === 'proof-job');

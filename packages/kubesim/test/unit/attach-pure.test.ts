@@ -9,7 +9,7 @@ import { isNotOlder, statusPatch } from '../../src/attach/status-patch.js';
 import { impersonate, nodeNameOf, SIM_ADMIN } from '../../src/api/identity.js';
 import { createAuthorizer } from '../../src/authz/index.js';
 import { createStore } from '../../src/store.js';
-import { envSources } from '../../src/jobs-runner-env.js';
+import { envSources, resolveEnv } from '../../src/jobs-runner-env.js';
 import { initialNodeInfo } from '../../src/kubelet-node-status.js';
 import { ATTACHED_KUBELET_ANNOTATION, registeredNode } from '../../src/kubelet-objects.js';
 import type { StatusError } from '../../src/types.js';
@@ -147,5 +147,55 @@ describe('what an attached kubelet registers and starts from', () => {
       { kind: 'configmap', name: 'cm' },
       { kind: 'secret', name: 'cm' },
     ]);
+  });
+
+  it('names those an envFrom takes whole, too', () => {
+    const sources = envSources({
+      name: 'c',
+      envFrom: [{ secretRef: { name: 'slack' } }, { configMapRef: { name: 'cm' }, prefix: 'X_' }],
+      env: [{ name: 'A', valueFrom: { configMapKeyRef: { name: 'cm', key: 'a' } } }],
+    });
+    assert.deepEqual(sources, [
+      { kind: 'secret', name: 'slack' },
+      { kind: 'configmap', name: 'cm' },
+    ]);
+  });
+});
+
+describe('resolveEnv with envFrom', () => {
+  const pod = { metadata: { name: 'p', namespace: 'ns' } };
+  const objects: Record<string, Record<string, string>> = {
+    'secret/slack': { SLACK_BOT_TOKEN: Buffer.from('xoxb-1').toString('base64') },
+    'configmap/cm': { A: 'from-cm', 'not a name': 'x' },
+    'secret/empty': {},
+  };
+  const lookup = (kind: string, _ns: string | undefined, name: string) =>
+    objects[`${kind}/${name}`];
+
+  it('takes every key (Secret values decoded, a prefix before each), env winning a name both give', () => {
+    const env = resolveEnv(lookup, pod, {
+      name: 'c',
+      envFrom: [{ secretRef: { name: 'slack' } }, { configMapRef: { name: 'cm' }, prefix: 'CM_' }],
+      env: [{ name: 'CM_A', value: 'from-env' }],
+    });
+    assert.deepEqual(env, { SLACK_BOT_TOKEN: 'xoxb-1', CM_A: 'from-env' });
+  });
+
+  it('an empty Secret adds nothing; a missing one stops the container unless optional', () => {
+    assert.deepEqual(
+      resolveEnv(lookup, pod, { name: 'c', envFrom: [{ secretRef: { name: 'empty' } }] }),
+      {},
+    );
+    assert.throws(
+      () => resolveEnv(lookup, pod, { name: 'c', envFrom: [{ secretRef: { name: 'gone' } }] }),
+      /secret "gone" not found \(envFrom\)/,
+    );
+    assert.deepEqual(
+      resolveEnv(lookup, pod, {
+        name: 'c',
+        envFrom: [{ secretRef: { name: 'gone', optional: true } }],
+      }),
+      {},
+    );
   });
 });
