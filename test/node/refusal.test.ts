@@ -15,7 +15,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { realCluster, type RealCluster } from '../support/real-cluster.js';
-import { runCli } from '../support/cli-process.js';
 import {
   installKubemaint,
   nodeImages,
@@ -104,20 +103,7 @@ describe(
         5_000,
       );
       const id = proposed.metadata.name;
-      for (const person of ['alice', 'bob'] as const) {
-        const result = await runCli(
-          [
-            'approve',
-            id,
-            '--kubeconfig',
-            kubemaint!.kubeconfigs[person],
-            '--config',
-            'kubemaint.yaml',
-          ],
-          { cwd: kubemaint!.dir },
-        );
-        assert.equal(result.code, 0, result.stderr);
-      }
+      for (const person of ['alice', 'bob'] as const) await kubemaint!.cli(person, ['approve', id]);
       const failed = await poll(
         'the request ended',
         () => {

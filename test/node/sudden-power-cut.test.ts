@@ -18,7 +18,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { realCluster, type RealCluster } from '../support/real-cluster.js';
-import { runCli } from '../support/cli-process.js';
 import {
   installKubemaint,
   nodeImages,
@@ -131,21 +130,7 @@ describe('a real node whose power is cut mid-drain', { timeout: 45 * MINUTE }, (
     );
     // Asked for by hand: refusal.test.ts's request failed on this node minutes ago, and serve does
     // not propose the same reboot again within the hour after a failure (detect.ts).
-    const asked = await runCli(
-      [
-        'reboot',
-        target,
-        'power cut test',
-        '--kubeconfig',
-        kubemaint!.kubeconfigs.carol,
-        '--config',
-        'kubemaint.yaml',
-        '--wait',
-        '0',
-      ],
-      { cwd: kubemaint!.dir },
-    );
-    assert.equal(asked.code, 0, asked.stderr);
+    await kubemaint!.cli('carol', ['reboot', target, 'power cut test', '--wait', '0']);
     const proposed = await poll(
       'the proposal',
       () => requests().find((r) => !earlier.has(r.metadata.name) && r.status?.state === 'proposed'),
@@ -153,20 +138,7 @@ describe('a real node whose power is cut mid-drain', { timeout: 45 * MINUTE }, (
       5_000,
     );
     const id = proposed.metadata.name;
-    for (const person of ['alice', 'bob'] as const) {
-      const result = await runCli(
-        [
-          'approve',
-          id,
-          '--kubeconfig',
-          kubemaint!.kubeconfigs[person],
-          '--config',
-          'kubemaint.yaml',
-        ],
-        { cwd: kubemaint!.dir },
-      );
-      assert.equal(result.code, 0, result.stderr);
-    }
+    for (const person of ['alice', 'bob'] as const) await kubemaint!.cli(person, ['approve', id]);
     const request = () => requests().find((r) => r.metadata.name === id);
     // Mid-drain for sure: one pod evicted, the other refused by its PDB.
     const held = await poll(

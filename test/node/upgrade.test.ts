@@ -130,20 +130,8 @@ describe(
       const proposed = await poll('the upgrade proposal', upgradeRequest, 5 * MINUTE, 5_000);
       assert.equal(proposed.state, 'proposed');
       assert.equal(proposed.targetVersion, to, 'the apiserver version is the target');
-      for (const person of ['alice', 'bob'] as const) {
-        const result = await runCli(
-          [
-            'approve',
-            proposed.id,
-            '--kubeconfig',
-            kubemaint!.kubeconfigs[person],
-            '--config',
-            'kubemaint.yaml',
-          ],
-          { cwd: kubemaint!.dir },
-        );
-        assert.equal(result.code, 0, result.stderr);
-      }
+      for (const person of ['alice', 'bob'] as const)
+        await kubemaint!.cli(person, ['approve', proposed.id]);
     });
 
     it("the script installs the next kubelet with the node's apt, the kubelet restarts, and the new version with the same bootID proves it", async () => {

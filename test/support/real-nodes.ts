@@ -14,7 +14,7 @@ import { DEFAULT_NODE_STATE_DIR } from '../../scripts/real-node/paths.js';
 import { sshArgs } from '../../scripts/real-node/ssh.js';
 import { kernelBoots, monitor } from '../../scripts/real-node/vm.js';
 import { waitFor } from '@kubemaint/kubesim/testing';
-import { startCli, type LongRunning } from './cli-process.js';
+import { runCli, startCli, type LongRunning } from './cli-process.js';
 import { INFRA_K8S, type RealCluster } from './real-cluster.js';
 
 export interface RealNodes {
@@ -161,6 +161,8 @@ export interface KubemaintServe {
    * each an approver (carol asks for a reboot by hand where alice and bob approve it).
    */
   kubeconfigs: Record<'alice' | 'bob' | 'carol', string>;
+  /** The CLI run as one of them in serve's folder (`kubemaint <args> --kubeconfig theirs`); throws unless it exits 0. */
+  cli(person: 'alice' | 'bob' | 'carol', args: string[]): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -247,6 +249,17 @@ ${config}`,
     dir,
     serve,
     kubeconfigs,
+    cli: async (person, args) => {
+      const result = await runCli(
+        [...args, '--kubeconfig', kubeconfigs[person], '--config', 'kubemaint.yaml'],
+        { cwd: dir },
+      );
+      if (result.code !== 0)
+        throw new Error(
+          `kubemaint ${args.join(' ')} as ${person}: exit ${result.code}: ${result.stderr}`,
+        );
+      return result.stdout;
+    },
     stop: async () => {
       await serve.stop();
       rmSync(dir, { recursive: true, force: true });
