@@ -40,8 +40,10 @@ import { INFRA_K8S, realCluster, type RealCluster } from '../support/real-cluste
 import {
   actedOutOfTurn,
   assertRebootedOnce,
+  EXECUTOR,
   holdDrainOn as holdDrainIn,
   hostCommands as hostCommandsIn,
+  refusedEviction,
 } from '../support/real-roll.js';
 import { waitFor } from '../support/sim.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
@@ -62,7 +64,6 @@ const NODE_TIMEOUT_MS = 40_000;
 const SLACK_MS = 3_000;
 const ROLL = ['faults-a-0', 'faults-a-1', 'faults-a-2'];
 const LOST = 'faults-lost-0';
-const EXECUTOR = 'system:serviceaccount:kubemaint:kubemaint-executor';
 const REPLICAS = ['serve-a', 'serve-b', 'serve-c'];
 
 interface RequestJson {
@@ -159,22 +160,7 @@ describe(
         timeoutMs,
         250,
       );
-    /** The executor's first eviction the PDB refused (429) after `since`: the drain is under way. */
-    const drainRefused = (since: string) =>
-      waitFor(
-        'an eviction the PDB refused',
-        () =>
-          audit().find(
-            (e) =>
-              e.stageTimestamp >= since &&
-              e.user.username === EXECUTOR &&
-              resourceOf(e) === 'pods/eviction' &&
-              e.objectRef?.namespace === APP_NS &&
-              e.responseStatus?.code === 429,
-          ),
-        600_000,
-        250,
-      );
+    const drainRefused = (since: string) => refusedEviction(audit, APP_NS, since);
     /** A line a replica logged after `offset` characters of its output (stdout or stderr). */
     const logged = (replica: Replica, offsets: [number, number], pattern: RegExp, ms: number) =>
       waitFor(

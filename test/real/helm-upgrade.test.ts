@@ -50,7 +50,13 @@ import { MAIN, startCli, type LongRunning } from '../support/cli-process.js';
 import { CHART, helmBinary, runHelm } from '../support/helm-chart.js';
 import { isWrite, readAudit, resourceOf, type AuditEntry } from '../support/real-audit.js';
 import { clusterAt, type RealCluster } from '../support/real-cluster.js';
-import { actedOutOfTurn, assertRebootedOnce, holdDrainOn } from '../support/real-roll.js';
+import {
+  actedOutOfTurn,
+  assertRebootedOnce,
+  EXECUTOR,
+  holdDrainOn,
+  refusedEviction,
+} from '../support/real-roll.js';
 import { waitFor } from '../support/sim.js';
 
 const NS = 'kubemaint';
@@ -61,7 +67,6 @@ const OLD = '0.0.9';
 const NEW = (parse(readFileSync(join(CHART, 'Chart.yaml'), 'utf8')) as { appVersion: string })
   .appVersion;
 const SERVE = 'system:serviceaccount:kubemaint:kubemaint-serve';
-const EXECUTOR = 'system:serviceaccount:kubemaint:kubemaint-executor';
 const POD_CLAIM = 'authentication.kubernetes.io/pod-name';
 const ROLL = ['helmup-roll-0', 'helmup-roll-1', 'helmup-roll-2'];
 const CONTROL = ['helmup-serve-0', 'helmup-serve-1'];
@@ -269,20 +274,7 @@ describe('helm upgrade in the middle of a campaign', { timeout: 2_400_000 }, () 
     releaseDrain = await holdDrainOn(cluster, APP_NS, ROLL[0]!, { graceSeconds: 2 });
     const since = new Date().toISOString();
     mark(ROLL[0]!);
-    await waitFor(
-      'an eviction the PDB refused',
-      () =>
-        audit().find(
-          (e) =>
-            e.stageTimestamp >= since &&
-            e.user.username === EXECUTOR &&
-            resourceOf(e) === 'pods/eviction' &&
-            e.objectRef?.namespace === APP_NS &&
-            e.responseStatus?.code === 429,
-        ),
-      600_000,
-      250,
-    );
+    await refusedEviction(audit, APP_NS, since);
     for (const node of ROLL.slice(1)) mark(node);
     await waitFor(
       `${ROLL[1]} and ${ROLL[2]} approved`,

@@ -96,6 +96,29 @@ export async function holdDrainOn(
     ]);
 }
 
+/** The executor's account, as the audit log names it. */
+export const EXECUTOR = 'system:serviceaccount:kubemaint:kubemaint-executor';
+
+/**
+ * The executor's first eviction in `namespace` the PDB refused (429) after `since`: a held drain is
+ * under way. Waits up to 10 min: beside test:node's VMs a roll's first steps take minutes.
+ */
+export const refusedEviction = (audit: () => AuditEntry[], namespace: string, since: string) =>
+  waitFor(
+    'an eviction the PDB refused',
+    () =>
+      audit().find(
+        (e) =>
+          e.stageTimestamp >= since &&
+          e.user.username === EXECUTOR &&
+          resourceOf(e) === 'pods/eviction' &&
+          e.objectRef?.namespace === namespace &&
+          e.responseStatus?.code === 429,
+      ),
+    600_000,
+    250,
+  );
+
 /** Host commands issued for a node, by request: each distinct `hostCommandIssuedAt` written. */
 export const hostCommands = (entries: readonly AuditEntry[], node: string): string[] => [
   ...new Set(
