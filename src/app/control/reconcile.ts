@@ -5,7 +5,7 @@
  * releases the slot and records the maintenance (restore.ts). A failure is reported with the state the
  * node was left in (invariant 8).
  */
-import { approve, expire, fail, verifying, type TransitionResult } from '../../core/approval.js';
+import { approve, expire, verifying, type TransitionResult } from '../../core/approval.js';
 import { EXIT } from '../../core/exit-codes.js';
 import { matchesSelector } from '@kubemaint/label-selector';
 import { nodeLostWhileRunning } from '../../core/node-lost.js';
@@ -14,7 +14,7 @@ import type { ReconcileDeps } from './deps.js';
 import { reconcileBeforeDrain } from './hook-steps.js';
 import { announce, persist } from './persist.js';
 import type { NodeView } from './ports.js';
-import { failAndRestore, SYSTEM } from './restore.js';
+import { failAndRestore, failLeftCordoned, SYSTEM } from './restore.js';
 import { AUTO_APPROVE_RULE, type ControlSettings } from './settings.js';
 
 export type { ReconcileDeps } from './deps.js';
@@ -138,22 +138,15 @@ async function reconcileRunning(
   if (before?.state === 'running') return reconcileBeforeDrain(deps, node, request, before);
   const job = request.job ? await deps.cluster.getJob(request.job) : undefined;
   if (job?.phase === 'active') {
-    const now = deps.clock.now();
     const lost = nodeLostWhileRunning(
       node,
       request,
       deps.settings.nodeTimeoutMs[request.action],
-      now,
+      deps.clock.now(),
     );
     if (lost) {
-      // As after a host command whose node never came back (verifying.ts): its state is unknown, so
-      // it stays cordoned; the slot lapses at its TTL, unrenewed by an executor that is gone.
-      const failed = fail(
-        request,
-        { by: SYSTEM, failure: `${lost}; left cordoned for a person to look at` },
-        now,
-      );
-      await persist(deps, node, failed, { kind: 'failed', message: lost, warning: true });
+      // As after a host command whose node never came back (verifying.ts).
+      await failLeftCordoned(deps, node, request, lost);
       return 'failed: node lost while running';
     }
     return (await askAboutStalledDrain(deps, node, request))

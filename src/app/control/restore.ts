@@ -94,3 +94,22 @@ export async function failAndRestore(
     warning: true,
   });
 }
+
+/**
+ * A failure after which the node's state is unknown (it never came back after its host command, or
+ * went silent while its executor worked): said, and the node left cordoned for a person to look at;
+ * the slot lapses at its TTL.
+ */
+export async function failLeftCordoned(
+  deps: ReconcileDeps,
+  node: NodeView,
+  request: MaintenanceRequest,
+  why: string,
+): Promise<void> {
+  const result = fail(
+    request,
+    { by: SYSTEM, failure: `${why}; left cordoned for a person to look at` },
+    deps.clock.now(),
+  );
+  await persist(deps, node, result, { kind: 'failed', message: why, warning: true });
+}

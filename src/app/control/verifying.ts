@@ -4,7 +4,7 @@
  * `slot.releaseDelay` first when one is set. A node that does not come back is reported, left
  * cordoned (invariant 8).
  */
-import { done, fail } from '../../core/approval.js';
+import { done } from '../../core/approval.js';
 import { formatDuration } from '../../core/duration.js';
 import {
   ANN_REBOOT_REQUIRED_REPORTER,
@@ -19,7 +19,7 @@ import { hookOf } from './hooks.js';
 import { announce, persist, tell } from './persist.js';
 import type { NodeView } from './ports.js';
 import type { ReconcileDeps } from './deps.js';
-import { releaseSlotOf, restoreNode, SYSTEM } from './restore.js';
+import { failLeftCordoned, releaseSlotOf, restoreNode, SYSTEM } from './restore.js';
 
 export async function reconcileVerifying(
   deps: ReconcileDeps,
@@ -56,12 +56,7 @@ export async function reconcileVerifying(
   if (outcome.result === 'waiting') return outcome.message;
   if (outcome.result === 'failed') {
     // After the host command the node's state is unknown: leave it cordoned and say so.
-    const result = fail(
-      request,
-      { by: SYSTEM, failure: `${outcome.message}; left cordoned for a person to look at` },
-      now,
-    );
-    await persist(deps, node, result, { kind: 'failed', message: outcome.message, warning: true });
+    await failLeftCordoned(deps, node, request, outcome.message);
     return 'failed';
   }
   const proof = outcome.warning ? `${outcome.proof}; but ${outcome.warning}` : outcome.proof;
