@@ -84,15 +84,11 @@ const LOGS = resolve(import.meta.dirname, '../../.kubemaint/faults-logs');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const seconds = (ms: number) => `${(ms / 1_000).toFixed(1)} s`;
 
-// Passed once, alone on a quiet machine (2026-12-03: 6 of 6 in 263 s). Its bounds have not yet met the
-// load CI gives test:real (beside test:node's VMs), so `npm run test:real` runs it only when asked.
-const ASKED = process.env['KUBEMAINT_REAL_FAULTS'] === '1';
-
 describe(
   'faults on the real control plane, judged from the audit log',
   {
+    // 314 s beside test:node's VMs (2026-12-03, load 3–6), as CI runs it; 263 s alone.
     timeout: 2_400_000,
-    skip: ASKED ? false : 'not yet run beside the VMs: set KUBEMAINT_REAL_FAULTS=1 to run it',
   },
   () => {
     let cluster: RealCluster;
@@ -148,18 +144,22 @@ describe(
     const rebootedOnce = (name: string) => assertRebootedOnce(cluster, audit(), name, byKubemaint);
     const holdDrainOn = (name: string) => holdDrainIn(cluster, APP_NS, name);
 
-    const done = (name: string, after: string, timeoutMs = 600_000) =>
-      waitFor(
+    // The wait ends at either end state and the check follows it: an assertion inside the probe
+    // would be caught by waitFor as one more failed look, and a failed request would wait it out.
+    const done = async (name: string, after: string, timeoutMs = 600_000) => {
+      const ended = await waitFor(
         `the reboot of ${name} done`,
         async () => {
           const r = await latestOn(name);
           if (!r || r.metadata.creationTimestamp < after.slice(0, 19)) return undefined;
-          if (r.status?.state === 'failed') assert.fail(`${name}: ${JSON.stringify(r.status)}`);
-          return r.status?.state === 'done' ? r : undefined;
+          return r.status?.state === 'done' || r.status?.state === 'failed' ? r : undefined;
         },
         timeoutMs,
         250,
       );
+      assert.equal(ended.status?.state, 'done', `${name}: ${JSON.stringify(ended.status)}`);
+      return ended;
+    };
     const drainRefused = (since: string) => refusedEviction(audit, APP_NS, since);
     /** A line a replica logged after `offset` characters of its output (stdout or stderr). */
     const logged = (replica: Replica, offsets: [number, number], pattern: RegExp, ms: number) =>
@@ -485,14 +485,18 @@ serve:
 
     it('a node that never comes back: the request fails safe, the slot expires at its TTL, the people are told', async () => {
       const failed = await waitFor(
-        `the request for ${LOST} failed`,
+        `the request for ${LOST} ended`,
         async () => {
           const r = await latestOn(LOST);
-          if (r?.status?.state === 'done') assert.fail(`${LOST} came back?`);
-          return r?.status?.state === 'failed' ? r : undefined;
+          return r?.status?.state === 'failed' || r?.status?.state === 'done' ? r : undefined;
         },
         NODE_TIMEOUT_MS + 180_000,
         500,
+      );
+      assert.equal(
+        failed.status?.state,
+        'failed',
+        `${LOST} came back? ${JSON.stringify(failed.status)}`,
       );
       assert.match(JSON.stringify(failed.status), /did not come back within/);
       assert.equal(hostCommands(LOST).length, 1, 'one reboot issued');
