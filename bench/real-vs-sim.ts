@@ -25,6 +25,7 @@ import { simIdentities } from '../test/support/sim-identities.js';
 import { startTestSim } from '../test/support/sim.js';
 import { countApiRequests, type ApiCount } from './api-counter.js';
 import { rollOn, type RollOn } from './roll-on.js';
+import { countAudit, EXECUTOR_USER, SERVE_USER, type IdentityCount } from './audit-count.js';
 
 export interface TickSide {
   requests: number;
@@ -36,11 +37,13 @@ export interface TickSide {
 export interface RealVsSim {
   nodes: number;
   version: string;
-  idle: { real: TickSide; sim: TickSide; sameRequests: boolean };
-  skewScan: { real: TickSide; sim: TickSide; sameRequests: boolean };
+  idle: { real: TickSide; sim?: TickSide; sameRequests?: boolean };
+  skewScan: { real: TickSide; sim?: TickSide; sameRequests?: boolean };
   /** Seeding the nodes (posts, 16 at once): how the two servers take writes. */
-  seedS: { real: number; sim: number };
-  roll?: { real: RollOn; sim: RollOn };
+  seedS: { real: number; sim?: number };
+  roll?: { real: RollOn; sim?: RollOn };
+  /** What serve and the executors asked kube-apiserver during the roll (its audit log). */
+  audit?: { serve: IdentityCount; executor: IdentityCount };
 }
 
 const RC_DIR = '.kubemaint/rc-bench';
@@ -136,7 +139,16 @@ async function measure(
 const same = (a: TickSide, b: TickSide) =>
   a.requests === b.requests && JSON.stringify(a.lines) === JSON.stringify(b.lines);
 
-export async function runRealVsSimBench(nodes = 5_000, rollNodes = 50): Promise<RealVsSim> {
+/**
+ * `sim: false` runs kube-apiserver's side alone (issue 34's scale runs: the sim's side of 5,000 nodes
+ * with attached kubelets doubles the run and loads the machine the other side is measured on).
+ */
+export async function runRealVsSimBench(
+  nodes = 5_000,
+  rollNodes = 50,
+  options: { sim?: boolean } = {},
+): Promise<RealVsSim> {
+  const withSim = options.sim !== false;
   const counter = countApiRequests();
   const say = (line: string) => process.stderr.write(`# ${line}\n`);
   const state = await up({
@@ -152,53 +164,66 @@ export async function runRealVsSimBench(nodes = 5_000, rollNodes = 50): Promise<
   // A whole sim (controllers, scheduler, node lifecycle) for the roll, holding what the real
   // control plane holds: no workloads (the fleet scenario's DaemonSets would put a pod on every
   // posted node, which kube-apiserver's side never has), the same 5,000 Node objects posted.
-  const sim = await startTestSim({ scenario: 'empty', scale: 1, version });
+  const sim = withSim ? await startTestSim({ scenario: 'empty', scale: 1, version }) : undefined;
   const simKc = new KubeConfig();
-  simKc.loadFromFile(sim.kubeconfigPath);
+  if (sim) simKc.loadFromFile(sim.kubeconfigPath);
   try {
     const seedS = {
       real: await seed(real, nodes, version),
-      sim: await seed(simKc, nodes, version),
+      ...(sim ? { sim: await seed(simKc, nodes, version) } : {}),
     };
-    const sides = { real: depsFor(real), sim: depsFor(simKc) };
-    const idle = {
-      real: await measure(counter, 10, () => runTick(sides.real)),
-      sim: await measure(counter, 10, () => runTick(sides.sim)),
+    say(`seeded ${nodes} nodes`);
+    const sides = { real: depsFor(real), sim: sim ? depsFor(simKc) : undefined };
+    const both = async (runs: number, options: { skewScan?: boolean }) => {
+      const realSide = await measure(counter, runs, () => runTick(sides.real, options));
+      if (!sim) return { real: realSide };
+      const simSide = await measure(counter, runs, () => runTick(sides.sim!, options));
+      return { real: realSide, sim: simSide, sameRequests: same(realSide, simSide) };
     };
-    const skewScan = {
-      real: await measure(counter, 3, () => runTick(sides.real, { skewScan: true })),
-      sim: await measure(counter, 3, () => runTick(sides.sim, { skewScan: true })),
-    };
+    const idle = await both(10, {});
+    const skewScan = await both(3, { skewScan: true });
     process.env['KUBEMAINT_REAL_KUBECONFIG'] = state.kubeconfig;
-    const roll =
-      rollNodes > 0
-        ? {
-            real: await rollOn({
-              adminPath: state.kubeconfig,
-              identities: await realCluster(),
-              nodes: rollNodes,
-              concurrency: 5,
-              say: (line) => say(`kube-apiserver: ${line}`),
-            }),
-            sim: await rollOn({
-              adminPath: sim.kubeconfigPath,
-              identities: simIdentities(sim.credentials),
-              nodes: rollNodes,
-              concurrency: 5,
-              say: (line) => say(`sim: ${line}`),
-            }),
-          }
-        : undefined;
+    let roll: RealVsSim['roll'];
+    let audit: RealVsSim['audit'];
+    if (rollNodes > 0) {
+      const realRoll = await rollOn({
+        adminPath: state.kubeconfig,
+        identities: await realCluster(),
+        nodes: rollNodes,
+        concurrency: 5,
+        say: (line) => say(`kube-apiserver: ${line}`),
+      });
+      const { from, to } = realRoll.span;
+      audit = {
+        serve: countAudit(state, from, to, SERVE_USER),
+        executor: countAudit(state, from, to, EXECUTOR_USER),
+      };
+      roll = {
+        real: realRoll,
+        ...(sim
+          ? {
+              sim: await rollOn({
+                adminPath: sim.kubeconfigPath,
+                identities: simIdentities(sim.credentials),
+                nodes: rollNodes,
+                concurrency: 5,
+                say: (line) => say(`sim: ${line}`),
+              }),
+            }
+          : {}),
+      };
+    }
     return {
       nodes,
       version,
-      idle: { ...idle, sameRequests: same(idle.real, idle.sim) },
-      skewScan: { ...skewScan, sameRequests: same(skewScan.real, skewScan.sim) },
+      idle,
+      skewScan,
       seedS,
       ...(roll ? { roll } : {}),
+      ...(audit ? { audit } : {}),
     };
   } finally {
-    await sim.close();
+    await sim?.close();
     await down(RC_DIR, { purge: true });
   }
 }
@@ -213,12 +238,16 @@ export function realVsSimTable(r: RealVsSim): string {
     '| tick | server | API requests | response bytes | wall p50 | wall max |',
     '| --- | --- | ---: | ---: | ---: | ---: |',
     row('idle', 'kube-apiserver', r.idle.real),
-    row('idle', 'sim', r.idle.sim),
+    ...(r.idle.sim ? [row('idle', 'sim', r.idle.sim)] : []),
     row('skew scan', 'kube-apiserver', r.skewScan.real),
-    row('skew scan', 'sim', r.skewScan.sim),
+    ...(r.skewScan.sim ? [row('skew scan', 'sim', r.skewScan.sim)] : []),
     '',
-    `Same requests, line for line: idle ${r.idle.sameRequests ? 'yes' : 'NO'}, skew scan ${r.skewScan.sameRequests ? 'yes' : 'NO'}. ` +
-      `Seeding ${r.nodes} nodes (16 posts at once): kube-apiserver ${r.seedS.real} s, sim ${r.seedS.sim} s.`,
+    ...(r.idle.sim
+      ? [
+          `Same requests, line for line: idle ${r.idle.sameRequests ? 'yes' : 'NO'}, skew scan ${r.skewScan.sameRequests ? 'yes' : 'NO'}. ` +
+            `Seeding ${r.nodes} nodes (16 posts at once): kube-apiserver ${r.seedS.real} s, sim ${r.seedS.sim} s.`,
+        ]
+      : [`Seeding ${r.nodes} nodes (16 posts at once): kube-apiserver ${r.seedS.real} s.`]),
     ...(r.roll
       ? [
           '',
@@ -226,8 +255,9 @@ export function realVsSimTable(r: RealVsSim): string {
           '',
           '| server | one node | ideal | roll | ideal ÷ roll | hand-off p50 / p95 / max | Job → host command (median) | host command → done (median) |',
           '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-          ...(['real', 'sim'] as const).map((side) => {
+          ...(['real', 'sim'] as const).flatMap((side) => {
             const x = r.roll![side];
+            if (!x) return [];
             return `| ${side === 'real' ? 'kube-apiserver' : 'sim'} | ${x.oneNodeS} s | ${x.idealS} s | ${x.rollS} s | ${x.ofIdeal} | ${x.handOffMs.p50} / ${x.handOffMs.p95} / ${x.handOffMs.max} ms | ${x.executorMs} ms | ${x.hostToDoneMs} ms |`;
           }),
         ]
@@ -236,7 +266,9 @@ export function realVsSimTable(r: RealVsSim): string {
 }
 
 if (import.meta.url === `file://${process.argv[1] ?? ''}`) {
-  const [nodes, roll] = process.argv.slice(2).map(Number);
-  const result = await runRealVsSimBench(nodes || undefined, roll ?? undefined);
+  const [nodes, roll] = process.argv.slice(2, 4).map(Number);
+  const result = await runRealVsSimBench(nodes || undefined, roll ?? undefined, {
+    sim: process.argv[4] !== 'real-only',
+  });
   process.stdout.write(`${realVsSimTable(result)}\n\n${JSON.stringify(result, null, 2)}\n`);
 }

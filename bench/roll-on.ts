@@ -7,7 +7,7 @@
  * ideal's unit), then N at once. Real time: both servers run at the wall clock's speed.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';
@@ -34,6 +34,21 @@ export interface RollOn {
   executorMs: number;
   /** Median per node: host command → request done (the reboot, the kubelet back, serve's proof). */
   hostToDoneMs: number;
+  /** The N-node roll's span (ISO times), for the apiserver's audit log. */
+  span: { from: string; to: string };
+  /** serve's CPU seconds (user + system) over the N-node roll, ÷ N. */
+  serveCpuPerNodeS: number;
+  /** serve's peak RSS (VmHWM) when the roll ended. */
+  servePeakRssMiB: number;
+}
+
+/** A process's CPU seconds so far (user + system, /proc/PID/stat) and its peak RSS in MiB. */
+export function processUse(pid: number): { cpuS: number; peakRssMiB: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15)
+  const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return { cpuS: ticks / 100, peakRssMiB: Math.round(Number(hwm ?? 0) / 102.4) / 10 };
 }
 
 const pct = (values: number[], p: number) => {
@@ -145,7 +160,7 @@ reboot: {command: ["kubemaint-sim-host", "reboot"]}
 executor: {hostPrefix: []}
 `,
     );
-    await start(
+    const serve = await start(
       ['serve', '--config', 'kubemaint.yaml', '--ops-port', '0', '--ops-host', '127.0.0.1'],
       /serve ready: /,
       'serve',
@@ -183,7 +198,11 @@ executor: {hostPrefix: []}
     const [alone] = await roll(names.slice(0, 1));
     const oneNodeMs = at(alone!, 'done') - at(alone!, 'running');
     say(`one node alone: ${oneNodeMs} ms`);
+    const from = new Date().toISOString();
+    const cpuBefore = processUse(serve.pid!).cpuS;
     const all = await roll(names.slice(1));
+    const to = new Date().toISOString();
+    const use = processUse(serve.pid!);
     const running = all.map((r) => at(r, 'running')).sort((a, b) => a - b);
     const frees = all.map((r) => at(r, 'done')).sort((a, b) => a - b);
     const handOffs = running.slice(concurrency).map((t, i) => Math.max(0, t - frees[i]!));
@@ -207,6 +226,9 @@ executor: {hostPrefix: []}
         all.map((r) => at(r, 'done') - hostAt(r)),
         50,
       ),
+      span: { from, to },
+      serveCpuPerNodeS: Math.round(((use.cpuS - cpuBefore) / nodes) * 1000) / 1000,
+      servePeakRssMiB: use.peakRssMiB,
     };
   } finally {
     for (const child of children.reverse()) {

@@ -196,8 +196,8 @@ const BENCHES: Record<string, Bench> = {
     goals: (r: RealVsSim) => [
       {
         goal: 'Request counts on kube-apiserver match the sim (idle tick, skew scan)',
-        figure: `idle ${r.idle.real.requests} = ${r.idle.sim.requests}, skew scan ${r.skewScan.real.requests} = ${r.skewScan.sim.requests}`,
-        met: r.idle.sameRequests && r.skewScan.sameRequests,
+        figure: `idle ${r.idle.real.requests} = ${r.idle.sim?.requests}, skew scan ${r.skewScan.real.requests} = ${r.skewScan.sim?.requests}`,
+        met: r.idle.sameRequests === true && r.skewScan.sameRequests === true,
       },
     ],
   },

@@ -10,6 +10,7 @@ import type { Clock, Notifier } from './app/control/ports.js';
 import type { TickDeps } from './app/control/tick.js';
 import type { ClusterPeersPort } from './app/control/cluster-gate.js';
 import { createKubeClient, type KubeClient } from './adapters/kube/client.js';
+import { watchNodes } from './adapters/kube/node-cache.js';
 import { controlCluster } from './adapters/kube/control-cluster.js';
 import { configMapAgentSettings } from './adapters/kube/agent-settings.js';
 import { kubeRetention } from './adapters/kube/retention.js';
@@ -38,6 +39,11 @@ export interface OpenOptions extends ConnectOptions {
   env?: Record<string, string | undefined>;
   /** The other clusters, for the cross-cluster gate (compose/clusters.ts; ADR 0027). */
   peers?: ClusterPeersPort;
+  /**
+   * Keep every node from a watch (`serve`, ADR 0059): a long-running process reads the whole fleet
+   * on every tick a request waits; a Lambda or a CLI command reads it once and does not.
+   */
+  watchNodes?: boolean;
 }
 
 export interface ControlRuntime {
@@ -74,11 +80,15 @@ export async function openControl(config: Config, options: OpenOptions): Promise
     cluster: settings.cluster,
     env: options.env ?? process.env,
   });
+  const nodeCache = options.watchNodes
+    ? watchNodes(connection.kubeConfig, { log: options.log.child({ component: 'node-cache' }) })
+    : undefined;
   const deps: TickDeps & CommandDeps = {
     cluster: controlCluster(client, {
       namespace: effective.namespace,
       now: () => clock.now(),
       warn: (fields, message) => options.log.warn(fields, message),
+      ...(nodeCache ? { nodeCache } : {}),
     }),
     notifier: fanOut(notifiers, options.log),
     clusterName: settings.cluster,
@@ -103,6 +113,7 @@ export async function openControl(config: Config, options: OpenOptions): Promise
     config: effective,
     flush: (timeoutMs = 5_000) => urls.flush(timeoutMs),
     close: async () => {
+      nodeCache?.stop();
       await urls.flush(2_000);
       await connection.close();
     },

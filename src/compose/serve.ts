@@ -117,6 +117,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
   const clusters = await openClusters(config, {
     log,
     sim: 'start',
+    watchNodes: true,
     ...(options.kubeconfigPath ? { kubeconfigPath: options.kubeconfigPath } : {}),
     notifiersFor: () => {
       const late = lateSlackNotifier();

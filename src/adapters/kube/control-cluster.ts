@@ -26,8 +26,11 @@ import { listAll } from './paginate.js';
 import { listNodeObjects, patchNode, readNodeObject, toNodeInfo } from './nodes.js';
 import { setMaintenanceConditions } from './node-conditions.js';
 import { evictPod, listPodsOnNode, toPodInfo } from './pods.js';
+import type { NodeCache } from './node-cache.js';
 import { requestStore, type RequestStore, type StoredRequest } from './requests.js';
 import { withRetry } from './retry.js';
+
+const isNode = (node: V1Node | undefined): node is V1Node => node !== undefined;
 
 export function toNodeView(node: V1Node): NodeView {
   const info = toNodeInfo(node);
@@ -117,6 +120,17 @@ interface Pass {
 /** Above this many nodes with requests, one node list is cheaper than a read per node. */
 const READ_EACH_UP_TO = 10;
 
+/**
+ * The nodes whose requests are in these states, as their `kubemaint.io/state` mirror says: what
+ * kube-apiserver can select for us, where listing every node read the whole fleet on each tick of a
+ * roll (5,000 nodes, five pages, for fifty requests; issue 34). A mirror is a convenience and may
+ * lag (its write failed, a person's request not accepted yet): the caller reads those nodes one by
+ * one.
+ */
+export function stateSelector(states: Iterable<string>): string {
+  return `${LABEL_STATE} in (${[...new Set(states)].sort().join(',')})`;
+}
+
 export function controlCluster(
   client: KubeClient,
   options: {
@@ -125,8 +139,11 @@ export function controlCluster(
     slackTeam?: string;
     /** Told when a node's mirror (its maintenance conditions) could not be written. */
     warn?: (fields: Record<string, unknown>, message: string) => void;
+    /** `serve`'s watch of every node (ADR 0059): the whole fleet read from it, not listed. */
+    nodeCache?: NodeCache;
   },
 ): ClusterPort {
+  const cache = options.nodeCache;
   const { namespace } = options;
   const store = requestStore(client, {
     namespace,
@@ -184,13 +201,18 @@ export function controlCluster(
           : [...requestsByNode(requests).values()];
     if (wanted.length === 0) return [];
     const found = new Map<string, V1Node>();
-    if (wanted.length > READ_EACH_UP_TO) {
-      for (const node of await listNodeObjects(client)) found.set(node.metadata?.name ?? '', node);
-    } else {
-      const names = [...new Set(wanted.map((s) => s.request.node))];
-      const read = await Promise.all(names.map((name) => readNodeObject(client, name)));
-      for (const node of read) if (node) found.set(node.metadata?.name ?? '', node);
-    }
+    const keep = (nodes: readonly V1Node[]) => {
+      for (const node of nodes) found.set(node.metadata?.name ?? '', node);
+    };
+    // Every node with a request, history included, is the status page's (seconds behind is fine
+    // there); the tick's scopes verify and dispatch, so they read the API itself.
+    const cached = scope === 'all' ? await cache?.nodes() : undefined;
+    if (cached) keep(cached);
+    else if (wanted.length > READ_EACH_UP_TO)
+      keep(await listNodeObjects(client, stateSelector(wanted.map((s) => s.request.state))));
+    const names = [...new Set(wanted.map((s) => s.request.node))].filter((n) => !found.has(n));
+    // Each node the list did not bring (few, or none), read alone: one that is gone is missing.
+    keep((await Promise.all(names.map((name) => readNodeObject(client, name)))).filter(isNode));
     return wanted.map((stored) => {
       const node = found.get(stored.request.node);
       return node ? withRequest(toNodeView(node), stored) : missingNode(stored);
@@ -220,8 +242,21 @@ export function controlCluster(
     return requestsByNode(mine).get(name);
   }
 
+  const fleet = async (): Promise<V1Node[]> =>
+    (await cache?.nodes()) ?? (await listNodeObjects(client));
+  /** A node write's answer: the cache's reads wait until its watch has seen it. */
+  const wroteNode = <T extends { resourceVersion: string }>(written: T): T => {
+    cache?.wrote(written.resourceVersion);
+    return written;
+  };
+
   return {
-    listNodes: async (labelSelector) => joined(await listNodeObjects(client, labelSelector)),
+    // Every node (the health gates, the status page) from the cache when serve keeps one; a
+    // selected few (the marked ones) from the API, as fresh as can be.
+    listNodes: async (labelSelector) =>
+      joined(
+        labelSelector === undefined ? await fleet() : await listNodeObjects(client, labelSelector),
+      ),
     listRequestNodes: nodesFor,
     async listRequests(options) {
       const { requests, problems } = await store.list();
@@ -258,7 +293,9 @@ export function controlCluster(
         await Promise.all([
           patchNode(client, request.node, {
             metadata: { labels: { [LABEL_STATE]: request.state } },
-          }).catch(() => undefined),
+          })
+            .then(wroteNode)
+            .catch(() => undefined),
           // The same for the node's maintenance conditions (ADR 0041): other tools' view of it.
           // A refusal is said, not thrown: the request is written (an install whose RBAC predates
           // nodes/status gets a warning per write until it is updated).
@@ -286,7 +323,7 @@ export function controlCluster(
       if (patch.annotations && Object.keys(patch.annotations).length)
         metadata.annotations = patch.annotations;
       if (Object.keys(metadata).length) body.metadata = metadata;
-      if (Object.keys(body).length) await patchNode(client, node, body);
+      if (Object.keys(body).length) wroteNode(await patchNode(client, node, body));
     },
     setWaitingTaint: (node, key, present) => setWaitingTaint(client, node, key, present),
     apiserverFacts: () => readApiserverFacts(client),

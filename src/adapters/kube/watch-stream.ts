@@ -37,6 +37,19 @@ export interface WatchStreamOptions {
   timeoutSeconds?: number;
   /** Told whether the apiserver answered each list and watch request (serve's readiness). */
   onContact?: (outcome: { ok: true } | { ok: false; error: unknown }) => void;
+  /** Told every object as the stream sees it, for a cache of them (node-cache.ts). */
+  keep?: Keeper;
+}
+
+/**
+ * What a cache of the watched objects is told: every list (it replaces what was kept), every
+ * object added, changed or deleted, and the version the stream has seen up to (events, bookmarks).
+ */
+export interface Keeper {
+  listed(items: readonly KubeObject[], resourceVersion: string): void;
+  put(object: KubeObject): void;
+  remove(object: KubeObject): void;
+  seen(resourceVersion: string): void;
 }
 
 export interface ChangeDetail {
@@ -99,6 +112,7 @@ export function startWatchStream(options: WatchStreamOptions): WatchStream {
     }
     if (before.size !== known.size) changed = true;
     resourceVersion = listed.resourceVersion;
+    options.keep?.listed(listed.items, listed.resourceVersion);
     // The first list is the starting point; a later one closes a gap in which we saw nothing.
     if (listedOnce && changed)
       options.onChange(`${options.name}: relisted`, { key: '', urgent: false });
@@ -116,6 +130,11 @@ export function startWatchStream(options: WatchStreamOptions): WatchStream {
     const rv = object.metadata?.resourceVersion;
     if (rv) resourceVersion = rv;
     delayMs = backoff.initialMs;
+    if (type !== 'BOOKMARK') {
+      if (type === 'DELETED') options.keep?.remove(object);
+      else options.keep?.put(object);
+    }
+    if (rv) options.keep?.seen(rv);
     if (type === 'BOOKMARK') return;
     const key = keyOf(object);
     const at = rv ? { resourceVersion: rv } : {};

@@ -40,7 +40,7 @@ import {
   requestFingerprint,
   slotFingerprint,
 } from './watch-fingerprints.js';
-import { customObjectsPage, listAll } from './paginate.js';
+import { customObjectsPage, listAll, PAGE_SIZE } from './paginate.js';
 import { DECISIONS, GROUP, REQUESTS, VERSION } from './request-codec.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
 import {
@@ -221,9 +221,10 @@ interface ListAnswer {
  * or a year of PDBs never come back in one answer. Every page is read from the first one's snapshot,
  * so its resourceVersion is where the watch starts. No retry here: the stream backs off and relists.
  */
-async function inPages(
+export async function inPages(
   what: string,
   page: (chunk: { limit: number; _continue?: string }) => Promise<ListAnswer>,
+  limit = PAGE_SIZE,
 ): Promise<{ resourceVersion: string; items: KubeObject[] }> {
   let resourceVersion = '';
   const items = await listAll<object>(
@@ -234,6 +235,7 @@ async function inPages(
       return { items: answer.items, metadata: { _continue: answer.metadata?._continue ?? '' } };
     },
     ONCE,
+    limit,
   );
   return { resourceVersion, items };
 }
