@@ -10,6 +10,8 @@
  */
 import { CoreV1Api, KubeConfig, VersionApi } from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
+import { copyFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { runTick, type TickDeps } from '../src/app/control/tick.js';
 import { createKubeClient } from '../src/adapters/kube/client.js';
 import { controlCluster } from '../src/adapters/kube/control-cluster.js';
@@ -224,6 +226,8 @@ export async function runRealVsSimBench(
     };
   } finally {
     await sim?.close();
+    const debug = process.env['KUBEMAINT_BENCH_DEBUG'];
+    if (debug) copyFileSync(join(RC_DIR, 'logs', 'audit.log'), join(debug, 'audit.log'));
     await down(RC_DIR, { purge: true });
   }
 }

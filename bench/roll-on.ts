@@ -101,7 +101,11 @@ export async function rollOn(backend: {
     new Promise<ChildProcess>((resolve, reject) => {
       const child = spawn(command[0]!, [...command.slice(1), ...args], {
         cwd: dir,
-        env: { ...process.env, KUBEMAINT_LOG_LEVEL: 'warn' },
+        env: {
+          ...process.env,
+          KUBEMAINT_LOG_LEVEL:
+            what === 'serve' ? (process.env['KUBEMAINT_BENCH_SERVE_LOG'] ?? 'warn') : 'warn',
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       children.push(child);
@@ -203,6 +207,12 @@ executor: {hostPrefix: []}
     const all = await roll(names.slice(1));
     const to = new Date().toISOString();
     const use = processUse(serve.pid!);
+    // KUBEMAINT_BENCH_DEBUG=DIR keeps what serve said and every request, to see where a roll waited.
+    const debug = process.env['KUBEMAINT_BENCH_DEBUG'];
+    if (debug) {
+      writeFileSync(join(debug, 'serve.log'), outputs.get('serve')?.() ?? '');
+      writeFileSync(join(debug, 'requests.json'), JSON.stringify(all, null, 1));
+    }
     const running = all.map((r) => at(r, 'running')).sort((a, b) => a - b);
     const frees = all.map((r) => at(r, 'done')).sort((a, b) => a - b);
     const handOffs = running.slice(concurrency).map((t, i) => Math.max(0, t - frees[i]!));

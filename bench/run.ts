@@ -31,6 +31,7 @@ import {
 } from './rehearse-accuracy.js';
 import { imagesTable, imagesWithinBudget, runImagesBench, type ImagesFigures } from './images.js';
 import { runHandoffBench } from './serve-handoff.js';
+import { runScaleBench, scaleTable, type ScaleRow } from './scale.js';
 import type { SimScaleResult } from './sim-scale.js';
 import { campaignTable, runSlackCampaignBench, type CampaignCalls } from './slack-campaign.js';
 import {
@@ -200,6 +201,40 @@ const BENCHES: Record<string, Bench> = {
         met: r.idle.sameRequests === true && r.skewScan.sameRequests === true,
       },
     ],
+  },
+  scale: {
+    title: 'Large fleets on kube-apiserver (issue 34) — `bench/scale.ts`',
+    about:
+      "The roll of the section above on kube-apiserver alone, among 500, 1,000 and 5,000 Node objects (a fresh control plane for each size). What serve asked kube-apiserver comes from its audit log and does not depend on the machine's load; the times do.",
+    run: () => runScaleBench(),
+    section: (rows: ScaleRow[]) => scaleTable(rows),
+    goals: (rows: ScaleRow[]) => {
+      const first = rows[0]?.result.roll?.real;
+      const last = rows.at(-1)?.result.roll?.real;
+      const handOffs = rows.map((r) => r.result.roll?.real.handOffMs.p95 ?? Infinity);
+      return [
+        {
+          goal: 'ideal ÷ roll ≥ 0.9 at 5,000 nodes on kube-apiserver',
+          figure: String(last?.ofIdeal),
+          met: (last?.ofIdeal ?? 0) >= 0.9,
+        },
+        {
+          goal: 'hand-off p95 ≤ 500 ms at every size',
+          figure: handOffs.map((ms) => `${ms} ms`).join(', '),
+          met: handOffs.every((ms) => ms <= 500),
+        },
+        {
+          goal: "serve's CPU per node rolled at 5,000 nodes within 1.5× of 500",
+          figure: `${last?.serveCpuPerNodeS} s vs ${first?.serveCpuPerNodeS} s`,
+          met: (last?.serveCpuPerNodeS ?? Infinity) <= 1.5 * (first?.serveCpuPerNodeS ?? 0),
+        },
+        {
+          goal: 'serve RSS ≤ 300 MiB at 5,000 nodes',
+          figure: `${last?.servePeakRssMiB} MiB`,
+          met: (last?.servePeakRssMiB ?? Infinity) <= 300,
+        },
+      ];
+    },
   },
   'rehearse-accuracy': {
     title: 'Rehearsal against the campaign run for real (issue 21) — `bench/rehearse-accuracy.ts`',
