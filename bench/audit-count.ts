@@ -5,6 +5,8 @@
  * reads the whole fleet). Request counts do not depend on the machine's load, so they say where the
  * time goes at 5,000 nodes better than any wall time on a shared machine.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { readAudit, resourceOf, type AuditEntry } from '../test/support/real-audit.js';
 
 export const SERVE_USER = 'system:serviceaccount:kubemaint:kubemaint-serve';
@@ -16,6 +18,10 @@ export interface IdentityCount {
   fullNodeListPages: number;
   /** Lists of pods with neither a label nor a field selector. */
   unselectedPodLists: number;
+  /** Watch streams that ended in the span (each one reopened after): reconnects and relists. */
+  watchesEnded: number;
+  /** Watch streams open when the span ended (the audit log's ResponseStarted with no end yet). */
+  watchesOpen: number;
   /** `list nodes ?labelSelector` → count, the top ones. */
   lines: [string, number][];
 }
@@ -61,6 +67,21 @@ export function countAudit(
     requests: entries.length,
     fullNodeListPages,
     unselectedPodLists,
+    watchesEnded: entries.filter((e) => e.verb === 'watch').length,
+    watchesOpen: openWatches(cluster, until, user),
     lines: [...lines].sort((a, b) => b[1] - a[1]).slice(0, 25),
   };
+}
+
+/** The user's watches that had started and not ended at `at`: each is a stream the server holds. */
+function openWatches(cluster: { dir: string }, at: string, user: string): number {
+  const open = new Set<string>();
+  for (const line of readFileSync(join(cluster.dir, 'logs', 'audit.log'), 'utf8').split('\n')) {
+    if (!line.includes('"watch"') || !line.includes(user)) continue;
+    const e = JSON.parse(line) as AuditEntry & { auditID: string };
+    if (e.verb !== 'watch' || e.user.username !== user || e.stageTimestamp > at) continue;
+    if (e.stage === 'ResponseStarted') open.add(e.auditID);
+    else if (e.stage === 'ResponseComplete') open.delete(e.auditID);
+  }
+  return open.size;
 }

@@ -40,6 +40,50 @@ export interface RollOn {
   serveCpuPerNodeS: number;
   /** serve's peak RSS (VmHWM) when the roll ended. */
   servePeakRssMiB: number;
+  /** serve's ticks over the N-node roll, from its kubemaint_tick_duration_seconds histogram. */
+  ticks: TickTimes;
+}
+
+export interface TickTimes {
+  count: number;
+  meanMs: number;
+  /** The upper bound of the histogram bucket that holds the 99th percentile ("≤ 2.5 s"). */
+  p99AtMostS: number;
+}
+
+/** The tick histogram's buckets, sum and count as serve's /metrics says them now. */
+async function tickHistogram(
+  opsUrl: string,
+): Promise<{ buckets: Map<number, number>; sum: number; count: number }> {
+  const text = await (await fetch(`${opsUrl}/metrics`)).text();
+  const buckets = new Map<number, number>();
+  let sum = 0;
+  let count = 0;
+  for (const line of text.split('\n')) {
+    const bucket = /^kubemaint_tick_duration_seconds_bucket\{le="([^"]+)"\} (\S+)/.exec(line);
+    if (bucket) buckets.set(bucket[1] === '+Inf' ? Infinity : Number(bucket[1]), Number(bucket[2]));
+    const total = /^kubemaint_tick_duration_seconds_(sum|count) (\S+)/.exec(line);
+    if (total?.[1] === 'sum') sum = Number(total[2]);
+    if (total?.[1] === 'count') count = Number(total[2]);
+  }
+  return { buckets, sum, count };
+}
+
+/** What the histogram gained between two reads: the ticks of that span alone. */
+export function ticksBetween(
+  before: Awaited<ReturnType<typeof tickHistogram>>,
+  after: Awaited<ReturnType<typeof tickHistogram>>,
+): TickTimes {
+  const count = after.count - before.count;
+  const bounds = [...after.buckets.keys()].sort((a, b) => a - b);
+  const p99 = bounds.find(
+    (le) => (after.buckets.get(le) ?? 0) - (before.buckets.get(le) ?? 0) >= 0.99 * count,
+  );
+  return {
+    count,
+    meanMs: count > 0 ? Math.round(((after.sum - before.sum) / count) * 1000) : 0,
+    p99AtMostS: p99 ?? Infinity,
+  };
 }
 
 /** A process's CPU seconds so far (user + system, /proc/PID/stat) and its peak RSS in MiB. */
@@ -170,6 +214,9 @@ executor: {hostPrefix: []}
       'serve',
     );
     say('serve ready');
+    const opsUrl = /ops=(http:\/\/\S+)/.exec(outputs.get('serve')?.() ?? '')?.[1];
+    if (!opsUrl)
+      throw new Error(`serve's ready line has no ops address: ${outputs.get('serve')?.()}`);
     const deps = testControlDeps({ kubeconfigPath: adminPath, clock: { now: () => new Date() } });
     const pause = (paused: boolean) =>
       deps.cluster.writePause({ paused, by: 'bench', at: new Date().toISOString() });
@@ -222,9 +269,11 @@ executor: {hostPrefix: []}
     say(`one node alone: ${oneNodeMs} ms`);
     const from = new Date().toISOString();
     const cpuBefore = processUse(serve.pid!).cpuS;
+    const ticksBefore = await tickHistogram(opsUrl);
     const all = await roll(names.slice(1));
     const to = new Date().toISOString();
     const use = processUse(serve.pid!);
+    const ticks = ticksBetween(ticksBefore, await tickHistogram(opsUrl));
     // KUBEMAINT_BENCH_DEBUG=DIR keeps what serve said and every request, to see where a roll waited.
     const debug = process.env['KUBEMAINT_BENCH_DEBUG'];
     if (debug) {
@@ -257,6 +306,7 @@ executor: {hostPrefix: []}
       span: { from, to },
       serveCpuPerNodeS: Math.round(((use.cpuS - cpuBefore) / nodes) * 1000) / 1000,
       servePeakRssMiB: use.peakRssMiB,
+      ticks,
     };
   } finally {
     for (const child of children.reverse()) {
