@@ -33,6 +33,10 @@ export async function runScaleBench(
     );
     const sorted = samples.sort((a, b) => a - b);
     const r = (n: number) => Math.round(n * 10) / 10;
+    // Each size as it ends, so a later size that fails does not take the earlier ones with it.
+    say(
+      `${nodes} nodes: ${JSON.stringify({ roll: result.roll?.real, audit: result.audit, idle: result.idle.real.bytes })}`,
+    );
     rows.push({
       nodes,
       result,

@@ -82,7 +82,11 @@ export async function applyKubemaint(
 ): Promise<void> {
   await applyAll(admin, manifests(infra));
   const custom = probe.makeApiClient(CustomObjectsApi);
-  for (let i = 0; ; i++) {
+  // The apiserver enforces a new policy once its informers have it and its type check ran: seconds
+  // on a quiet machine, longer right after thousands of Nodes were posted (the scale bench).
+  const deadline = Date.now() + 120_000;
+  let last: unknown;
+  for (;;) {
     try {
       await custom.createNamespacedCustomObject({
         group: 'kubemaint.io',
@@ -97,10 +101,15 @@ export async function applyKubemaint(
         },
         dryRun: 'All',
       });
+      last = 'the dry run was admitted';
     } catch (error) {
       if (error instanceof ApiException && error.code === 403) return;
+      last = error;
     }
-    if (i > 100) assert.fail('the admission policies of infra/k8s were never enforced');
+    if (Date.now() > deadline)
+      assert.fail(
+        `the admission policies of infra/k8s were not enforced within 120 s (last: ${last instanceof Error ? last.message : String(last)})`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
