@@ -123,7 +123,12 @@ export function sharedPodWatch(
       if (subscribers.has(node)) throw new RangeError(`node ${node} already subscribed`);
       subscribers.set(node, onEvent);
       return {
-        listed: synced.then(() => informer.list().map(asPod).filter((pod) => nodeOf(pod) === node)),
+        listed: synced.then(() =>
+          informer
+            .list()
+            .map(asPod)
+            .filter((pod) => nodeOf(pod) === node),
+        ),
         stop() {
           if (subscribers.get(node) === onEvent) subscribers.delete(node);
         },

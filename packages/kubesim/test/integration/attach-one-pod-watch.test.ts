@@ -29,7 +29,8 @@ describe('an attached fleet shares one pod watch', () => {
   const countPodReads = (req: IncomingMessage) => {
     const url = new URL(req.url ?? '/', 'https://sim.invalid');
     // Every read of pods: the cluster-wide path and any namespace's.
-    if (req.method !== 'GET' || !/^\/api\/v1\/(namespaces\/[^/]+\/)?pods$/.test(url.pathname)) return;
+    if (req.method !== 'GET' || !/^\/api\/v1\/(namespaces\/[^/]+\/)?pods$/.test(url.pathname))
+      return;
     const as = req.headers['impersonate-user'];
     podReads.push({
       watch: url.searchParams.get('watch') === 'true',
@@ -41,7 +42,11 @@ describe('an attached fleet shares one pod watch', () => {
   before(async () => {
     sim = await startSimApi();
     // The API alone has no namespace controller: the one the nodes' Leases live in, as a cluster has.
-    sim.store.create(R.namespaces, { metadata: { name: 'kube-node-lease' } }, { actor: 'test/setup' });
+    sim.store.create(
+      R.namespaces,
+      { metadata: { name: 'kube-node-lease' } },
+      { actor: 'test/setup' },
+    );
     sim.api.server.on('request', countPodReads);
     attached = await attachSim({ kubeconfig: sim.kubeconfigPath, nodes: NODES, prefix: 'one-' });
   });
@@ -76,7 +81,10 @@ describe('an attached fleet shares one pod watch', () => {
       .filter((e) => e.name === 'bound' && e.subresource === 'status')
       .map((e) => e.actor);
     assert.ok(writers.length > 0);
-    assert.ok(writers.every((actor) => actor.endsWith(' as system:node:one-3')), writers.join());
+    assert.ok(
+      writers.every((actor) => actor.endsWith(' as system:node:one-3')),
+      writers.join(),
+    );
     assert.equal(podReads.length, 2, 'still the one list and the one watch');
   });
 
@@ -88,8 +96,18 @@ describe('an attached fleet shares one pod watch', () => {
       {
         metadata: { name: 'impersonate-only' },
         rules: [
-          { apiGroups: [''], resources: ['users'], verbs: ['impersonate'], resourceNames: ['system:node:no-pods-0'] },
-          { apiGroups: [''], resources: ['groups'], verbs: ['impersonate'], resourceNames: ['system:nodes'] },
+          {
+            apiGroups: [''],
+            resources: ['users'],
+            verbs: ['impersonate'],
+            resourceNames: ['system:node:no-pods-0'],
+          },
+          {
+            apiGroups: [''],
+            resources: ['groups'],
+            verbs: ['impersonate'],
+            resourceNames: ['system:nodes'],
+          },
         ],
       },
       setup,
@@ -103,7 +121,11 @@ describe('an attached fleet shares one pod watch', () => {
       },
       setup,
     );
-    sim.store.create(R.serviceaccounts, { metadata: { name: 'fleet', namespace: 'default' } }, setup);
+    sim.store.create(
+      R.serviceaccounts,
+      { metadata: { name: 'fleet', namespace: 'default' } },
+      setup,
+    );
     const kubeconfig = join(sim.dir, 'fleet.kubeconfig');
     writeKubeconfig(kubeconfig, {
       url: sim.api.url,

@@ -88,7 +88,10 @@ describe('sharedPodWatch', () => {
     assert.deepEqual(sent, [{ path: '/api/v1/pods', query: { fieldSelector: BOUND_PODS } }]);
     assert.equal(watch.streams.length, 1);
     assert.equal(watch.streams[0]?.path, '/api/v1/pods');
-    assert.deepEqual(watch.streams[0]?.query, { fieldSelector: 'spec.nodeName!=', resourceVersion: '10' });
+    assert.deepEqual(watch.streams[0]?.query, {
+      fieldSelector: 'spec.nodeName!=',
+      resourceVersion: '10',
+    });
     pods.stop();
   });
 
