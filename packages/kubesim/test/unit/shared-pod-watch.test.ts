@@ -24,15 +24,19 @@ const pod = (name: string, node: string, resourceVersion: string): KObject => ({
   spec: { nodeName: node },
 });
 
-/** A KubeJson that answers the pod list with `pods` (or throws `failure`), recording each request. */
+/**
+ * A KubeJson that answers the pod list with `pods` (or throws `failure`), recording each request; with
+ * `gate`, the answer waits for it.
+ */
 function scriptedApi(pods: KObject[]) {
   const sent: { path: string; query: Record<string, string> | undefined }[] = [];
-  const state: { failure?: Error } = {};
+  const state: { failure?: Error; gate?: Promise<void> } = {};
   const client: KubeJson = {
     server: 'https://api.test',
     config: new KubeConfig(),
     async request<T>(_method: string, path: string, options: RequestOptions = {}): Promise<T> {
       sent.push({ path, query: options.query });
+      await state.gate;
       if (state.failure) throw state.failure;
       return { items: pods, metadata: { resourceVersion: '10' } } as T;
     },
@@ -43,6 +47,7 @@ function scriptedApi(pods: KObject[]) {
 interface Stream {
   path: string;
   query: Record<string, unknown>;
+  controller: AbortController;
   send(type: string, object: KObject): void;
   end(error: unknown): void;
 }
@@ -61,8 +66,9 @@ class ScriptedWatch extends Watch {
     callback: (phase: string, object: unknown) => void,
     done: (error: unknown) => void,
   ): Promise<AbortController> {
-    this.streams.push({ path, query, send: callback, end: done });
-    return Promise.resolve(new AbortController());
+    const controller = new AbortController();
+    this.streams.push({ path, query, controller, send: callback, end: done });
+    return Promise.resolve(controller);
   }
 }
 
@@ -165,6 +171,19 @@ describe('sharedPodWatch', () => {
     await assert.rejects(pods.synced, /pods is forbidden/);
     await assert.rejects(n0.listed, /pods is forbidden/);
     pods.stop();
+  });
+
+  it('closes the watch ListWatch opens after a list that was in flight when it stopped', async () => {
+    const { client, sent, state } = scriptedApi([]);
+    let answer: () => void = () => undefined;
+    state.gate = new Promise((resolve) => (answer = resolve));
+    const watch = new ScriptedWatch();
+    const pods = sharedPodWatch(client, silentLogger(), watch);
+    await waitFor('the list asked for', () => sent.length === 1);
+    pods.stop();
+    answer();
+    const stream = await waitFor('the watch', () => watch.streams[0]);
+    await waitFor('the watch closed', () => stream.controller.signal.aborted);
   });
 
   it('starts a failed watch again after a backoff and keeps handing events out', async () => {
