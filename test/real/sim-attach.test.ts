@@ -1,7 +1,8 @@
 /**
  * `attachSim` on the real control plane: three simulated nodes join kube-apiserver 1.34 through a
- * kubeconfig that may do nothing but impersonate them, each acting as `system:node:<name>`, so the
- * real Node authorizer and NodeRestriction judge every write (a node may not touch another's status).
+ * kubeconfig that may do nothing but impersonate them and list and watch pods (their one shared pod
+ * watch, ADR 0058), each acting as `system:node:<name>`, so the real Node authorizer and
+ * NodeRestriction judge every write (a node may not touch another's status).
  * kubectl shows them Ready; the real scheduler and Job controller run a Job on one of them as a local
  * process whose credentials are a token bound to its pod (SelfSubjectReview says so); a reboot through
  * the host endpoint outlasts the controller-manager's node-monitor grace (20 s here), so the real node
@@ -54,7 +55,8 @@ describe('simulated nodes attached to the real control plane', { timeout: 600_00
 
   before(async () => {
     cluster = await realCluster();
-    // The fleet's kubeconfig may impersonate exactly its nodes and their group, nothing else.
+    // The fleet's kubeconfig may impersonate exactly its nodes and their group, and list and watch
+    // pods, nothing else.
     fleetKubeconfig = cluster.fleetKubeconfig(FLEET_USER, NODES);
     cluster.kubectl(['create', 'namespace', NS]);
     attached = await attachSim({

@@ -41,7 +41,8 @@ export interface RealCluster {
   userKubeconfig(user: string, groups?: string[]): string;
   /**
    * A kubeconfig for a simulated fleet (`kubemaint sim --attach`) that may do nothing but impersonate
-   * exactly these nodes (`system:node:<name>`) and their group: a ClusterRole and binding named `user`.
+   * exactly these nodes (`system:node:<name>`) and their group, and list and watch pods (the fleet's
+   * one pod watch, ADR 0058): a ClusterRole and binding named `user`.
    */
   fleetKubeconfig(user: string, nodes: readonly string[]): string;
   /**
@@ -207,6 +208,8 @@ export function clusterAt(state: ClusterState): RealCluster {
                   nodes.map((n) => `system:node:${n}`),
                 ),
                 impersonate('groups', ['system:nodes']),
+                // The fleet reads its pods as itself, through one watch of every bound pod.
+                { apiGroups: [''], resources: ['pods'], verbs: ['list', 'watch'] },
               ],
             },
             {

@@ -23,12 +23,14 @@ export const ATTACH_HELP =
   'processes, given a token the kubelet minted for the pod, never the admin credentials). It acts as\n' +
   'system:node:<name> in group system:nodes through impersonation, so the Node authorizer and\n' +
   'NodeRestriction judge what it writes: the kubeconfig needs the `impersonate` verb on users and\n' +
-  'groups (a cluster admin has it). Reboots and upgrades go through the host endpoint printed as\n' +
-  "host=URL (KUBEMAINT_SIM_HOST_URL of the pods, `kubemaint-sim-host`). A pod's process finds its\n" +
-  'service-account token, ca.crt and namespace in $KUBEMAINT_SIM_SERVICEACCOUNT_DIR and, with\n' +
-  "--hosts-dir, its node's file system in $KUBEMAINT_SIM_HOST_ROOT (e.g. var/run/reboot-required). Its\n" +
-  "ConfigMap, Secret and emptyDir volumes are copied to a folder of the pod's, and an env value that is a\n" +
-  "path under their mount names the copy (KUBEMAINT_CONFIG of the chart's serve pod). Example:\n" +
+  'groups, and `list` and `watch` on pods in all namespaces, as the fleet reads its pods through one\n' +
+  'watch as the kubeconfig itself (a cluster admin has both). Reboots and upgrades go through the\n' +
+  'host endpoint printed as host=URL (KUBEMAINT_SIM_HOST_URL of the pods, `kubemaint-sim-host`). A\n' +
+  "pod's process finds its service-account token, ca.crt and namespace in\n" +
+  "$KUBEMAINT_SIM_SERVICEACCOUNT_DIR and, with --hosts-dir, its node's file system in\n" +
+  '$KUBEMAINT_SIM_HOST_ROOT (e.g. var/run/reboot-required). Its ConfigMap, Secret and emptyDir\n' +
+  "volumes are copied to a folder of the pod's, and an env value that is a path under their mount\n" +
+  "names the copy (KUBEMAINT_CONFIG of the chart's serve pod). Example:\n" +
   '  kubemaint sim --attach .kubemaint/real-cluster/admin.kubeconfig --nodes 3\n' +
   'With --hosts-dir, the agent image (kubemaint-agent:*) runs the real reporter agent too\n' +
   '(bin/kubemaint-sim-agent, in a checkout).';

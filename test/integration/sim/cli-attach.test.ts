@@ -153,6 +153,7 @@ describe('kubemaint sim --attach (child process)', { concurrency: true }, () => 
       '--max-pods',
       '--cleanup',
       'impersonate',
+      '`list` and `watch` on pods',
       'system:node:',
     ]) {
       assert.ok(cli.stdout.includes(text), `--help mentions ${text}`);

@@ -1,8 +1,9 @@
 /**
  * The attached fleet: per node name, a client acting as that node, its registration (create the Node,
- * or take over the one of that name, as a restarted kubelet finds its Node still there), its pod watch,
- * and the sim's one kubelet (kubelet.ts) on the HTTP KubeletApi. It is a `Kubelets` like the embedded
- * fleet, so the host model and its endpoint drive it unchanged.
+ * or take over the one of that name, as a restarted kubelet finds its Node still there), its share of
+ * the fleet's one pod watch (shared-pod-watch.ts, read as the kubeconfig's own identity), and the sim's
+ * one kubelet (kubelet.ts) on the HTTP KubeletApi. It is a `Kubelets` like the embedded fleet, so the
+ * host model and its endpoint drive it unchanged.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { isApiError } from './api-errors.js';
@@ -18,7 +19,7 @@ import type { KObject } from '../types.js';
 import { kubeJson, type KubeJson } from './kube-json.js';
 import { httpKubeletApi, type HttpKubeletApi } from './kubelet-http-api.js';
 import { kubeConfigAs, nodeIdentity } from './node-identity.js';
-import { watchNodePods, type PodWatch } from './pod-watch.js';
+import { sharedPodWatch, type NodePods } from './shared-pod-watch.js';
 
 export interface AttachedKubelets extends Kubelets {
   /** The client acting as `node` (for what its kubelet asks on its pods' behalf). */
@@ -30,7 +31,7 @@ export interface AttachedKubelets extends Kubelets {
 interface Attached {
   client: KubeJson;
   api: HttpKubeletApi;
-  watch: PodWatch;
+  pods: NodePods;
   kubelet: Kubelet;
 }
 
@@ -62,6 +63,16 @@ async function register(
   }
 }
 
+/** The fleet reads its pods as the kubeconfig's own identity, not as a node (ADR 0058). */
+function podsUnreadable(error: unknown): unknown {
+  if (!isApiError(error, 'forbidden')) return error;
+  return new SimError(
+    'config_invalid',
+    `cannot list and watch pods in all namespaces as the kubeconfig's own identity (the attached nodes share one pod watch): ${error.message}`,
+    { cause: error },
+  );
+}
+
 export async function startAttachedKubelets(input: {
   base: KubeConfig;
   names: readonly string[];
@@ -76,6 +87,14 @@ export async function startAttachedKubelets(input: {
 }): Promise<AttachedKubelets> {
   const { log } = input;
   const fleet = new Map<string, Attached>();
+  const watch = sharedPodWatch(kubeJson(input.base), log);
+  try {
+    // Before any Node is registered: a kubeconfig that may not read pods leaves none behind.
+    await watch.synced;
+  } catch (error) {
+    watch.stop();
+    throw podsUnreadable(error);
+  }
 
   const attach = async (name: string, index: number): Promise<void> => {
     const client = kubeJson(kubeConfigAs(input.base, nodeIdentity(name)));
@@ -83,39 +102,30 @@ export async function startAttachedKubelets(input: {
     const api = httpKubeletApi(client, node, log);
     // Watch events update the view from the start; they reach the kubelet once it runs.
     const running: { kubelet?: Kubelet } = {};
-    const watch = watchNodePods(
-      client,
-      name,
-      (type, pod) => {
-        for (const change of api.observe(type, pod)) {
-          running.kubelet?.syncPod(change.pod, change.deleted);
-        }
-      },
-      log,
-    );
-    try {
-      for (const pod of await watch.listed) api.observe('ADDED', pod);
-    } catch (error) {
-      watch.stop();
-      api.stop();
-      throw error;
-    }
+    const pods = watch.subscribe(name, (type, pod) => {
+      for (const change of api.observe(type, pod)) {
+        running.kubelet?.syncPod(change.pod, change.deleted);
+      }
+    });
+    // From the shared cache (synced above): no request of the node's own.
+    for (const pod of await pods.listed) api.observe('ADDED', pod);
     const kubelet = createKubelet(input.ctx, api, node, {
       index,
       version: input.version,
       runner: input.runner,
     });
     running.kubelet = kubelet;
-    fleet.set(name, { client, api, watch, kubelet });
+    fleet.set(name, { client, api, pods, kubelet });
   };
 
   const stop = (): void => {
-    for (const { kubelet, watch, api } of fleet.values()) {
+    for (const { kubelet, pods, api } of fleet.values()) {
       kubelet.stop();
-      watch.stop();
+      pods.stop();
       api.stop();
     }
     fleet.clear();
+    watch.stop();
   };
 
   const started = await Promise.allSettled(input.names.map((name, i) => attach(name, i)));

@@ -31,7 +31,10 @@ import {
 export const DEFAULT_NODE_PREFIX = 'sim-node-';
 
 export interface AttachOptions {
-  /** An admin kubeconfig: its identity must be allowed to impersonate users and groups. */
+  /**
+   * An admin kubeconfig: its identity must be allowed to impersonate users and groups, and to list
+   * and watch pods in all namespaces (the fleet's one pod watch, shared-pod-watch.ts).
+   */
   kubeconfig: string;
   nodes: number;
   /** Node names are `<prefix>0 … <prefix>N-1`. @default 'sim-node-' */

@@ -5,10 +5,12 @@
  * pods only). It gets there by impersonation on the kubeconfig it was given: every request carries
  * `Impersonate-User` and `Impersonate-Group`, which the apiserver honours only if that kubeconfig's
  * identity holds the `impersonate` verb on users and groups (a cluster admin does). One kubelet
- * certificate per node would avoid that grant, but needs the cluster's CA key.
+ * certificate per node would avoid that grant, but needs the cluster's CA key. The fleet's pods are
+ * the one read not made as the node: one shared watch, as the kubeconfig itself (shared-pod-watch.ts).
  *
- * Both of client-node's request paths carry the headers: `applySecurityAuthentication` (the fetch
- * path its Watch uses) and `applyToHTTPSOptions` (node:https, kube-json.ts).
+ * Both of client-node's request paths carry the headers, so the KubeConfig works anywhere:
+ * `applySecurityAuthentication` (the fetch path of its Watch and API clients) and
+ * `applyToHTTPSOptions` (node:https, kube-json.ts).
  */
 import type https from 'node:https';
 import { KubeConfig } from '@kubernetes/client-node';
