@@ -76,21 +76,27 @@ async function tickOnce(deps: TickDeps, options: { skewScan?: boolean }): Promis
   const active = await deps.cluster.listRequestNodes('active');
   const decisions = active.length > 0 ? await deps.cluster.decisions() : [];
   report.reconciled.push(...(await stepAll(deps, active, decisions)));
-  // Reconciling changed some requests; dispatch works on what the cluster says now.
-  const current = active.length > 0 ? await deps.cluster.listRequestNodes('active') : [];
-  // What the executor ended since the last pass is said once (it cannot tell Slack itself).
-  for (const node of await deps.cluster.listRequestNodes('unreported'))
-    report.reconciled.push(`${node.name}: ${await reportExecutorEnd(deps, node)}`);
-  // The silences in-flight requests hold are extended; any no request holds any more, expired.
-  report.reconciled.push(...(await keepSilences(deps, current)));
-  // Dispatch re-checks approvals against the decisions as they are now: reconciling may have
-  // recorded some (an auto-approval's), which the list read before it does not have.
-  const approved = current.some((n) => n.request?.state === 'approved');
+  // Reconciling changed some requests; dispatch works on what the cluster says now. It also
+  // re-checks approvals against the decisions as they are now: reconciling may have recorded some
+  // (an auto-approval's), which the list read before it does not have. Both reads at once: a slot
+  // a node just gave back is handed on after them, so they are on every hand-off's path (issue 34).
+  const [current, decided] =
+    active.length > 0
+      ? await Promise.all([deps.cluster.listRequestNodes('active'), deps.cluster.decisions()])
+      : [[], decisions];
   report.dispatched = await dispatchApproved(
     deps,
     current.filter((n) => n.requestAccepted !== false),
-    approved ? await deps.cluster.decisions() : decisions,
+    decided,
   );
+  // What the executor ended since the last pass is said once (it cannot tell Slack itself). After
+  // dispatch, which does not depend on it: saying it is not on the way of the next node's start.
+  for (const node of await deps.cluster.listRequestNodes('unreported'))
+    report.reconciled.push(`${node.name}: ${await reportExecutorEnd(deps, node)}`);
+  // The silences in-flight requests hold are extended; any no request holds any more, expired.
+  // What dispatch started just now is not in `current` as in flight: its fresh silences are left
+  // alone by the sweep's grace (SWEEP_GRACE_MS), as another control plane's just made ones are.
+  report.reconciled.push(...(await keepSilences(deps, current)));
   await detectAndPropose(deps, options.skewScan === true, report);
   return report;
 }
