@@ -22,7 +22,7 @@ import {
   parseKubernetesVersion,
 } from '../scripts/real-cluster/versions.js';
 import { testControlSettings } from '../test/support/control.js';
-import { realCluster } from '../test/support/real-cluster.js';
+import { forgetRealCluster, realCluster } from '../test/support/real-cluster.js';
 import { simIdentities } from '../test/support/sim-identities.js';
 import { startTestSim } from '../test/support/sim.js';
 import { countApiRequests, type ApiCount } from './api-counter.js';
@@ -229,6 +229,7 @@ export async function runRealVsSimBench(
     const debug = process.env['KUBEMAINT_BENCH_DEBUG'];
     if (debug) copyFileSync(join(RC_DIR, 'logs', 'audit.log'), join(debug, 'audit.log'));
     await down(RC_DIR, { purge: true });
+    forgetRealCluster();
   }
 }
 

@@ -124,6 +124,15 @@ export function realCluster(): Promise<RealCluster> {
   return cached;
 }
 
+/**
+ * Forget the cluster opened so far, so that the next realCluster() opens the one
+ * KUBEMAINT_REAL_KUBECONFIG names then: a bench that runs one fresh control plane after another
+ * (bench/scale.ts) otherwise gets the first one's identities, on a port nobody listens on.
+ */
+export function forgetRealCluster(): void {
+  cached = undefined;
+}
+
 async function open(): Promise<RealCluster> {
   const given = process.env['KUBEMAINT_REAL_KUBECONFIG'];
   let state: ClusterState | undefined;
