@@ -63,11 +63,30 @@ interface Tracked {
 function kubectl(kubeconfig: string, args: string[], input?: string): string {
   const result = spawnSync('kubectl', ['--kubeconfig', kubeconfig, ...args], {
     encoding: 'utf8',
+    // kube-apiserver's /metrics is several MB, past spawnSync's 1 MiB default (ENOBUFS).
+    maxBuffer: 256 * 1024 * 1024,
     ...(input === undefined ? {} : { input }),
   });
   if (result.status !== 0)
-    throw new Error(`kubectl ${args.join(' ')} failed: ${result.stderr.trim()}`);
+    throw new Error(
+      `kubectl ${args.join(' ')} failed: ${result.error?.message ?? ''} ${result.stderr.trim()}`,
+    );
   return result.stdout;
+}
+
+/** A child process run to its end without blocking this one's event loop: its exit code and stderr. */
+function runProcess(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ status: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('exit', (status) => resolve({ status, stderr }));
+  });
 }
 
 /** The apiserver's request counters that matter here, from its own /metrics. */
@@ -266,7 +285,9 @@ export async function runDrainRealBench(): Promise<DrainRealFigures> {
       const from = margins.length;
       say(`draining ${node}: ${ours.size} pods, PDB maxUnavailable ${maxUnavailable}`);
       const started = performance.now();
-      const drain = spawnSync(
+      // Not spawnSync: this process must keep reading its pod watch while the drain runs, or every
+      // eviction is seen at the end (all at one time) and no PDB margin during it.
+      const drain = await runProcess(
         process.execPath,
         [
           '--import',
@@ -279,7 +300,7 @@ export async function runDrainRealBench(): Promise<DrainRealFigures> {
           '--timeout',
           '15m',
         ],
-        { encoding: 'utf8', env: { ...process.env, KUBEMAINT_LOG_LEVEL: 'warn' } },
+        { ...process.env, KUBEMAINT_LOG_LEVEL: 'warn' },
       );
       const wallS = (performance.now() - started) / 1000;
       if (drain.status !== 0) say(`drain exited ${drain.status}: ${drain.stderr.slice(-2000)}`);
