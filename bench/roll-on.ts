@@ -40,6 +40,8 @@ export interface RollOn {
   serveCpuPerNodeS: number;
   /** serve's peak RSS (VmHWM) when the roll ended. */
   servePeakRssMiB: number;
+  /** serve's peak RSS when it said it was ready: what it takes before any roll. */
+  serveReadyRssMiB: number;
   /** serve's ticks over the N-node roll, from its kubemaint_tick_duration_seconds histogram. */
   ticks: TickTimes;
 }
@@ -214,6 +216,7 @@ executor: {hostPrefix: []}
       'serve',
     );
     say('serve ready');
+    const readyRss = processUse(serve.pid!).peakRssMiB;
     const opsUrl = /ops=(http:\/\/\S+)/.exec(outputs.get('serve')?.() ?? '')?.[1];
     if (!opsUrl)
       throw new Error(`serve's ready line has no ops address: ${outputs.get('serve')?.()}`);
@@ -306,6 +309,7 @@ executor: {hostPrefix: []}
       span: { from, to },
       serveCpuPerNodeS: Math.round(((use.cpuS - cpuBefore) / nodes) * 1000) / 1000,
       servePeakRssMiB: use.peakRssMiB,
+      serveReadyRssMiB: readyRss,
       ticks,
     };
   } finally {

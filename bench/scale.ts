@@ -57,7 +57,7 @@ export function scaleTable(rows: readonly ScaleRow[]): string {
   return [
     `A roll of ${ROLL} attached nodes, 5 slots, among the fleet's Node objects, kube-apiserver's side alone; serve's requests from kube-apiserver's audit log, per node rolled.`,
     '',
-    '| nodes | ideal ÷ roll | hand-off p50 / p95 / max | Job → host command (median) | serve CPU per node rolled | serve peak RSS | serve requests per node | whole-fleet node list pages per node | executor requests per node | idle tick: requests, bytes read | serve ticks in the roll: count, mean, p99 | serve watches open (reopened in the roll) | load (median, min–max) |',
+    '| nodes | ideal ÷ roll | hand-off p50 / p95 / max | Job → host command (median) | serve CPU per node rolled | serve peak RSS (when ready) | serve requests per node | whole-fleet node list pages per node | executor requests per node | idle tick: requests, bytes read | serve ticks in the roll: count, mean, p99 | serve watches open (reopened in the roll) | load (median, min–max) |',
     '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
     ...rows.map(({ nodes, result, load }) => {
       const roll = result.roll!.real;
@@ -66,7 +66,7 @@ export function scaleTable(rows: readonly ScaleRow[]): string {
       const idle = result.idle.real;
       const baseIdle = base?.result.idle.real;
       const { ticks } = roll;
-      return `| ${nodes.toLocaleString('en')} | ${roll.ofIdeal} | ${roll.handOffMs.p50} / ${roll.handOffMs.p95} / ${roll.handOffMs.max} ms | ${roll.executorMs} ms | ${roll.serveCpuPerNodeS} s${times(roll.serveCpuPerNodeS, baseRoll?.serveCpuPerNodeS)} | ${roll.servePeakRssMiB} MiB | ${(audit.serve.requests / roll.nodes).toFixed(1)} | ${(audit.serve.fullNodeListPages / roll.nodes).toFixed(2)} | ${(audit.executor.requests / roll.nodes).toFixed(1)} | ${idle.requests}, ${(idle.bytes / 1024).toFixed(1)} KB${times(idle.bytes, baseIdle?.bytes)} | ${ticks.count}, ${ticks.meanMs} ms, ≤ ${ticks.p99AtMostS} s | ${audit.serve.watchesOpen} (${audit.serve.watchesEnded}) | ${load.median} (${load.min}–${load.max}) |`;
+      return `| ${nodes.toLocaleString('en')} | ${roll.ofIdeal} | ${roll.handOffMs.p50} / ${roll.handOffMs.p95} / ${roll.handOffMs.max} ms | ${roll.executorMs} ms | ${roll.serveCpuPerNodeS} s${times(roll.serveCpuPerNodeS, baseRoll?.serveCpuPerNodeS)} | ${roll.servePeakRssMiB} MiB (${roll.serveReadyRssMiB}) | ${(audit.serve.requests / roll.nodes).toFixed(1)} | ${(audit.serve.fullNodeListPages / roll.nodes).toFixed(2)} | ${(audit.executor.requests / roll.nodes).toFixed(1)} | ${idle.requests}, ${(idle.bytes / 1024).toFixed(1)} KB${times(idle.bytes, baseIdle?.bytes)} | ${ticks.count}, ${ticks.meanMs} ms, ≤ ${ticks.p99AtMostS} s | ${audit.serve.watchesOpen} (${audit.serve.watchesEnded}) | ${load.median} (${load.min}–${load.max}) |`;
     }),
   ].join('\n');
 }
