@@ -151,6 +151,10 @@ export async function rollOn(backend: {
           ...process.env,
           KUBEMAINT_LOG_LEVEL:
             what === 'serve' ? (process.env['KUBEMAINT_BENCH_SERVE_LOG'] ?? 'warn') : 'warn',
+          // serve's own Node.js options (a heap limit, to tell garbage from what it keeps).
+          ...(what === 'serve' && process.env['KUBEMAINT_BENCH_SERVE_NODE_OPTIONS']
+            ? { NODE_OPTIONS: process.env['KUBEMAINT_BENCH_SERVE_NODE_OPTIONS'] }
+            : {}),
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
