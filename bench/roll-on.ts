@@ -71,6 +71,24 @@ async function tickHistogram(
   return { buckets, sum, count };
 }
 
+/** Ask a process started with --heapsnapshot-signal=SIGUSR2 for its heap; wait until it is written. */
+async function heapSnapshot(pid: number, dir: string): Promise<void> {
+  const { readdirSync, statSync } = await import('node:fs');
+  const files = () => readdirSync(dir).filter((f) => f.endsWith('.heapsnapshot'));
+  const before = new Set(files());
+  process.kill(pid, 'SIGUSR2');
+  let size = -1;
+  for (let i = 0; i < 600; i++) {
+    await new Promise((r) => setTimeout(r, 1_000));
+    const written = files().find((f) => !before.has(f));
+    if (!written) continue;
+    const now = statSync(join(dir, written)).size;
+    if (now > 0 && now === size) return;
+    size = now;
+  }
+  throw new Error(`no heap snapshot of ${pid} in ${dir} after 10 min`);
+}
+
 /** What the histogram gained between two reads: the ticks of that span alone. */
 export function ticksBetween(
   before: Awaited<ReturnType<typeof tickHistogram>>,
@@ -281,6 +299,11 @@ executor: {hostPrefix: []}
     const to = new Date().toISOString();
     const use = processUse(serve.pid!);
     const ticks = ticksBetween(ticksBefore, await tickHistogram(opsUrl));
+    // KUBEMAINT_BENCH_HEAP_SNAPSHOT=DIR: serve's heap at the end of the roll, for where its memory
+    // goes (serve must run with KUBEMAINT_BENCH_SERVE_NODE_OPTIONS="--heapsnapshot-signal=SIGUSR2
+    // --diagnostic-dir=DIR").
+    const snapshots = process.env['KUBEMAINT_BENCH_HEAP_SNAPSHOT'];
+    if (snapshots) await heapSnapshot(serve.pid!, snapshots);
     // KUBEMAINT_BENCH_DEBUG=DIR keeps what serve said and every request, to see where a roll waited.
     const debug = process.env['KUBEMAINT_BENCH_DEBUG'];
     if (debug) {
