@@ -232,10 +232,14 @@ reboot: {command: ["kubemaint-sim-host", "reboot"]}
 executor: {hostPrefix: []}
 `,
     );
+    // KUBEMAINT_BENCH_SERVE_CGROUP=DIR (a cgroup v1 memory or v2 folder): serve starts inside it, as
+    // under a Pod's memory limit, so Node.js sizes its heap from that limit from the first instruction.
+    const cgroup = process.env['KUBEMAINT_BENCH_SERVE_CGROUP'];
     const serve = await start(
       ['serve', '--config', 'kubemaint.yaml', '--ops-port', '0', '--ops-host', '127.0.0.1'],
       /serve ready: /,
       'serve',
+      cgroup ? ['sh', '-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', cgroup, ...argv] : argv,
     );
     say('serve ready');
     const readyRss = processUse(serve.pid!).peakRssMiB;
