@@ -5,9 +5,12 @@
  * reads the whole fleet). Request counts do not depend on the machine's load, so they say where the
  * time goes at 5,000 nodes better than any wall time on a shared machine.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { readAudit, resourceOf, type AuditEntry } from '../test/support/real-audit.js';
+import {
+  completedSince,
+  readAuditStages,
+  resourceOf,
+  type AuditEntry,
+} from '../test/support/real-audit.js';
 
 export const SERVE_USER = 'system:serviceaccount:kubemaint:kubemaint-serve';
 export const EXECUTOR_USER = 'system:serviceaccount:kubemaint:kubemaint-executor';
@@ -43,7 +46,9 @@ export function countAudit(
   until: string,
   user: string,
 ): IdentityCount {
-  const entries = (readAudit(cluster, since) as Entry[]).filter(
+  // The log read and parsed once: the completed requests and the watches still open come from it.
+  const stages = readAuditStages(cluster);
+  const entries = (completedSince(stages, since) as Entry[]).filter(
     (e) => e.stageTimestamp <= until && e.user.username === user,
   );
   const lines = new Map<string, number>();
@@ -68,20 +73,18 @@ export function countAudit(
     fullNodeListPages,
     unselectedPodLists,
     watchesEnded: entries.filter((e) => e.verb === 'watch').length,
-    watchesOpen: openWatches(cluster, until, user),
+    watchesOpen: openWatches(stages, until, user),
     lines: [...lines].sort((a, b) => b[1] - a[1]).slice(0, 25),
   };
 }
 
 /** The user's watches that had started and not ended at `at`: each is a stream the server holds. */
-function openWatches(cluster: { dir: string }, at: string, user: string): number {
+function openWatches(stages: readonly AuditEntry[], at: string, user: string): number {
   const open = new Set<string>();
-  for (const line of readFileSync(join(cluster.dir, 'logs', 'audit.log'), 'utf8').split('\n')) {
-    if (!line.includes('"watch"') || !line.includes(user)) continue;
-    const e = JSON.parse(line) as AuditEntry & { auditID: string };
+  for (const e of stages) {
     if (e.verb !== 'watch' || e.user.username !== user || e.stageTimestamp > at) continue;
-    if (e.stage === 'ResponseStarted') open.add(e.auditID);
-    else if (e.stage === 'ResponseComplete') open.delete(e.auditID);
+    if (e.stage === 'ResponseStarted') open.add(e.auditID ?? '');
+    else if (e.stage === 'ResponseComplete') open.delete(e.auditID ?? '');
   }
   return open.size;
 }

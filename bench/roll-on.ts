@@ -7,7 +7,7 @@
  * ideal's unit), then N at once. Real time: both servers run at the wall clock's speed.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';
@@ -73,7 +73,6 @@ async function tickHistogram(
 
 /** Ask a process started with --heapsnapshot-signal=SIGUSR2 for its heap; wait until it is written. */
 async function heapSnapshot(pid: number, dir: string): Promise<void> {
-  const { readdirSync, statSync } = await import('node:fs');
   const files = () => readdirSync(dir).filter((f) => f.endsWith('.heapsnapshot'));
   const before = new Set(files());
   process.kill(pid, 'SIGUSR2');

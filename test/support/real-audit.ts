@@ -18,19 +18,29 @@ export interface AuditEntry {
   requestObject?: unknown;
   stageTimestamp: string;
   stage: string;
+  /** One request's id, the same in each of its stages. */
+  auditID?: string;
 }
 
 const WRITES = new Set(['create', 'update', 'patch', 'delete']);
 
-/** Completed requests since `since` (an ISO time), in the order the apiserver answered them. */
-export function readAudit(cluster: { dir: string }, since: string): AuditEntry[] {
+/** Every entry of the audit log, each stage of a request its own (ResponseStarted, ResponseComplete). */
+export function readAuditStages(cluster: { dir: string }): AuditEntry[] {
   return readFileSync(join(cluster.dir, 'logs', 'audit.log'), 'utf8')
     .trim()
     .split('\n')
-    .map((line) => JSON.parse(line) as AuditEntry)
+    .map((line) => JSON.parse(line) as AuditEntry);
+}
+
+/** Completed requests since `since` (an ISO time), in the order the apiserver answered them. */
+export function readAudit(cluster: { dir: string }, since: string): AuditEntry[] {
+  return completedSince(readAuditStages(cluster), since);
+}
+
+export const completedSince = (stages: readonly AuditEntry[], since: string): AuditEntry[] =>
+  stages
     .filter((e) => e.stage === 'ResponseComplete' && e.stageTimestamp >= since)
     .sort((x, y) => x.stageTimestamp.localeCompare(y.stageTimestamp));
-}
 
 /** A write the apiserver accepted (2xx): something that changed the cluster. */
 export const isWrite = (e: AuditEntry): boolean =>
