@@ -19,7 +19,7 @@ import {
   DEFAULT_KUBERNETES_VERSION,
   parseKubernetesVersion,
 } from '../scripts/real-cluster/versions.js';
-import { MAIN } from '../test/support/cli-process.js';
+import { MAIN, runCli } from '../test/support/cli-process.js';
 
 const RC_DIR = '.kubemaint/rc-drain-bench';
 const NAMESPACE = 'drain-bench';
@@ -87,21 +87,6 @@ function rate(times: readonly number[]): { evictions: number; perS: number } {
     evictions: times.length,
     perS: spanS > 0 ? Math.round(((times.length - 1) / spanS) * 10) / 10 : 0,
   };
-}
-
-/** A child process run to its end without blocking this one's event loop: its exit code and stderr. */
-function runProcess(
-  command: string,
-  args: string[],
-  env: NodeJS.ProcessEnv,
-): Promise<{ status: number | null; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('exit', (status) => resolve({ status, stderr }));
-  });
 }
 
 /** The apiserver's request counters that matter here, from its own /metrics. */
@@ -306,23 +291,11 @@ export async function runDrainRealBench(): Promise<DrainRealFigures> {
       const started = performance.now();
       // Not spawnSync: this process must keep reading its pod watch while the drain runs, or every
       // eviction is seen at the end (all at one time) and no PDB margin during it.
-      const drain = await runProcess(
-        process.execPath,
-        [
-          '--import',
-          import.meta.resolve('tsx'),
-          MAIN,
-          'drain',
-          node,
-          '--kubeconfig',
-          admin,
-          '--timeout',
-          '15m',
-        ],
-        { ...process.env, KUBEMAINT_LOG_LEVEL: 'warn' },
-      );
+      const drain = await runCli(['drain', node, '--kubeconfig', admin, '--timeout', '15m'], {
+        cwd: process.cwd(),
+      });
       const wallS = (performance.now() - started) / 1000;
-      if (drain.status !== 0) say(`drain exited ${drain.status}: ${drain.stderr.slice(-2000)}`);
+      if (drain.code !== 0) say(`drain exited ${drain.code}: ${drain.stderr.slice(-2000)}`);
       const after = counters(admin);
       const times = [...ours].map((uid) => evictedAt.get(uid)).filter((t) => t !== undefined);
       const evictingS = times.length > 1 ? (Math.max(...times) - Math.min(...times)) / 1000 : 0;
@@ -331,7 +304,7 @@ export async function runDrainRealBench(): Promise<DrainRealFigures> {
         pdb: `maxUnavailable ${maxUnavailable} of ${REPLICAS}`,
         node,
         pods: ours.size,
-        exitCode: drain.status,
+        exitCode: drain.code,
         wallS: Math.round(wallS * 10) / 10,
         evictingS: Math.round(evictingS * 10) / 10,
         evictionsPerS: evictingS > 0 ? Math.round((times.length / evictingS) * 10) / 10 : 0,
