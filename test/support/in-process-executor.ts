@@ -81,8 +81,15 @@ const storedRequests = (objects: readonly KObject[]): StoredRequest[] =>
  * the sim's store: synchronous, so a host command can record what it ran under.
  */
 export const requestOn = (sim: Sim, node: string): MaintenanceRequest | undefined =>
-  requestsByNode(storedRequests(sim.store.list(R_REQUESTS, { namespace: NAMESPACE }))).get(node)
-    ?.request;
+  requestsOn(sim).get(node);
+
+/** Every node's request (as requestOn) from one read: a loop over a big fleet's nodes reads once. */
+export const requestsOn = (sim: Sim): Map<string, MaintenanceRequest> =>
+  new Map(
+    [...requestsByNode(storedRequests(sim.store.list(R_REQUESTS, { namespace: NAMESPACE })))].map(
+      ([node, stored]) => [node, stored.request],
+    ),
+  );
 
 /** A request by id, straight from the sim's store. */
 export const requestById = (sim: Sim, id: string): MaintenanceRequest | undefined => {

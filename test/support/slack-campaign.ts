@@ -18,6 +18,7 @@ import {
   executorSettings,
   realJobFor,
   requestOn,
+  requestsOn,
   runJobsInProcess,
   type InProcessJobs,
 } from './in-process-executor.js';
@@ -56,6 +57,10 @@ export interface CampaignOptions {
   wallBudgetMs?: number;
   /** The notifier's digest delay (SlackNotifierOptions.digestDelayMs). */
   digestDelayMs?: number;
+  /** Told the requests' states about every `progressEveryMs` of the roll (a long bench's log). */
+  progress?: (line: string) => void;
+  /** @default 60_000 */
+  progressEveryMs?: number;
 }
 
 export async function runSlackCampaign(options: CampaignOptions): Promise<CampaignCalls> {
@@ -122,12 +127,22 @@ export async function runSlackCampaign(options: CampaignOptions): Promise<Campai
       blocks: prompt.args['blocks'] as unknown[],
     });
     await h.slack.idle();
+    options.progress?.(
+      `${Math.round((Date.now() - started) / 1_000)} s: ${nodes} proposed as one campaign and approved`,
+    );
 
+    let said = Date.now();
     for (;;) {
       await runTick(deps);
       ticks++;
-      const states = names.map((n) => requestOn(sim, n)?.state);
+      const requests = requestsOn(sim);
+      const states = names.map((n) => requests.get(n)?.state);
       if (states.every((s) => s === 'done' || s === 'failed')) break;
+      if (options.progress && Date.now() - said >= (options.progressEveryMs ?? 60_000)) {
+        said = Date.now();
+        const s = Math.round((said - started) / 1_000);
+        options.progress(`${s} s, ${ticks} ticks: ${JSON.stringify(countOf(states))}`);
+      }
       if (Date.now() > deadline)
         throw new Error(`not done in time: ${JSON.stringify(countOf(states))}`);
       await sleep(20);
@@ -135,12 +150,13 @@ export async function runSlackCampaign(options: CampaignOptions): Promise<Campai
     await slack.flush();
     await h.slack.idle();
     const wallS = Math.round((Date.now() - started) / 100) / 10;
+    const ended = requestsOn(sim);
     return summarise(h.api.calls, {
       nodes,
       concurrency,
       ticks,
       wallS,
-      states: countOf(names.map((n) => requestOn(sim, n)?.state)),
+      states: countOf(names.map((n) => ended.get(n)?.state)),
       prompt: ts,
     });
   } finally {

@@ -27,6 +27,7 @@ import { listNodeObjects, patchNode, readNodeObject, toNodeInfo } from './nodes.
 import { setMaintenanceConditions } from './node-conditions.js';
 import { evictPod, listPodsOnNode, toPodInfo } from './pods.js';
 import type { NodeCache } from './node-cache.js';
+import { phaseOf } from '../../core/retention.js';
 import { requestStore, type RequestStore, type StoredRequest } from './requests.js';
 import { withRetry } from './retry.js';
 
@@ -220,18 +221,48 @@ export function controlCluster(
   }
 
   /**
+   * The node's requests as they will be once this ended request is written (undefined for an
+   * active one, which needs none of it): its own list (a field selector, the node's few objects),
+   * because the pass's read leaves out the ended ones.
+   */
+  async function historyWith(request: MaintenanceRequest): Promise<StoredRequest[] | undefined> {
+    if (isActive(request.state)) return undefined;
+    const { requests } = await store.list({ node: request.node });
+    const others = requests.filter(
+      (stored) => stored.request.node === request.node && stored.request.id !== request.id,
+    );
+    const mine = requests.find((stored) => stored.request.id === request.id);
+    const written = { resourceVersion: '', accepted: true, ...mine, request };
+    return [...others, { ...written, phase: phaseOf(request) }];
+  }
+
+  /**
    * Whether the node's state label follows this request: an active one always does; an ended one
    * only while no other request of the node comes before it (an executor's end reported after the
    * node got a newer request must not relabel the node with the old request's state).
    */
-  async function mirroredBy(request: MaintenanceRequest): Promise<boolean> {
-    if (isActive(request.state)) return true;
-    // The node's whole list (a field selector: its few objects): a newer ended request is not in
-    // what the pass read.
-    const { requests } = await store.list({ node: request.node });
-    const mine = requests.filter((stored) => stored.request.node === request.node);
-    const first = requestsByNode(mine).get(request.node);
+  function mirroredBy(request: MaintenanceRequest, history: StoredRequest[] | undefined): boolean {
+    if (!history) return true;
+    const first = requestsByNode(history).get(request.node);
     return first === undefined || first.request.id === request.id;
+  }
+
+  /**
+   * A `quiet` request keeps detection from proposing its node again, and the tick's read of the
+   * requests (not labelled ended) carries it, but only while it is its node's newest
+   * (core/retention.ts). So when a request ends, the node's quiet ones created before it are ended
+   * too: left quiet, an older one would stand for its node in that read once the newer one ended
+   * `done` (which leaves the read), and hold back a new mark until the next retention sweep.
+   */
+  async function endOlderQuiet(request: MaintenanceRequest, history: StoredRequest[]) {
+    const written = history.find((stored) => stored.request.id === request.id)!;
+    const older = history.filter(
+      (stored) =>
+        stored.phase === 'quiet' &&
+        stored !== written &&
+        requestsByNode([stored, written]).get(request.node) === written,
+    );
+    await Promise.all(older.map((stored) => store.relabel(stored.request.id, 'ended')));
   }
 
   /** The node's request as a view shows it (this pass's read when it has one, else the node's). */
@@ -281,12 +312,14 @@ export function controlCluster(
     },
     onePass: (work) => passes.run({}, work),
     async writeRequest(request, requestVersion) {
-      const mirrored = await mirroredBy(request);
+      const history = await historyWith(request);
+      const mirrored = mirroredBy(request, history);
       const resourceVersion = await writing(async () =>
         requestVersion === undefined
           ? (await store.create(request)).resourceVersion
           : await store.writeStatus(request, requestVersion),
       );
+      if (history) await writing(() => endOlderQuiet(request, history));
       // The mirror label (kubectl get nodes -L kubemaint.io/state) is a convenience: the request is
       // written, so a node that is gone or a refused patch does not undo it.
       if (mirrored)

@@ -218,6 +218,42 @@ describe('retention: ended requests deleted, the tick reads only the rest', () =
     await runTick(deps, { skewScan: true });
     assert.equal(labelOf(), 'ended');
   });
+
+  it('a quiet request gives way once a newer one of its node is done: the next mark is proposed', async () => {
+    // Stop 43's CI failure, found by crashes-processes.test.ts: a failed request (quiet), then a
+    // person's new one that ended done (ended, so out of the tick's read). The old quiet one then
+    // stood for the node in that read, and a new mark waited for reproposeAfterMs or a sweep.
+    await deps.cluster.patchNode('node-18', { labels: { [LABEL_REBOOT_REQUIRED]: 'true' } });
+    await runTick(deps);
+    const first = stored().find((o) => stateOf(o) === 'proposed' && nodeOf(o) === 'node-18')!;
+    const rejected = await rejectRequest(deps, first.metadata.name!, bob, 'not this week');
+    assert.ok(rejected.ok, rejected.message);
+    const labelOf = (id: string) =>
+      sim.store.get(REQUESTS, 'kubemaint', id)?.metadata.labels?.[LABEL_PHASE];
+    assert.equal(labelOf(first.metadata.name!), 'quiet');
+    // The newer request, created and ended done as the control plane writes them.
+    const { createdVersion: _, ...quiet } = (await deps.cluster.getNode('node-18'))!.request!;
+    const at = sim.now().toISOString();
+    const asked = { ...quiet, id: 'r-0b0018', state: 'proposed' as const, approvals: [] };
+    await deps.cluster.writeRequest(
+      { ...asked, createdAt: at, updatedAt: at, history: [] },
+      undefined,
+    );
+    const newer = (await deps.cluster.findRequest('r-0b0018'))!;
+    const transition = { at, from: 'proposed' as const, to: 'done' as const, by: 'kubemaint' };
+    await deps.cluster.writeRequest(
+      { ...newer.request!, state: 'done', history: [transition] },
+      newer.requestVersion,
+    );
+    assert.equal(labelOf('r-0b0018'), 'ended');
+    assert.equal(labelOf(first.metadata.name!), 'ended', 'the older quiet request is ended too');
+    // Marked again (the reboot came and went): proposed at once, not held back by the old one.
+    const report = await runTick(deps);
+    assert.ok(
+      report.proposed.some((p) => p.startsWith('node-18')),
+      `proposed: ${report.proposed.join(', ')}; skipped: ${report.skipped.join('; ')}`,
+    );
+  });
 });
 
 /** One list of requests as the API sent it: its objects, its JSON's bytes, the bytes sent. */
