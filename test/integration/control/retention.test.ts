@@ -254,6 +254,38 @@ describe('retention: ended requests deleted, the tick reads only the rest', () =
       `proposed: ${report.proposed.join(', ')}; skipped: ${report.skipped.join('; ')}`,
     );
   });
+
+  it('an ended request leaves a newer quiet one of its node quiet', async () => {
+    // A person's request refused because the node had one active (cancelled, quiet), then the
+    // active one fails: the newer refusal still stands for the node, so it is not proposed again.
+    await deps.cluster.patchNode('node-17', { labels: { [LABEL_REBOOT_REQUIRED]: 'true' } });
+    await runTick(deps);
+    const active = (await deps.cluster.getNode('node-17'))!;
+    const { createdVersion: _, ...proposed } = active.request!;
+    const at = sim.now().toISOString();
+    const refused = {
+      ...proposed,
+      id: 'r-0c0017',
+      state: 'cancelled' as const,
+      createdAt: at,
+      updatedAt: at,
+      history: [{ at, from: null, to: 'cancelled' as const, by: 'kubemaint', note: 'refused' }],
+    };
+    await deps.cluster.writeRequest(refused, undefined);
+    const labelOf = (id: string) =>
+      sim.store.get(REQUESTS, 'kubemaint', id)?.metadata.labels?.[LABEL_PHASE];
+    assert.equal(labelOf('r-0c0017'), 'quiet');
+    const transition = { at, from: 'proposed' as const, to: 'failed' as const, by: 'kubemaint' };
+    await deps.cluster.writeRequest(
+      { ...active.request!, state: 'failed', history: [transition] },
+      active.requestVersion,
+    );
+    assert.equal(labelOf(active.request!.id), 'quiet');
+    assert.equal(labelOf('r-0c0017'), 'quiet', 'the newer refusal is not ended by the older end');
+    const report = await runTick(deps);
+    assert.ok(!report.proposed.some((p) => p.startsWith('node-17')), report.proposed.join(', '));
+    assert.ok(report.skipped.some((s) => s.startsWith('node-17: request r-0c0017')));
+  });
 });
 
 /** One list of requests as the API sent it: its objects, its JSON's bytes, the bytes sent. */
