@@ -60,22 +60,26 @@ export async function dispatchApproved(
   if (approved.length === 0) return [];
   const { settings, cluster } = deps;
   const now = deps.clock.now();
-  const pause = await readable(() => cluster.readPause());
   const window = windowFacts(settings.schedule, now, settings.timeZone);
-  const fleet = await readable(() => cluster.listNodes());
+  // The reads every candidate shares, at once: they are on the path of each slot hand-off (issue
+  // 34), and none depends on another.
+  const [pause, fleet, alerts, book, peers] = await Promise.all([
+    readable(() => cluster.readPause()),
+    readable(() => cluster.listNodes()),
+    alertFacts(deps.alerts),
+    // What each request is expected to take: observed durations once there are any (ADR 0017).
+    readBook(deps),
+    // The other clusters, read once for every candidate of this pass (cluster-gate.ts).
+    readPeers(deps),
+  ]);
   const unhealthy =
     'error' in fleet
       ? fleet
       : { nodes: unhealthyNodes(fleet), max: unhealthyMax(settings, fleet.length) };
-  const alerts = await alertFacts(deps.alerts);
   const health = await healthFacts(deps, fleet, now);
   const inFlight = active
     .filter((n) => IN_FLIGHT.has(n.request?.state ?? ''))
     .map((n) => n.request!);
-  // What each request is expected to take: observed durations once there are any (ADR 0017).
-  const book = await readBook(deps);
-  // The other clusters, read once for every candidate of this pass (cluster-gate.ts).
-  const peers = await readPeers(deps);
   const shared = {
     now,
     pause,

@@ -119,8 +119,13 @@ describe(
       stopped = a;
       const stoppedAt = performance.now();
       await a.stop();
+      // Released: empty, or already the standby's when its retry came between the stop and this
+      // read (a loaded machine, once); never still the stopped leader's.
       for (const cluster of CLUSTERS)
-        assert.equal(holder(cluster), '', `${cluster}'s Lease released`);
+        assert.ok(
+          ['', identity(b)].includes(holder(cluster)),
+          `${cluster}'s Lease released, held by ${holder(cluster)}`,
+        );
       await watchActing(() => actingIn(b).length === 2, 10_000);
       const took = performance.now() - stoppedAt;
       for (const cluster of CLUSTERS) assert.equal(holder(cluster), identity(b));
