@@ -151,20 +151,37 @@ export function runJobsInProcess(
     // The label may hold only a hash of a long name; the annotation holds the name.
     const node = job.metadata.annotations?.[ANN_NODE];
     const requestId = job.metadata.labels?.[LABEL_REQUEST];
-    if (node && requestId) unstarted.set(name, { node, requestId });
+    if (!node || !requestId) return;
+    unstarted.set(name, { node, requestId });
+    podOf.delete(name); // a pod of an earlier Job of the same name is not this one's
   };
+  // Only the pods of Jobs waiting to start are kept, and only until they start or go.
+  const ownerOf = (pod: KObject): string | undefined =>
+    pod.metadata.namespace === namespace
+      ? pod.metadata.ownerReferences?.find((o) => o.kind === 'Job')?.name
+      : undefined;
   const seePod = (pod: KObject): void => {
-    const owner = pod.metadata.ownerReferences?.find((o) => o.kind === 'Job');
-    if (pod.metadata.namespace === namespace && owner && !podOf.has(owner.name))
-      podOf.set(owner.name, pod.metadata.name ?? '');
+    const owner = ownerOf(pod);
+    if (owner !== undefined && unstarted.has(owner) && !podOf.has(owner))
+      podOf.set(owner, pod.metadata.name ?? '');
   };
   const unwatch = [
     sim.store.watch(R.jobs, (event) => {
       if (event.type === 'ADDED') seeJob(event.object);
       // One deleted before its pod came never starts, as a list would no longer have shown it.
-      else if (event.type === 'DELETED') unstarted.delete(event.object.metadata.name ?? '');
+      else if (event.type === 'DELETED' && event.object.metadata.namespace === namespace) {
+        unstarted.delete(event.object.metadata.name ?? '');
+        podOf.delete(event.object.metadata.name ?? '');
+      }
     }),
-    sim.store.watch(R.pods, (event) => void (event.type === 'ADDED' && seePod(event.object))),
+    sim.store.watch(R.pods, (event) => {
+      if (event.type === 'ADDED') seePod(event.object);
+      else if (event.type === 'DELETED') {
+        const owner = ownerOf(event.object);
+        if (owner !== undefined && podOf.get(owner) === event.object.metadata.name)
+          podOf.delete(owner);
+      }
+    }),
   ];
   for (const job of sim.store.list(R.jobs, { namespace })) seeJob(job);
   for (const pod of sim.store.list(R.pods, { namespace })) seePod(pod);

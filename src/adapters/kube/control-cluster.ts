@@ -63,11 +63,17 @@ export function requestsByNode(requests: readonly StoredRequest[]): Map<string, 
 function precedes(a: MaintenanceRequest, b: MaintenanceRequest): boolean {
   const activeA = isActive(a.state);
   if (activeA !== isActive(b.state)) return activeA;
-  const order =
+  const order = creation(a, b);
+  return activeA ? order < 0 : order > 0;
+}
+
+/** > 0 when `a` was created after `b`: by the apiserver's versions, else createdAt, then id. */
+function creation(a: MaintenanceRequest, b: MaintenanceRequest): number {
+  return (
     createdOrder(a.createdVersion, b.createdVersion) ||
     a.createdAt.localeCompare(b.createdAt) ||
-    a.id.localeCompare(b.id);
-  return activeA ? order < 0 : order > 0;
+    a.id.localeCompare(b.id)
+  );
 }
 
 /**
@@ -221,25 +227,21 @@ export function controlCluster(
   }
 
   /**
-   * The node's requests as they will be once this ended request is written (undefined for an
-   * active one, which needs none of it): its own list (a field selector, the node's few objects),
-   * because the pass's read leaves out the ended ones.
+   * The node's requests as stored before an ended request is written (undefined for an active one,
+   * which needs none of them): its own list (a field selector, the node's few objects), because the
+   * pass's read leaves out the ended ones.
    */
-  async function historyWith(request: MaintenanceRequest): Promise<StoredRequest[] | undefined> {
+  async function nodeHistory(request: MaintenanceRequest): Promise<StoredRequest[] | undefined> {
     if (isActive(request.state)) return undefined;
     const { requests } = await store.list({ node: request.node });
-    const others = requests.filter(
-      (stored) => stored.request.node === request.node && stored.request.id !== request.id,
-    );
-    const mine = requests.find((stored) => stored.request.id === request.id);
-    const written = { resourceVersion: '', accepted: true, ...mine, request };
-    return [...others, { ...written, phase: phaseOf(request) }];
+    return requests.filter((stored) => stored.request.node === request.node);
   }
 
   /**
    * Whether the node's state label follows this request: an active one always does; an ended one
-   * only while no other request of the node comes before it (an executor's end reported after the
-   * node got a newer request must not relabel the node with the old request's state).
+   * only while no other request of the node comes before it as stored (an executor's end reported
+   * after the node got a newer request must not relabel the node with the old request's state; a
+   * request that was active until this write still comes first).
    */
   function mirroredBy(request: MaintenanceRequest, history: StoredRequest[] | undefined): boolean {
     if (!history) return true;
@@ -250,19 +252,35 @@ export function controlCluster(
   /**
    * A `quiet` request keeps detection from proposing its node again, and the tick's read of the
    * requests (not labelled ended) carries it, but only while it is its node's newest
-   * (core/retention.ts). So when a request ends, the node's quiet ones created before it are ended
-   * too: left quiet, an older one would stand for its node in that read once the newer one ended
-   * `done` (which leaves the read), and hold back a new mark until the next retention sweep.
+   * (core/retention.ts). So once a request ends, every quiet one of its node that a newer one
+   * follows is labelled ended, this one too: left quiet, it would stand for its node in that read
+   * once the newer one ended `done` (which leaves the read), and hold back a new mark until the
+   * next retention sweep. A request written before labels existed counts by its state.
+   * The label is a convenience for reads (ADR 0043): one not written is said and left to the sweep.
    */
-  async function endOlderQuiet(request: MaintenanceRequest, history: StoredRequest[]) {
-    const written = history.find((stored) => stored.request.id === request.id)!;
-    const older = history.filter(
-      (stored) =>
-        stored.phase === 'quiet' &&
-        stored !== written &&
-        requestsByNode([stored, written]).get(request.node) === written,
+  async function endOutdatedQuiet(request: MaintenanceRequest, history: StoredRequest[]) {
+    const stored = history.find((s) => s.request.id === request.id);
+    const after: StoredRequest[] = [
+      ...history.filter((s) => s.request.id !== request.id),
+      { resourceVersion: '', accepted: true, ...stored, request, phase: phaseOf(request) },
+    ];
+    const outdated = after.filter(
+      (s) =>
+        (s.phase ?? phaseOf(s.request)) === 'quiet' &&
+        after.some((other) => creation(other.request, s.request) > 0),
     );
-    await Promise.all(older.map((stored) => store.relabel(stored.request.id, 'ended')));
+    await Promise.all(
+      outdated.map((s) =>
+        store
+          .relabel(s.request.id, 'ended')
+          .catch((error: unknown) =>
+            options.warn?.(
+              { request: s.request.id, err: error },
+              'could not label an outdated quiet request ended (the next skew scan will)',
+            ),
+          ),
+      ),
+    );
   }
 
   /** The node's request as a view shows it (this pass's read when it has one, else the node's). */
@@ -312,14 +330,14 @@ export function controlCluster(
     },
     onePass: (work) => passes.run({}, work),
     async writeRequest(request, requestVersion) {
-      const history = await historyWith(request);
+      const history = await nodeHistory(request);
       const mirrored = mirroredBy(request, history);
       const resourceVersion = await writing(async () =>
         requestVersion === undefined
           ? (await store.create(request)).resourceVersion
           : await store.writeStatus(request, requestVersion),
       );
-      if (history) await writing(() => endOlderQuiet(request, history));
+      if (history) await writing(() => endOutdatedQuiet(request, history));
       // The mirror label (kubectl get nodes -L kubemaint.io/state) is a convenience: the request is
       // written, so a node that is gone or a refused patch does not undo it.
       if (mirrored)
