@@ -17,6 +17,7 @@ import { LABEL_PHASE } from '../../../src/adapters/kube/request-codec.js';
 import { HISTORY_CONFIGMAP } from '../../../src/adapters/kube/retention.js';
 import { installKubemaintKinds } from '../../../src/compose/sim-kinds.js';
 import { LABEL_REBOOT_REQUIRED } from '../../../src/core/names.js';
+import { EXECUTOR_ACTOR } from '../../../src/core/request.js';
 import { HISTORY_LIMITS, historyLines } from '../../../src/core/history.js';
 import { testControlDeps, testControlSettings } from '../../support/control.js';
 import { R } from '@kubemaint/kubesim';
@@ -252,6 +253,47 @@ describe('retention: ended requests deleted, the tick reads only the rest', () =
     const report = await runTick(deps);
     assert.ok(
       report.proposed.some((p) => p.startsWith('node-18')),
+      `proposed: ${report.proposed.join(', ')}; skipped: ${report.skipped.join('; ')}`,
+    );
+  });
+
+  it('an executor end reported after a newer request of its node ended done is not quiet', async () => {
+    // Found by review: the old request was `open` (ended by the executor, not yet said) when the
+    // newer one ended, so nothing ended it then; saying it later made it quiet, alone in the read.
+    await deps.cluster.patchNode('node-16', { labels: { [LABEL_REBOOT_REQUIRED]: 'true' } });
+    await runTick(deps);
+    const first = (await deps.cluster.getNode('node-16'))!;
+    const at = sim.now().toISOString();
+    const byExecutor = { at, from: 'proposed' as const, to: 'failed' as const, by: EXECUTOR_ACTOR };
+    const endedByExecutor = { ...first.request!, state: 'failed' as const, history: [byExecutor] };
+    await deps.cluster.writeRequest(endedByExecutor, first.requestVersion);
+    const labelOf = (id: string) =>
+      sim.store.get(REQUESTS, 'kubemaint', id)?.metadata.labels?.[LABEL_PHASE];
+    assert.equal(labelOf(first.request!.id), 'open', 'not said yet');
+    const { createdVersion: _, ...old } = endedByExecutor;
+    sim.advance(1_000);
+    const later = sim.now().toISOString();
+    const asked = { ...old, id: 'r-0d0016', state: 'proposed' as const, approvals: [] };
+    await deps.cluster.writeRequest(
+      { ...asked, createdAt: later, updatedAt: later, history: [] },
+      undefined,
+    );
+    const newer = (await deps.cluster.findRequest('r-0d0016'))!;
+    const toDone = { at: later, from: 'proposed' as const, to: 'done' as const, by: 'kubemaint' };
+    await deps.cluster.writeRequest(
+      { ...newer.request!, state: 'done', history: [toDone] },
+      newer.requestVersion,
+    );
+    // Now the executor's end is said, as reportExecutorEnd writes it.
+    const stored = (await deps.cluster.findRequest(first.request!.id))!;
+    await deps.cluster.writeRequest(
+      { ...stored.request!, announced: ['ended'] },
+      stored.requestVersion,
+    );
+    assert.equal(labelOf(first.request!.id), 'ended');
+    const report = await runTick(deps);
+    assert.ok(
+      report.proposed.some((p) => p.startsWith('node-16')),
       `proposed: ${report.proposed.join(', ')}; skipped: ${report.skipped.join('; ')}`,
     );
   });
