@@ -290,11 +290,17 @@ describe(
         5_000,
       );
       assert.equal(nodes.kernelBoots(target), boots + 1, 'one more kernel boot on the console');
+      // Until the kubelet of the new boot has said what it did: right after the node is Ready the
+      // pod can still show the last boot's status (ready, no restart), which a loaded CI machine
+      // read once (session 21, test:node beside test:real: "restarted (0 → 0)"). A new pod says so at once.
       const agentAfter = await poll(
-        "the agent's container running again",
+        "the agent's container running again, as the new boot's kubelet says",
         () => {
           const p = agentPod();
-          return p?.status.containerStatuses?.[0]?.ready ? p : undefined;
+          const status = p?.status.containerStatuses?.[0];
+          if (!p || !status?.ready) return undefined;
+          const replaced = p.metadata.uid !== agentBefore.metadata.uid;
+          return replaced || (status.restartCount ?? 0) > restartsBefore ? p : undefined;
         },
         10 * MINUTE,
         5_000,
