@@ -10,6 +10,8 @@ import type { Clock, Notifier } from './app/control/ports.js';
 import type { TickDeps } from './app/control/tick.js';
 import type { ClusterPeersPort } from './app/control/cluster-gate.js';
 import { createKubeClient, type KubeClient } from './adapters/kube/client.js';
+import { DEFAULT_RETRY } from './adapters/kube/retry.js';
+import { settableFence, type SettableFence } from './adapters/kube/write-fence.js';
 import { watchNodes } from './adapters/kube/node-cache.js';
 import { controlCluster } from './adapters/kube/control-cluster.js';
 import { configMapAgentSettings } from './adapters/kube/agent-settings.js';
@@ -49,6 +51,8 @@ export interface OpenOptions extends ConnectOptions {
 export interface ControlRuntime {
   deps: TickDeps & CommandDeps;
   client: KubeClient;
+  /** Asked before each write of `client` and `deps`: open, until serve's loop holds it to its Lease. */
+  writes: SettableFence;
   connection: Connection;
   /** The config as the control plane uses it (host commands rewritten for the sim). */
   config: Config;
@@ -61,7 +65,8 @@ export async function openControl(config: Config, options: OpenOptions): Promise
   const effective = config.cluster.type === 'sim' ? forSimHost(config) : config;
   const settings = controlSettingsFromConfig(effective);
   const connection = await connectCluster(effective, options);
-  const client = createKubeClient(connection.kubeConfig);
+  const writes = settableFence();
+  const client = createKubeClient(connection.kubeConfig, DEFAULT_RETRY, writes);
   const clock = options.clock ?? { now: () => new Date() };
   const urls = createNotifier({
     targets: parseNotifyUrls(effective.notify.urls),
@@ -109,6 +114,7 @@ export async function openControl(config: Config, options: OpenOptions): Promise
   return {
     deps,
     client,
+    writes,
     connection,
     config: effective,
     flush: (timeoutMs = 5_000) => urls.flush(timeoutMs),

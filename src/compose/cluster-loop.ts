@@ -52,12 +52,15 @@ const FLEET_READ_INTERVAL_MS = 2_000;
  * the object again. A warning, not an error: alerting on error logs must not page on a race.
  */
 export function tickFailure(error: unknown): { level: 'warn' | 'error'; message: string } {
-  return isKubeError(error, 'conflict')
-    ? {
-        level: 'warn',
-        message: 'tick lost a write race (409 Conflict); the next one reads the object again',
-      }
-    : { level: 'error', message: 'tick failed; the next one starts from what the cluster says' };
+  if (isKubeError(error, 'conflict'))
+    return {
+      level: 'warn',
+      message: 'tick lost a write race (409 Conflict); the next one reads the object again',
+    };
+  // Leadership ended mid-tick: the rest of it is the next leader's, from what the cluster says.
+  if (isKubeError(error, 'fenced'))
+    return { level: 'warn', message: 'tick stopped: this serve no longer leads' };
+  return { level: 'error', message: 'tick failed; the next one starts from what the cluster says' };
 }
 
 export function startClusterLoop(
@@ -159,6 +162,11 @@ export function startClusterLoop(
     onError: (error) => readiness.contact({ ok: false, error }),
   });
   led.by = leadership;
+  // Asked before every write of this cluster's deps, retries included: a tick that began while
+  // leading stops at its next write once leadership ends (write-fence.ts, ADR 0060).
+  runtime.writes.holdWhen(() =>
+    acting() ? undefined : 'this serve does not hold the leader Lease now',
+  );
   const kick = (o?: { skewScan?: boolean }) => {
     if (acting()) loop.kick(o);
   };

@@ -11,10 +11,12 @@ import {
   KubeConfig,
   VersionApi,
   Watch,
+  type RequestContext,
 } from '@kubernetes/client-node';
 import { KubemaintError } from '../../errors.js';
 import { reuseConnections } from './connections.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
+import { checkFence, type WriteFence } from './write-fence.js';
 
 export interface KubeClient {
   readonly config: KubeConfig;
@@ -31,19 +33,37 @@ export interface KubeClient {
 export function createKubeClient(
   config: KubeConfig,
   retry: RetryPolicy = DEFAULT_RETRY,
+  /** Asked before each write the API clients send (write-fence.ts); none: every write is sent. */
+  fence?: WriteFence,
 ): KubeClient {
   // Every client made from this config (and the watches) shares one connection pool.
   reuseConnections(config);
+  const maker = fence ? fenced(config, fence) : config;
   return {
     config,
-    core: config.makeApiClient(CoreV1Api),
-    coordination: config.makeApiClient(CoordinationV1Api),
-    batch: config.makeApiClient(BatchV1Api),
-    custom: config.makeApiClient(CustomObjectsApi),
-    version: config.makeApiClient(VersionApi),
+    core: maker.makeApiClient(CoreV1Api),
+    coordination: maker.makeApiClient(CoordinationV1Api),
+    batch: maker.makeApiClient(BatchV1Api),
+    custom: maker.makeApiClient(CustomObjectsApi),
+    version: maker.makeApiClient(VersionApi),
     watch: new Watch(config),
     retry,
   };
+}
+
+/**
+ * The config as the API clients' authentication, asking the fence first. client-node applies it to
+ * every request it sends (makeApiClient names the config itself as the auth method), retries
+ * included, so no write goes out unasked. Everything else (the cluster, the user, the connection
+ * pool) is the config's own, read through the prototype.
+ */
+function fenced(config: KubeConfig, fence: WriteFence): KubeConfig {
+  const view = Object.create(config) as KubeConfig;
+  view.applySecurityAuthentication = async (context: RequestContext) => {
+    checkFence(fence, context);
+    await config.applySecurityAuthentication(context);
+  };
+  return view;
 }
 
 /**

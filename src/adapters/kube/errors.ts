@@ -15,6 +15,8 @@ export const KUBE_ERROR_KINDS = [
   'unavailable',
   'invalid',
   'expired',
+  // A write this process held back itself (write-fence.ts): it never reached the apiserver.
+  'fenced',
   'unexpected',
 ] as const;
 export type KubeErrorKind = (typeof KUBE_ERROR_KINDS)[number];
@@ -34,6 +36,7 @@ const CODE_BY_KIND: Record<KubeErrorKind, ErrorCode> = {
   unavailable: 'unexpected',
   invalid: 'unexpected',
   expired: 'unexpected',
+  fenced: 'unexpected',
   unexpected: 'unexpected',
 };
 

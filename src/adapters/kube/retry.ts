@@ -1,6 +1,7 @@
 /**
  * Retry with exponential backoff and full jitter, for what is safe to repeat: reads, and any call that
- * failed with `throttled` (429, including API Priority & Fairness) or `unavailable` (5xx, network).
+ * failed with `throttled` (429, including API Priority & Fairness), `unavailable` (5xx, network) or
+ * a refusal by an authorizer that has not read its roles yet.
  * Conflicts are never retried here: the caller must re-read and decide again, which is the whole
  * point of a conditional write. A PDB refusal (429 with a DisruptionBudget cause) is not retried here
  * either: the drain owns that loop, because it reports what it waits on.
@@ -37,9 +38,20 @@ export const DEFAULT_RETRY: RetryPolicy = {
 export const isDisruptionBudgetRefusal = (error: KubeError): boolean =>
   error.kind === 'throttled' && error.causes.some((c) => c.reason === 'DisruptionBudget');
 
+/**
+ * A 403 whose RBAC reasons are roles "not found": an apiserver that has just started answers before
+ * its authorizer's cache holds the roles (kubernetes#121635), and every role it looks up is missing,
+ * `system:discovery` among them. Seen on the real control plane (test/real/faults.test.ts, CI of
+ * 2026-12-03): the executor's first eviction after a restart was refused, and the drain failed. A
+ * role that is really missing reads the same; it fails after the retries with the same message.
+ */
+export const isUnsyncedAuthorizer = (error: KubeError): boolean =>
+  error.kind === 'forbidden' && /RBAC: \[[^\]]*" not found/.test(error.message);
+
 export function isRetryable(error: unknown): boolean {
   if (!isKubeError(error)) return false;
   if (error.kind === 'unavailable') return true;
+  if (isUnsyncedAuthorizer(error)) return true;
   return error.kind === 'throttled' && !isDisruptionBudgetRefusal(error);
 }
 

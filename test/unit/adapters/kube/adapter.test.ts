@@ -158,6 +158,37 @@ describe('retry', () => {
     assert.deepEqual(sleeps, [100, 200]);
   });
 
+  it('retries a 403 whose RBAC roles are "not found" (an apiserver just started), and no other 403', async () => {
+    const pod = { namespace: 'shop', name: 'web-0', uid: 'pu0' };
+    // kube-apiserver's words right after a restart, before its authorizer has read the roles.
+    const unsynced =
+      'pods "web-0" is forbidden: User "system:serviceaccount:kubemaint:kubemaint-executor" cannot create resource "pods/eviction" in API group "" in the namespace "shop": RBAC: [clusterrole.rbac.authorization.k8s.io "system:discovery" not found, clusterrole.rbac.authorization.k8s.io "kubemaint-executor" not found]';
+    let calls = 0;
+    reset((_req, _body, res) =>
+      ++calls === 1
+        ? status(res, 403, 'Forbidden', { message: unsynced })
+        : json(res, 201, { kind: 'Status', status: 'Success', code: 201 }),
+    );
+    assert.deepEqual(await evictPod(client, pod, {}), { outcome: 'evicting' });
+    assert.equal(seen.length, 2, 'asked again');
+
+    reset((_req, _body, res) =>
+      status(res, 403, 'Forbidden', {
+        message:
+          'pods "web-0" is forbidden: User "x" cannot create resource "pods/eviction" in API group "" in the namespace "shop"',
+      }),
+    );
+    const refused = await evictPod(client, pod, {});
+    assert.equal(refused.outcome, 'failed');
+    assert.equal(seen.length, 1, 'a refusal by roles that were read is final');
+
+    reset((_req, _body, res) => status(res, 403, 'Forbidden', { message: unsynced }));
+    const still = await evictPod(client, pod, {});
+    assert.equal(still.outcome, 'failed', 'a role still missing after the retries fails');
+    assert.match((still as { message: string }).message, /"kubemaint-executor" not found/);
+    assert.equal(seen.length, 3);
+  });
+
   it('maps a refused connection to unavailable', async () => {
     const dead = createKubeClient(kubeConfigFor('http://127.0.0.1:9'), {
       ...DEFAULT_RETRY,
@@ -165,6 +196,61 @@ describe('retry', () => {
     });
     const error = await getNode(dead, 'n1').catch((e: unknown) => e);
     assert.ok(isKubeError(error, 'unavailable'), String(error));
+  });
+});
+
+describe('a write fence', () => {
+  let held: string | undefined;
+  let fenced: KubeClient;
+  before(() => {
+    const port = (server.address() as AddressInfo).port;
+    fenced = createKubeClient(
+      kubeConfigFor(`http://127.0.0.1:${port}`),
+      {
+        ...DEFAULT_RETRY,
+        attempts: 3,
+        random: () => 0.5,
+        // Leadership ends while the write backs off.
+        sleep: async () => void (held = 'this serve does not hold the leader Lease now'),
+      },
+      { refusal: () => held },
+    );
+  });
+
+  it('sends writes while open, and reads whatever it says', async () => {
+    held = undefined;
+    reset((_req, _body, res) => json(res, 200, node));
+    await kubeNodesPort(fenced).setUnschedulable('n1', true);
+    held = 'held';
+    assert.equal((await getNode(fenced, 'n1'))?.bootId, 'b1');
+    assert.deepEqual(
+      seen.map((s) => s.method),
+      ['PATCH', 'GET'],
+    );
+  });
+
+  it('sends no write while it holds, and names why', async () => {
+    held = 'this serve does not hold the leader Lease now';
+    reset((_req, _body, res) => json(res, 200, node));
+    const error = await kubeNodesPort(fenced)
+      .setUnschedulable('n1', true)
+      .catch((e: unknown) => e);
+    assert.ok(isKubeError(error, 'fenced'), String(error));
+    assert.match(
+      error.message,
+      /PATCH \/api\/v1\/nodes\/n1 not sent: this serve does not hold the leader Lease now/,
+    );
+    assert.equal(seen.length, 0);
+  });
+
+  it('asks again before each retry: a write that began while open is not sent again once it holds', async () => {
+    held = undefined;
+    reset((_req, _body, res) => status(res, 503, 'ServiceUnavailable'));
+    const error = await kubeNodesPort(fenced)
+      .setUnschedulable('n1', true)
+      .catch((e: unknown) => e);
+    assert.ok(isKubeError(error, 'fenced'), String(error));
+    assert.equal(seen.length, 1, 'the first attempt only');
   });
 });
 
