@@ -8,6 +8,7 @@ import type { MaintenanceRequest } from '../core/request.js';
 import type { MaintenanceCondition } from '../core/node-conditions.js';
 
 import type { NodeInfo } from '../core/node.js';
+import type { DisruptionBudget } from '../core/eviction-lanes.js';
 
 export type { NodeInfo } from '../core/node.js';
 
@@ -110,6 +111,11 @@ export interface PodsPort {
     handler: (event: PodWatchEvent) => void,
     onEnd: (error?: unknown) => void,
   ): Promise<() => void>;
+  /**
+   * Every PodDisruptionBudget of the cluster: the drain sends the evictions one guards one at a time
+   * (core/eviction-lanes.ts). Absent where there are none to read (fakes).
+   */
+  listDisruptionBudgets?(): Promise<DisruptionBudget[]>;
 }
 
 /** A coordination.k8s.io/v1 Lease as the slots see it. */

@@ -9,6 +9,7 @@ import {
   CoreV1Api,
   CustomObjectsApi,
   KubeConfig,
+  PolicyV1Api,
   VersionApi,
   Watch,
   type RequestContext,
@@ -23,6 +24,7 @@ export interface KubeClient {
   readonly core: CoreV1Api;
   readonly coordination: CoordinationV1Api;
   readonly batch: BatchV1Api;
+  readonly policy: PolicyV1Api;
   /** kubemaint's own kinds (MaintenanceRequest, MaintenanceApproval). */
   readonly custom: CustomObjectsApi;
   readonly version: VersionApi;
@@ -44,6 +46,7 @@ export function createKubeClient(
     core: maker.makeApiClient(CoreV1Api),
     coordination: maker.makeApiClient(CoordinationV1Api),
     batch: maker.makeApiClient(BatchV1Api),
+    policy: maker.makeApiClient(PolicyV1Api),
     custom: maker.makeApiClient(CustomObjectsApi),
     version: maker.makeApiClient(VersionApi),
     watch: new Watch(config),

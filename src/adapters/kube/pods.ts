@@ -4,6 +4,7 @@
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import type { EvictionResult, PodInfo, PodWatchEvent, PodsPort } from '../../app/ports.js';
+import type { DisruptionBudget } from '../../core/eviction-lanes.js';
 import type { KubeClient } from './client.js';
 import { translate } from './errors.js';
 import { listAll } from './paginate.js';
@@ -166,11 +167,30 @@ export async function watchPodsOnNode(
   };
 }
 
+/** Every PDB of the cluster, paginated: which pods each guards (core/eviction-lanes.ts). */
+export async function listDisruptionBudgets(client: KubeClient): Promise<DisruptionBudget[]> {
+  const budgets = await listAll(
+    'list poddisruptionbudgets',
+    (cont, limit) =>
+      client.policy.listPodDisruptionBudgetForAllNamespaces({
+        limit,
+        ...(cont === undefined ? {} : { _continue: cont }),
+      }),
+    client.retry,
+  );
+  return budgets.map((pdb) => ({
+    namespace: pdb.metadata?.namespace ?? '',
+    name: pdb.metadata?.name ?? '',
+    selector: pdb.spec?.selector,
+  }));
+}
+
 export function kubePodsPort(client: KubeClient): PodsPort {
   return {
     listPodsOnNode: (node, labelSelector) => listPodsOnNode(client, node, labelSelector),
     evictPod: (pod, options) => evictPod(client, pod, options),
     deletePod: (pod, options) => deletePod(client, pod, options),
     watchPodsOnNode: (node, handler, onEnd) => watchPodsOnNode(client, node, handler, onEnd),
+    listDisruptionBudgets: () => listDisruptionBudgets(client),
   };
 }

@@ -21,7 +21,8 @@ export interface ResourceVerbs {
 /**
  * What the executor Job does: read and patch its Node (cordon and uncordon) and its status (the
  * maintenance conditions), list and watch the node's
- * pods in every namespace, evict them (or delete them for disable-eviction / force), hold a Lease slot
+ * pods in every namespace, evict them (or delete them for disable-eviction / force; one at a time
+ * under each PodDisruptionBudget, which it lists), hold a Lease slot
  * in the kubemaint namespace, read its MaintenanceRequest by name and replace its status there
  * (progress, verifying or failed: admission-requests.yaml narrows what it may write; ADR 0012), and
  * record Events on the Node (namespace `default`).
@@ -32,6 +33,8 @@ export const EXECUTOR_API_VERBS: readonly ResourceVerbs[] = [
   { group: '', resource: 'nodes/status', verbs: ['patch'] },
   { group: '', resource: 'pods', verbs: ['delete', 'list', 'watch'] },
   { group: '', resource: 'pods/eviction', verbs: ['create'] },
+  // Which pods one PDB guards: their evictions go one at a time (core/eviction-lanes.ts).
+  { group: 'policy', resource: 'poddisruptionbudgets', verbs: ['list'] },
   // Events on cluster-scoped objects live in `default`, as the kubelet's do.
   { group: '', resource: 'events', verbs: ['create'], namespace: 'default' },
   {

@@ -6,6 +6,7 @@
  * the operator's decision (wait, skip, force). Cordoning is the caller's step (see cordon.ts).
  */
 import { selectPodsToDrain, type Pod } from '../../core/drain-filters.js';
+import { evictionLanes } from '../../core/eviction-lanes.js';
 import type { Clock, PodInfo, PodsPort } from '../ports.js';
 import { summarize, type PodState } from './drain-progress.js';
 import { DrainRun } from './drain-run.js';
@@ -98,8 +99,31 @@ export async function drainNode(
     };
   }
 
-  const run = new DrainRun(ports, input, hooks, states, started);
+  const lanes = await readLanes(ports.pods, targets, hooks);
+  const run = new DrainRun(ports, input, hooks, states, started, lanes);
   return { ...base, ...(await run.execute(targets)), durationMs: elapsed() };
+}
+
+/**
+ * The evictions that go one at a time (core/eviction-lanes.ts). Without the PDBs (an executor whose
+ * role predates the grant, a failed read) every eviction goes at once, as before: slower under a PDB
+ * that allows several, never less safe, since kube-apiserver judges every eviction against its PDB.
+ */
+async function readLanes(
+  pods: PodsPort,
+  targets: readonly PodInfo[],
+  hooks: DrainHooks,
+): Promise<Map<string, string>> {
+  if (!pods.listDisruptionBudgets || targets.length < 2) return new Map();
+  try {
+    return evictionLanes(targets, await pods.listDisruptionBudgets());
+  } catch (error) {
+    hooks.log?.warn(
+      { err: error },
+      'PodDisruptionBudgets not read: evicting every pod at once (grant the executor list on poddisruptionbudgets)',
+    );
+    return new Map();
+  }
 }
 
 export type { DrainHooks, DrainInput, DrainReport } from './drain-types.js';

@@ -251,3 +251,57 @@ describe('drain', () => {
     assert.equal(c.podsOn('n1').length, 12);
   });
 });
+
+describe('drain: evictions under one PodDisruptionBudget go one at a time', () => {
+  /** The fake's pods port, its evictions slowed and counted at once, overall and under app=web's PDB. */
+  function counted(c: FakeCluster, budgets: PodsPort['listDisruptionBudgets']) {
+    const base = c.podsPort();
+    const seen = { all: 0, web: 0, maxAll: 0, maxWeb: 0 };
+    const port: PodsPort = {
+      ...base,
+      ...(budgets ? { listDisruptionBudgets: budgets } : {}),
+      async evictPod(pod, options) {
+        const web = pod.name.startsWith('web-');
+        seen.all++;
+        if (web) seen.web++;
+        seen.maxAll = Math.max(seen.maxAll, seen.all);
+        seen.maxWeb = Math.max(seen.maxWeb, seen.web);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        seen.all--;
+        if (web) seen.web--;
+        return base.evictPod(pod, options);
+      },
+    };
+    return { port, seen };
+  }
+  const budgets = async () => [
+    { namespace: 'default', name: 'web', selector: { matchLabels: { app: 'web' } } },
+    // Another namespace's PDB with the same selector guards none of these pods.
+    { namespace: 'shop', name: 'all', selector: {} },
+  ];
+  const drain = (port: PodsPort, hooks: DrainHooks = {}) =>
+    drainNode({ pods: port, clock: testClock }, { node: 'n1', settings: settings() }, hooks);
+
+  it("sends app=web's eight one after another, beside the others", async () => {
+    const c = cluster();
+    const { port, seen } = counted(c, budgets);
+    const report = await drain(port);
+    assert.equal(report.outcome, 'drained');
+    assert.equal(seen.maxWeb, 1, 'two evictions under one PDB at once');
+    assert.ok(seen.maxAll >= 2, `the unguarded pods went beside them (at most ${seen.maxAll})`);
+  });
+
+  it('without the PDBs (a read refused), sends every eviction at once and says why', async () => {
+    const c = cluster();
+    const warned: string[] = [];
+    const { port, seen } = counted(c, () =>
+      Promise.reject(new Error('poddisruptionbudgets is forbidden')),
+    );
+    const report = await drain(port, {
+      log: { warn: (_fields: unknown, message: string) => void warned.push(message) } as never,
+    });
+    assert.equal(report.outcome, 'drained');
+    assert.ok(seen.maxWeb > 1);
+    assert.match(warned.join('\n'), /PodDisruptionBudgets not read: evicting every pod at once/);
+  });
+});

@@ -103,6 +103,8 @@ const REVIEWED_WITHOUT_LAMBDA: Grant[] = [
   ['kubemaint-executor', 'cluster', '', 'nodes/status', 'patch'],
   ['kubemaint-executor', 'cluster', '', 'pods', 'delete,list,watch'],
   ['kubemaint-executor', 'cluster', '', 'pods/eviction', 'create'],
+  // Which pods one PDB guards: the drain sends their evictions one at a time (ADR 0061).
+  ['kubemaint-executor', 'cluster', 'policy', 'poddisruptionbudgets', 'list'],
   ['kubemaint-executor', 'default', '', 'events', 'create'],
   ['kubemaint-executor', NS, 'coordination.k8s.io', 'leases', 'create,get,update'],
   // ADR 0012: its own request, read by name; its status, narrowed by admission-requests.yaml.
