@@ -14,7 +14,12 @@ import type {
 } from '../../app/control/ports.js';
 import { LABEL_STATE, PAUSE_CONFIGMAP } from '../../core/names.js';
 import { maintenanceConditions } from '../../core/node-conditions.js';
-import { endedUnreported, isActive, type MaintenanceRequest } from '../../core/request.js';
+import {
+  ACTIVE_STATES,
+  endedUnreported,
+  isActive,
+  type MaintenanceRequest,
+} from '../../core/request.js';
 import { readApiserverFacts } from './apiservers.js';
 import type { KubeClient } from './client.js';
 import { isKubeError } from './errors.js';
@@ -215,8 +220,16 @@ export function controlCluster(
     // there); the tick's scopes verify and dispatch, so they read the API itself.
     const cached = scope === 'all' ? await cache?.nodes() : undefined;
     if (cached) keep(cached);
+    // Every active state beside the requests' own: an executor writes `verifying` to the request
+    // and only serve's next write moves the node's mirror, so a selector of the requests' states
+    // missed those nodes and each tick of a roll read them one by one, after the list (issue 34).
     else if (wanted.length > READ_EACH_UP_TO)
-      keep(await listNodeObjects(client, stateSelector(wanted.map((s) => s.request.state))));
+      keep(
+        await listNodeObjects(
+          client,
+          stateSelector([...ACTIVE_STATES, ...wanted.map((s) => s.request.state)]),
+        ),
+      );
     const names = [...new Set(wanted.map((s) => s.request.node))].filter((n) => !found.has(n));
     // Each node the list did not bring (few, or none), read alone: one that is gone is missing.
     keep((await Promise.all(names.map((name) => readNodeObject(client, name)))).filter(isNode));

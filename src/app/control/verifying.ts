@@ -60,25 +60,34 @@ export async function reconcileVerifying(
     return 'failed';
   }
   const proof = outcome.warning ? `${outcome.proof}; but ${outcome.warning}` : outcome.proof;
-  if (!afterReady) {
-    await tell(
-      deps,
-      { ...request, updatedAt: now.toISOString() },
-      { kind: 'back', message: proof },
-    );
-    // What this took, for the next window-fit decision of its action and pool (ADR 0017).
-    await recordObserved(deps, request, now);
-    // Before kubemaint hands the node back, a person's check on it (ADR 0021).
-    if (hookOf(deps, 'afterReady')) return beginAfterReady(deps, node, request, proof);
+  // Said, and what this took recorded for the next window-fit decision of its action and pool
+  // (ADR 0017): neither throws.
+  const news = afterReady
+    ? undefined
+    : Promise.all([
+        tell(deps, { ...request, updatedAt: now.toISOString() }, { kind: 'back', message: proof }),
+        recordObserved(deps, request, now),
+      ]);
+  // Before kubemaint hands the node back, a person's check on it (ADR 0021).
+  if (news && hookOf(deps, 'afterReady')) {
+    await news;
+    return beginAfterReady(deps, node, request, proof);
   }
   const delayMs = deps.settings.lock.releaseDelayMs ?? 0;
-  await restoreNode(deps, node, request, {
-    clearMark: request.action === 'reboot',
-    done: true,
-    releaseSlot: delayMs === 0,
-  });
-  // The restore moved the node's resourceVersion: the next conditional write needs it as it is now.
-  const fresh = (await deps.cluster.getNode(node.name)) ?? node;
+  // The node is handed back while the news goes out: the two do not depend on each other, and both
+  // lie between the proof and the next node's start (issue 34). The step ends with neither under way.
+  let fresh: NodeView;
+  try {
+    await restoreNode(deps, node, request, {
+      clearMark: request.action === 'reboot',
+      done: true,
+      releaseSlot: delayMs === 0,
+    });
+    // The restore moved the node's resourceVersion: the next conditional write needs it as it is now.
+    fresh = (await deps.cluster.getNode(node.name)) ?? node;
+  } finally {
+    await news;
+  }
   if (delayMs > 0) {
     // Back in service now; the slot stays taken (the request stays active, so dispatch counts it)
     // until the delay has passed without trouble.

@@ -109,6 +109,24 @@ describe('what a tick reads of the nodes, many requests in flight', () => {
     );
   });
 
+  it("a node whose label shows another active state (an executor's verifying) comes with the list", async () => {
+    const core = sim.kc.makeApiClient(CoreV1Api);
+    // The executor writes `verifying` to the request; the node's mirror moves on serve's next write.
+    await core.patchNode(
+      { name: 'node-04', body: { metadata: { labels: { [LABEL_STATE]: 'running' } } } },
+      MERGE_PATCH,
+    );
+    queries.length = 0;
+    const active = await deps.cluster.onePass!(() => deps.cluster.listRequestNodes('active'));
+    assert.equal(active.find((n) => n.name === 'node-04')?.request?.state, 'proposed');
+    assert.equal(active.filter((n) => n.missing).length, 0);
+    assert.deepEqual(
+      queries.filter((q) => q.startsWith('GET /api/v1/nodes/')),
+      ['GET /api/v1/nodes/node-03'], // the one without a label (above), and only it
+      queries.join('\n'),
+    );
+  });
+
   it('the watched fleet is what a list says, node for node', async () => {
     const listed = byName(await deps.cluster.listNodes());
     const watched = byName(await cached.cluster.listNodes());

@@ -126,6 +126,36 @@ describe('the tick steps nodes side by side', () => {
     assert.deepEqual(samples['reboot/']?.map((s) => s.node).sort(), [...NODES].sort());
   });
 
+  it("hands a node back while its 'back' news goes out, and says it before the request is done", async () => {
+    // Both lie between a node's proof and the next node's start (issue 34). The Event of the news
+    // waits (at most 1.5 s) until the node is being handed back: one after the other, it never is.
+    const handedBack = new Set<string>();
+    const deps = depsWith((original) => async (node, patch) => {
+      handedBack.add(node);
+      return original(node, patch);
+    });
+    const recordEvent = deps.cluster.recordEvent.bind(deps.cluster);
+    const overlapped = new Set<string>();
+    const saidFirst = new Set<string>();
+    deps.cluster = {
+      ...deps.cluster,
+      async recordEvent(node, event) {
+        if (event.reason !== 'KubemaintBack') return recordEvent(node, event);
+        for (const until = Date.now() + 1_500; !handedBack.has(node) && Date.now() < until;)
+          await new Promise((r) => setTimeout(r, 10));
+        if (handedBack.has(node)) overlapped.add(node);
+        // Longer than the rest of the step: a step that did not wait for its news would end first.
+        await new Promise((r) => setTimeout(r, 1_000));
+        await recordEvent(node, event);
+        if (requestOn(sim, node)?.state !== 'done') saidFirst.add(node);
+      },
+    };
+    await runTick(deps);
+    assert.deepEqual([...overlapped].sort(), [...NODES].sort(), 'handed back during the news');
+    assert.deepEqual([...saidFirst].sort(), [...NODES].sort(), "'back' said before 'done' written");
+    for (const node of NODES) assert.equal(requestOn(sim, node)?.state, 'done', node);
+  });
+
   it('a step that throws fails the tick only once every other step has ended', async () => {
     let started = 0;
     let ended = 0;
