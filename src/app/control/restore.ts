@@ -53,12 +53,20 @@ export async function restoreNode(
     annotations[ANN_REBOOT_REQUIRED_PACKAGES] = null;
     annotations[ANN_REBOOT_REQUIRED_REPORTER] = null;
   }
-  await deps.cluster.patchNode(node.name, {
-    ...(uncordon ? { unschedulable: null } : {}),
-    labels,
-    annotations,
-  });
-  if (options.releaseSlot !== false) await releaseSlotOf(deps, request);
+  // The slot and the node are two objects: both writes at once, each on the way from a node's proof
+  // to the next node's start (issue 34). Dispatch counts slots by the active requests, so a slot
+  // given back before the uncordon lands lets no other node start early. Both end before a failure
+  // is thrown: the step ends with nothing under way.
+  const writes = await Promise.allSettled([
+    deps.cluster.patchNode(node.name, {
+      ...(uncordon ? { unschedulable: null } : {}),
+      labels,
+      annotations,
+    }),
+    options.releaseSlot !== false ? releaseSlotOf(deps, request) : undefined,
+  ]);
+  const failed = writes.find((w) => w.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 /** Free the request's slot, if it still holds one (a no-op when someone else holds it now). */

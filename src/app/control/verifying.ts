@@ -76,15 +76,14 @@ export async function reconcileVerifying(
   const delayMs = deps.settings.lock.releaseDelayMs ?? 0;
   // The node is handed back while the news goes out: the two do not depend on each other, and both
   // lie between the proof and the next node's start (issue 34). The step ends with neither under way.
-  let fresh: NodeView;
+  // The request's write below is conditional on the request as this pass read it, which the
+  // restore (node and slot) does not change: no second read of the node.
   try {
     await restoreNode(deps, node, request, {
       clearMark: request.action === 'reboot',
       done: true,
       releaseSlot: delayMs === 0,
     });
-    // The restore moved the node's resourceVersion: the next conditional write needs it as it is now.
-    fresh = (await deps.cluster.getNode(node.name)) ?? node;
   } finally {
     await news;
   }
@@ -98,11 +97,11 @@ export async function reconcileVerifying(
       backAt: at,
       proven: { at, proof, ...(warning ? { warning } : {}) },
     };
-    await persist(deps, fresh, { ok: true, changed: true, request: soaking });
+    await persist(deps, node, { ok: true, changed: true, request: soaking });
     return `back; its slot is held ${formatDuration(delayMs)} (slot.releaseDelay)`;
   }
   const back = { ...request, backAt: now.toISOString() };
-  return finishDone(deps, fresh, back, proof, now, outcome.warning !== undefined);
+  return finishDone(deps, node, back, proof, now, outcome.warning !== undefined);
 }
 
 /** The end of `slot.releaseDelay`: hand the slot on and record the request done. */
