@@ -5,7 +5,7 @@
  * (node-cache.ts, ADR 0059) that answers what a list would, including what serve itself just wrote.
  */
 import assert from 'node:assert/strict';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { pino } from 'pino';
@@ -125,6 +125,40 @@ describe('what a tick reads of the nodes, many requests in flight', () => {
       ['GET /api/v1/nodes/node-03'], // the one without a label (above), and only it
       queries.join('\n'),
     );
+  });
+
+  it('in a roll, the nodes are listed beside the requests, not once they are read', async () => {
+    const read = () => deps.cluster.onePass!(() => deps.cluster.listRequestNodes('active'));
+    await read(); // finds more than ten active requests: the next read lists their nodes at once
+    // The requests' answer is held 300 ms; a node list sent after it arrives after that.
+    const seen: string[] = [];
+    const hold = (req: IncomingMessage, res: ServerResponse) => {
+      const url = decodeURIComponent(req.url ?? '').replaceAll('+', ' ');
+      if (req.method !== 'GET' || url.includes('watch=true')) return;
+      if (url.includes('/maintenancerequests')) {
+        const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+        res.end = ((...args: unknown[]) => {
+          setTimeout(() => {
+            seen.push('requests answered');
+            end(...args);
+          }, 300);
+          return res;
+        }) as typeof res.end;
+      } else if (url.startsWith(`/api/v1/nodes?labelSelector=${LABEL_STATE} in (`))
+        seen.push(`nodes listed: ${url.slice(url.indexOf('('), url.indexOf(')') + 1)}`);
+    };
+    sim.api.server.prependListener('request', hold);
+    try {
+      const active = await read();
+      assert.equal(active.length, MARKED);
+      assert.equal(active.filter((n) => n.missing).length, 0);
+    } finally {
+      sim.api.server.off('request', hold);
+    }
+    assert.deepEqual(seen, [
+      'nodes listed: (approved,proposed,running,verifying)',
+      'requests answered',
+    ]);
   });
 
   it('the watched fleet is what a list says, node for node', async () => {
