@@ -15,6 +15,15 @@ export const REPO_ROOT = resolve(import.meta.dirname, '../..');
 export const ARCHES = ['amd64', 'arm64'] as const;
 export type Arch = (typeof ARCHES)[number];
 
+/**
+ * Node.js options of every kubemaint process the image runs (serve, the executor, the CLI), and of
+ * the CLI the benches and tests start as the image would. V8 sizes the young generation from the
+ * host's memory, not the container's live set: on a 24 GiB host serve's grew to 128 MiB, most of its
+ * resident memory, while its old space held 20–25 MiB (issue 34, ADR 0062). Two semi-spaces of 16 MiB
+ * (the default before Node.js 22) keep what serve allocates per tick young at a fraction of that.
+ */
+export const CLI_NODE_OPTIONS = ['--max-semi-space-size=16'];
+
 /** Debian's release the shared libraries and tools come from. */
 export const DEBIAN_SUITE = 'bookworm';
 
@@ -102,7 +111,7 @@ export const IMAGES: ImageSpec[] = [
     user: { name: 'kubemaint', uid: 10001, gid: 10001 },
     env: { PATH, NODE_ENV: 'production', NODE_COMPILE_CACHE: '/app/.compile-cache' },
     workdir: '/app',
-    entrypoint: ['node', '--enable-source-maps', '/app/cli.mjs'],
+    entrypoint: ['node', '--enable-source-maps', ...CLI_NODE_OPTIONS, '/app/cli.mjs'],
     cmd: ['--help'],
   },
   {

@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { build } from 'esbuild';
 import { cliBundleOptions } from '../../scripts/cli-bundle.mjs';
+import { CLI_NODE_OPTIONS } from '../../scripts/images/spec.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -39,6 +40,7 @@ let bundled: Promise<string[]> | undefined;
 export function cli(): Promise<string[]> {
   bundled ??= build(cliBundleOptions({ root: ROOT, outdir: DIR, target: 'node24' })).then(() => [
     process.execPath,
+    ...CLI_NODE_OPTIONS,
     join(DIR, 'cli.mjs'),
   ]);
   return bundled;
