@@ -203,6 +203,20 @@ export function controlCluster(
   /** How many active requests the last read of them found. */
   let activeLastRead = 0;
 
+  /**
+   * Each node's uid as last read, for the Events serve writes on it (an Event names its node's
+   * uid). A read per Event was the most frequent request of a roll, and one lay between each
+   * request's `done` and the next node's start (issue 34). Learned from every read of a node with
+   * a request (each tick reads those again, so a node made anew under its old name is learned
+   * anew); a node not read yet is read. One short string per node.
+   */
+  const uids = new Map<string, string>();
+  const learn = (node: V1Node | undefined): V1Node | undefined => {
+    const { name, uid } = node?.metadata ?? {};
+    if (name && uid) uids.set(name, uid);
+    return node;
+  };
+
   async function nodesFor(scope: RequestScope): Promise<NodeView[]> {
     // In a roll (more active requests than are read one by one, as the last read found) the nodes
     // of every active state are listed beside the requests, not after them: one answer less to
@@ -233,7 +247,7 @@ export function controlCluster(
     if (wanted.length === 0) return [];
     const found = new Map<string, V1Node>();
     const keep = (nodes: readonly V1Node[]) => {
-      for (const node of nodes) found.set(node.metadata?.name ?? '', node);
+      for (const node of nodes) found.set(node.metadata?.name ?? '', learn(node)!);
     };
     // Every node with a request, history included, is the status page's (seconds behind is fine
     // there); the tick's scopes verify and dispatch, so they read the API itself.
@@ -349,7 +363,7 @@ export function controlCluster(
       return requests.map((stored) => stored.request);
     },
     async getNode(name) {
-      const node = await readNodeObject(client, name);
+      const node = learn(await readNodeObject(client, name));
       if (!node) return undefined;
       // This node's requests only: a click or a proposal reads one node, not the fleet's requests
       // (unless this pass has read them all already).
@@ -358,7 +372,7 @@ export function controlCluster(
     async findRequest(id) {
       const stored = await store.get(id);
       if (!stored) return undefined;
-      const node = await readNodeObject(client, stored.request.node);
+      const node = learn(await readNodeObject(client, stored.request.node));
       return node ? withRequest(toNodeView(node), stored) : missingNode(stored);
     },
     onePass: (work) => passes.run({}, work),
@@ -489,10 +503,12 @@ export function controlCluster(
         : undefined;
     },
     async recordEvent(node, event) {
-      const found = await readNodeObject(client, node).catch(() => undefined);
+      const uid =
+        uids.get(node) ??
+        learn(await readNodeObject(client, node).catch(() => undefined))?.metadata?.uid;
       await recordNodeEvent(
         client,
-        { name: node, uid: found?.metadata?.uid ?? '' },
+        { name: node, uid: uid ?? '' },
         { reason: event.reason, message: event.message, type: event.type ?? 'Normal' },
         options.now(),
       );

@@ -161,6 +161,38 @@ describe('what a tick reads of the nodes, many requests in flight', () => {
     ]);
   });
 
+  it("an Event names its node's uid as the tick read it, without reading the node again", async () => {
+    const core = sim.kc.makeApiClient(CoreV1Api);
+    const uidOf = async (name: string) => (await core.readNode({ name })).metadata?.uid;
+    const eventsOn = async (name: string, reason: string) =>
+      (await core.listNamespacedEvent({ namespace: 'default' })).items.filter(
+        (e) => e.involvedObject.name === name && e.reason === reason,
+      );
+    const [first] = await deps.cluster.listRequestNodes('active');
+    queries.length = 0;
+    await deps.cluster.recordEvent(first!.name, { reason: 'KubemaintRead', message: 'read' });
+    assert.deepEqual(
+      queries.filter((q) => q.startsWith('GET /api/v1/nodes/')),
+      [],
+      queries.join('\n'),
+    );
+    const [read] = await eventsOn(first!.name, 'KubemaintRead');
+    assert.equal(read?.involvedObject.uid, await uidOf(first!.name));
+    // A node this port has not read yet is read for its uid.
+    const fresh = controlCluster(createKubeClient(sim.kc), {
+      namespace: 'kubemaint',
+      now: sim.now,
+    });
+    queries.length = 0;
+    await fresh.recordEvent('node-29', { reason: 'KubemaintUnread', message: 'unread' });
+    assert.deepEqual(
+      queries.filter((q) => q.startsWith('GET /api/v1/nodes/')),
+      ['GET /api/v1/nodes/node-29'],
+    );
+    const [unread] = await eventsOn('node-29', 'KubemaintUnread');
+    assert.equal(unread?.involvedObject.uid, await uidOf('node-29'));
+  });
+
   it('the watched fleet is what a list says, node for node', async () => {
     const listed = byName(await deps.cluster.listNodes());
     const watched = byName(await cached.cluster.listNodes());
