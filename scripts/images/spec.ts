@@ -19,8 +19,8 @@ export type Arch = (typeof ARCHES)[number];
  * Node.js options of every kubemaint process the image runs (serve, the executor, the CLI), and of
  * the CLI the benches and tests start as the image would. V8 sizes the young generation from the
  * host's memory, not the container's live set: on a 24 GiB host serve's grew to 128 MiB, most of its
- * resident memory, while its old space held 20–25 MiB (issue 34, ADR 0062). Two semi-spaces of 16 MiB
- * (the default before Node.js 22) keep what serve allocates per tick young at a fraction of that.
+ * resident memory, while its old space held 20–25 MiB (issue 34, ADR 0063). Two semi-spaces of 16 MiB
+ * hold what a tick allocates and drops at a fraction of that, at no more CPU (BENCHMARKS.md).
  */
 export const CLI_NODE_OPTIONS = ['--max-semi-space-size=16'];
 
