@@ -20,6 +20,7 @@ import {
   isActive,
   type MaintenanceRequest,
 } from '../../core/request.js';
+import { allEnded } from '../../all-ended.js';
 import { readApiserverFacts } from './apiservers.js';
 import type { KubeClient } from './client.js';
 import { isKubeError } from './errors.js';
@@ -211,7 +212,7 @@ export function controlCluster(
    * anew); a node not read yet is read. One short string per node.
    */
   const uids = new Map<string, string>();
-  const learn = (node: V1Node | undefined): V1Node | undefined => {
+  const learn = <N extends V1Node | undefined>(node: N): N => {
     const { name, uid } = node?.metadata ?? {};
     if (name && uid) uids.set(name, uid);
     return node;
@@ -228,13 +229,10 @@ export function controlCluster(
         : undefined;
     // Each node's latest request may be an ended one: that scope reads the history, never the pass's.
     // Both reads end before either's failure is thrown: nothing is left under way.
-    const [read, listed] = await Promise.allSettled([
+    const [{ requests }, listed] = await allEnded([
       scope === 'all' ? store.list() : storedRequests(),
       early,
     ]);
-    if (read.status === 'rejected') throw read.reason;
-    if (listed.status === 'rejected') throw listed.reason;
-    const { requests } = read.value;
     // Every active request (two for one node when a person asked while another was active: the
     // tick refuses the later one), or each node's request once.
     const wanted =
@@ -247,13 +245,13 @@ export function controlCluster(
     if (wanted.length === 0) return [];
     const found = new Map<string, V1Node>();
     const keep = (nodes: readonly V1Node[]) => {
-      for (const node of nodes) found.set(node.metadata?.name ?? '', learn(node)!);
+      for (const node of nodes) found.set(node.metadata?.name ?? '', learn(node));
     };
     // Every node with a request, history included, is the status page's (seconds behind is fine
     // there); the tick's scopes verify and dispatch, so they read the API itself.
     const cached = scope === 'all' ? await cache?.nodes() : undefined;
     if (cached) keep(cached);
-    else if (listed.value) keep(listed.value);
+    else if (listed) keep(listed);
     // Every active state beside the requests' own: an executor writes `verifying` to the request
     // and only serve's next write moves the node's mirror, so a selector of the requests' states
     // missed those nodes and each tick of a roll read them one by one, after the list (issue 34).

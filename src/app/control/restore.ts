@@ -3,6 +3,7 @@
  * what kubemaint cordoned (invariant 4), release the slot, clear a reboot mark the reboot answered,
  * record the maintenance and the labels people asked for (`nodeLabels.after`).
  */
+import { allEnded } from '../../all-ended.js';
 import { slotHolder } from '../../core/names.js';
 import { fail } from '../../core/approval.js';
 import {
@@ -57,7 +58,7 @@ export async function restoreNode(
   // to the next node's start (issue 34). Dispatch counts slots by the active requests, so a slot
   // given back before the uncordon lands lets no other node start early. Both end before a failure
   // is thrown: the step ends with nothing under way.
-  const writes = await Promise.allSettled([
+  await allEnded([
     deps.cluster.patchNode(node.name, {
       ...(uncordon ? { unschedulable: null } : {}),
       labels,
@@ -65,8 +66,6 @@ export async function restoreNode(
     }),
     options.releaseSlot !== false ? releaseSlotOf(deps, request) : undefined,
   ]);
-  const failed = writes.find((w) => w.status === 'rejected');
-  if (failed) throw failed.reason;
 }
 
 /** Free the request's slot, if it still holds one (a no-op when someone else holds it now). */
