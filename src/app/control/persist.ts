@@ -3,7 +3,8 @@
  * resourceVersion, so two ticks (or a tick and a click) cannot both win. A new request is created; if
  * another active one for the same node was created first (two proposals racing), the later one is
  * cancelled at once. A lost race is not an error: the winner's write stands and the next tick decides
- * again from what the cluster says.
+ * again from what the cluster says. A request that is gone when its write lands lost one too: another
+ * serve withdrew it (it lost a creation race) or retention deleted it between the read and the write.
  */
 import type { TransitionResult } from '../../core/approval.js';
 import type { EventKind, MaintenanceEvent } from '../../core/events.js';
@@ -74,6 +75,7 @@ export async function persist(
       resourceVersion = await deps.cluster.writeRequest(request, resourceVersion);
       break;
     } catch (error) {
+      if (isNotFound(error)) return { status: 'lost-race' };
       if (!isConflict(error)) throw error;
       if (attempt >= CONFLICT_RETRIES) return { status: 'lost-race' };
       // The object moved on. If only what the decision does not depend on changed (where the Slack
@@ -164,6 +166,10 @@ function comparable(request: MaintenanceRequest | undefined): string {
 /** Conflict errors from the kube adapter carry code 'conflict' (409). */
 export const isConflict = (error: unknown): boolean =>
   typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'conflict';
+
+/** Not-found errors from the kube adapter carry code 'not_found' (404). */
+const isNotFound = (error: unknown): boolean =>
+  typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'not_found';
 
 /** Record that `what` was reported, and report it; a lost race means the next tick says it instead. */
 export async function announce(

@@ -9,11 +9,14 @@ import {
   approveRequest,
   rejectRequest,
   requestMaintenance,
+  submitMaintenance,
 } from '../../../src/app/control/commands.js';
+import { runTick } from '../../../src/app/control/tick.js';
 import { testControlDeps, testControlSettings } from '../../support/control.js';
 import { requestReader } from '../../support/requests.js';
 import { requestOn } from '../../support/in-process-executor.js';
 import { startTestSim, type TestSim } from '../../support/sim.js';
+import type { MaintenanceRequest } from '../../../src/core/request.js';
 
 const alice = { kind: 'person', id: 'k8s:alice' } as const;
 const bob = { kind: 'person', id: 'k8s:bob' } as const;
@@ -114,5 +117,40 @@ describe('concurrent answers to one request', () => {
       assert.deepEqual(request.approvals.map((a) => a.by).sort(), [alice.id, bob.id]);
       await rejectRequest(deps, id, alice, 'next round');
     }
+  });
+
+  it('a request withdrawn between its read and its write: that write lost a race, the tick goes on', async () => {
+    // Two serves: one created a proposal that lost the creation race and withdraws it while the
+    // other, seeing it without a status, accepts it (races.test.ts met this on CI). The accepting
+    // write finds no object: nothing to report, nothing to fail the tick for.
+    const base = testControlDeps(sim, {
+      settings: testControlSettings({
+        approval: { ...testControlSettings().approval, proposers },
+      }),
+    });
+    const asked = await submitMaintenance(base, { node: 'node-6', action: 'reboot', by: carol });
+    assert.ok(asked.ok, asked.message);
+    const id = asked.request!.id;
+    const deps = {
+      ...base,
+      cluster: {
+        ...base.cluster,
+        async writeRequest(request: MaintenanceRequest, version: string | undefined) {
+          if (request.id === id) await base.cluster.withdrawRequest(id);
+          return base.cluster.writeRequest(request, version);
+        },
+      },
+    };
+    const report = await runTick(deps);
+    assert.ok(
+      report.reconciled.includes(`node-6: intake lost a race`),
+      report.reconciled.join('\n'),
+    );
+    assert.equal(await requestReader(sim.kubeconfigPath).byId(id), undefined, 'still withdrawn');
+    assert.deepEqual(
+      base.events.filter((e) => e.requestId === id),
+      [],
+      'nobody told of a request that is gone',
+    );
   });
 });
