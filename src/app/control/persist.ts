@@ -101,10 +101,18 @@ async function create(
   request: MaintenanceRequest,
   report: Report | undefined,
 ): Promise<PersistOutcome> {
-  const resourceVersion = await deps.cluster.writeRequest(request, undefined);
+  let resourceVersion: string;
+  try {
+    resourceVersion = await deps.cluster.writeRequest(request, undefined);
+  } catch (error) {
+    // Created, but its status (a second, conditional write) lost to another serve's: that tick saw
+    // the new object without a status and decided it (intake.ts), and said so. Its write stands.
+    if (isConflict(error)) return { status: 'lost-race' };
+    throw error;
+  }
   // Two proposals for one node may race (two ticks, a tick and a Slack command): the first the
-  // apiserver created stays (createdVersion). The later one was never anyone's proposal, so it is withdrawn, not kept as a cancelled
-  // request that would later read as the node's latest.
+  // apiserver created stays (createdVersion). The later one was never anyone's proposal, so it is
+  // withdrawn, not kept as a cancelled request that would later read as the node's latest.
   const view = await deps.cluster.getNode(request.node);
   const winner = view?.request;
   if (winner && winner.id !== request.id && isActive(winner.state)) {

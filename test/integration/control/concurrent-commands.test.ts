@@ -153,4 +153,40 @@ describe('concurrent answers to one request', () => {
       'nobody told of a request that is gone',
     );
   });
+
+  it('a proposal whose status another serve wrote first: that serve decided it, the proposer lost a race', async () => {
+    // A new request is two writes: the object, then its status (the status subresource drops it on
+    // create). Another serve's tick in between sees it without a status and accepts it (intake).
+    const settings = testControlSettings({
+      approval: { ...testControlSettings().approval, proposers },
+    });
+    const other = testControlDeps(sim, { settings });
+    const base = testControlDeps(sim, { settings });
+    const deps = {
+      ...base,
+      cluster: {
+        ...base.cluster,
+        async writeRequest(request: MaintenanceRequest, version: string | undefined) {
+          if (version !== undefined) return base.cluster.writeRequest(request, version);
+          // The adapter's two writes, with the other serve's tick between them.
+          await base.cluster.submit(request);
+          const created = (await base.cluster.findRequest(request.id))!.requestVersion;
+          await runTick(other);
+          return base.cluster.writeRequest(request, created);
+        },
+      },
+    };
+    const asked = await requestMaintenance(deps, { node: 'node-6', action: 'reboot', by: carol });
+    assert.equal(asked.ok, false, asked.message);
+    assert.match(asked.message, /changed while we wrote it; look at it again/);
+    const stored = await requestReader(sim.kubeconfigPath).ofNode('node-6');
+    assert.equal(stored?.state, 'proposed', 'as the other serve accepted it');
+    assert.deepEqual(
+      other.events.filter((e) => e.requestId === stored.id).map((e) => e.kind),
+      ['proposed'],
+      'the serve that decided it said so',
+    );
+    assert.deepEqual(base.events, [], 'the proposer said nothing of a decision it did not make');
+    await rejectRequest(base, stored.id, alice, 'next test');
+  });
 });
