@@ -560,14 +560,15 @@ export function controlCluster(
 }
 
 /**
- * How the Job's container ended, read from its pod: the executor's exit code says why it failed, a
- * hook's termination message (the end of its log) what went wrong.
+ * How the Job's container ended, read from its pod: the executor's exit code says why it failed, the
+ * kubelet's reason when it did not end by itself (OOMKilled, or Unknown: lost with its node's boot),
+ * a hook's termination message (the end of its log) what went wrong.
  */
 async function failedContainer(
   client: KubeClient,
   namespace: string,
   job: string,
-): Promise<{ exitCode?: number; podMessage?: string }> {
+): Promise<{ exitCode?: number; exitReason?: string; podMessage?: string }> {
   const pods = await withRetry(
     `list pods of job ${job}`,
     () => client.core.listNamespacedPod({ namespace, labelSelector: `job-name=${job}` }),
@@ -585,6 +586,7 @@ async function failedContainer(
     if (ended)
       return {
         exitCode: ended.exitCode,
+        ...(ended.reason ? { exitReason: ended.reason } : {}),
         ...(ended.message ? { podMessage: ended.message.slice(-2_000) } : {}),
       };
   }

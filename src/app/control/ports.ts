@@ -25,6 +25,8 @@ export interface JobView {
   phase: 'active' | 'succeeded' | 'failed';
   /** Exit code of the executor container when it ended, when known. */
   exitCode?: number;
+  /** Why that container ended, as the kubelet says (`Error`, `OOMKilled`, `Unknown`…), when known. */
+  exitReason?: string;
   message?: string;
   /** The failed container's termination message (a hook's last log lines), when it left one. */
   podMessage?: string;

@@ -13,7 +13,7 @@ import type { MaintenanceRequest } from '../../core/request.js';
 import type { ReconcileDeps } from './deps.js';
 import { reconcileBeforeDrain } from './hook-steps.js';
 import { announce, persist } from './persist.js';
-import type { NodeView } from './ports.js';
+import type { JobView, NodeView } from './ports.js';
 import { failAndRestore, failLeftCordoned, SYSTEM } from './restore.js';
 import { AUTO_APPROVE_RULE, type ControlSettings } from './settings.js';
 
@@ -175,7 +175,7 @@ async function reconcileRunning(
     ? `executor Job ${request.job ?? '(none)'} vanished before issuing the host command`
     : job.phase === 'succeeded'
       ? `executor Job ${job.name} finished without issuing the host command`
-      : jobFailure(job.exitCode, job.message);
+      : jobFailure(job);
   await failAndRestore(deps, fresh, fresh.request, why);
   return 'failed';
 }
@@ -225,7 +225,7 @@ function lastEntered(request: MaintenanceRequest, state: string): string | undef
   return request.history.findLast((h) => h.to === state)?.at;
 }
 
-function jobFailure(exitCode: number | undefined, message: string | undefined): string {
+function jobFailure({ exitCode, exitReason, message }: JobView): string {
   const detail = message ? `: ${message}` : '';
   if (exitCode === undefined) return `executor Job failed${detail}`;
   switch (exitCode) {
@@ -238,7 +238,14 @@ function jobFailure(exitCode: number | undefined, message: string | undefined): 
     case EXIT.config:
       return `executor config error${detail}`;
     default:
-      return `executor Job failed (exit ${exitCode})${detail}`;
+      // containerd's word for a container whose task it cannot find after a boot: one that was
+      // running when its node lost power or restarted outside kubemaint (docs/real-nodes.md).
+      if (exitReason === 'Unknown')
+        return `executor's container was lost (exit ${exitCode}, reason Unknown), as when its node restarts or loses power under it${detail}`;
+      // The kubelet's reason when it is more than "Error" (OOMKilled, DeadlineExceeded…).
+      return exitReason && exitReason !== 'Error'
+        ? `executor Job failed (exit ${exitCode}, ${exitReason})${detail}`
+        : `executor Job failed (exit ${exitCode})${detail}`;
   }
 }
 
