@@ -38,6 +38,8 @@ export interface SlackWebApi {
     error: string | { status: number; retryAfter?: number },
     times?: number,
   ): void;
+  /** Answer the next call of `method` `ms` later (recorded at once): a slow Slack in flight. */
+  holdNext(method: string, ms: number): void;
   close(): Promise<void>;
 }
 
@@ -65,6 +67,7 @@ export async function startSlackWebApi(): Promise<SlackWebApi> {
     string,
     { error: string | { status: number; retryAfter?: number }; times: number }
   >();
+  const holds = new Map<string, number>();
   let seq = 0;
   let responseUrls = 0;
 
@@ -86,23 +89,38 @@ export async function startSlackWebApi(): Promise<SlackWebApi> {
         violations: blockKitViolations(args),
       };
       calls.push(call);
-      const failure = failures.get(method);
-      if (failure && failure.times > 0) {
-        failure.times -= 1;
-        if (typeof failure.error === 'string')
-          return json(res, 200, { ok: false, error: failure.error });
-        const headers =
-          failure.error.retryAfter !== undefined
-            ? { 'Retry-After': String(failure.error.retryAfter) }
-            : {};
-        res.writeHead(failure.error.status, headers);
-        return res.end();
-      }
-      const response = answer(method, args);
-      call.response = response;
-      json(res, 200, response);
+      const held = holds.get(method);
+      holds.delete(method);
+      if (held !== undefined) setTimeout(() => reply(method, args, call, res), held);
+      else reply(method, args, call, res);
     });
   });
+
+  function reply(
+    method: string,
+    args: Record<string, unknown>,
+    call: SlackCall,
+    res: ServerResponse,
+  ): void {
+    const failure = failures.get(method);
+    if (failure && failure.times > 0) {
+      failure.times -= 1;
+      if (typeof failure.error === 'string') {
+        json(res, 200, { ok: false, error: failure.error });
+        return;
+      }
+      const headers =
+        failure.error.retryAfter !== undefined
+          ? { 'Retry-After': String(failure.error.retryAfter) }
+          : {};
+      res.writeHead(failure.error.status, headers);
+      res.end();
+      return;
+    }
+    const response = answer(method, args);
+    call.response = response;
+    json(res, 200, response);
+  }
 
   function answer(method: string, args: Record<string, unknown>): Record<string, unknown> {
     seq += 1;
@@ -138,6 +156,7 @@ export async function startSlackWebApi(): Promise<SlackWebApi> {
     setGroup: (id, users) => void groups.set(id, users),
     callsOf: (method) => calls.filter((c) => c.method === method),
     failNext: (method, error, times = 1) => void failures.set(method, { error, times }),
+    holdNext: (method, ms) => void holds.set(method, ms),
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();

@@ -125,6 +125,9 @@ describe('slack notifier on the demo sim', () => {
       action: 'reboot' as const,
       reason: kind === 'failed' ? 'the node did not come back in 15m' : 'step',
     });
+    // The reply is still in flight when the flush starts: its event asks for the edit once it is
+    // delivered, and that edit is the same one (flushing before it was two edits, seen on CI).
+    api.holdNext('chat.postMessage', 300);
     await slack.notify(event(two, 'draining'), { ...two, state: 'running', updatedAt: later });
     await slack.notify(event(two, 'rebooting'), { ...two, state: 'verifying', updatedAt: later });
     await slack.notify(event(five, 'failed'), {
