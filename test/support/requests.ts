@@ -73,3 +73,33 @@ function loaded(path: string): KubeConfig {
   config.loadFromFile(path);
   return config;
 }
+
+/**
+ * A request its executor is working on: approved by nobody left to check (its decisions are not
+ * looked at once it runs), `running` since `since`, its Job named as dispatch names it, its node
+ * cordoned by kubemaint. `more` adds or replaces fields (a slot, other times).
+ */
+export function runningRequest(
+  id: string,
+  node: string,
+  since: Date,
+  more: Partial<MaintenanceRequest> = {},
+): MaintenanceRequest {
+  const at = since.toISOString();
+  return {
+    id,
+    node,
+    action: 'reboot',
+    state: 'running',
+    reason: 'kernel',
+    requestedBy: 'k8s:alice',
+    createdAt: new Date(since.getTime() - 20 * 60_000).toISOString(),
+    updatedAt: at,
+    approvals: [],
+    history: [{ from: 'approved', to: 'running', at, by: 'kubemaint' }],
+    job: `kubemaint-${id}-${node}`,
+    cordonedByUs: true,
+    wasCordoned: false,
+    ...more,
+  };
+}

@@ -171,13 +171,14 @@ function comparable(request: MaintenanceRequest | undefined): string {
   return JSON.stringify(rest);
 }
 
+const hasCode = (error: unknown, code: string): boolean =>
+  typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
+
 /** Conflict errors from the kube adapter carry code 'conflict' (409). */
-export const isConflict = (error: unknown): boolean =>
-  typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'conflict';
+export const isConflict = (error: unknown): boolean => hasCode(error, 'conflict');
 
 /** Not-found errors from the kube adapter carry code 'not_found' (404). */
-const isNotFound = (error: unknown): boolean =>
-  typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'not_found';
+const isNotFound = (error: unknown): boolean => hasCode(error, 'not_found');
 
 /** Record that `what` was reported, and report it; a lost race means the next tick says it instead. */
 export async function announce(

@@ -9,11 +9,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { runTick, type TickDeps } from '../../../src/app/control/tick.js';
 import { LABEL_STATE } from '../../../src/core/names.js';
-import type { MaintenanceRequest } from '../../../src/core/request.js';
 import { R } from '@kubemaint/kubesim';
 import { testControlDeps } from '../../support/control.js';
 import { requestOn } from '../../support/in-process-executor.js';
-import { requestReader } from '../../support/requests.js';
+import { requestReader, runningRequest } from '../../support/requests.js';
 import { startTestSim, type TestSim } from '../../support/sim.js';
 
 const MIN = 60_000;
@@ -28,23 +27,9 @@ describe('a Job that ends during a tick', () => {
   it('after the executor wrote verifying: the node stays cordoned, the request verifying', async () => {
     const now = sim.clock.now();
     const at = (ms: number) => new Date(now.getTime() + ms).toISOString();
-    const running: MaintenanceRequest = {
-      id: 'r-10b0e1',
-      node: 'node-3',
-      action: 'reboot',
-      state: 'running',
-      reason: 'kernel',
-      requestedBy: 'k8s:alice',
-      createdAt: at(-10 * MIN),
-      updatedAt: at(-MIN),
-      // No decision for the tick to apply: it writes nothing before it looks at the Job, so what
-      // its pass read at the start is all it has (its approvals do not matter once it runs).
-      approvals: [],
-      history: [{ from: 'approved', to: 'running', at: at(-MIN), by: 'kubemaint' }],
-      job: 'kubemaint-r-10b0e1-node-3',
-      cordonedByUs: true,
-      wasCordoned: false,
-    };
+    // No decision for the tick to apply: it writes nothing before it looks at the Job, so what
+    // its pass read at the start is all it has (its approvals do not matter once it runs).
+    const running = runningRequest('r-10b0e1', 'node-3', new Date(now.getTime() - MIN));
     const requests = requestReader(sim.kubeconfigPath);
     await requests.seed(running);
     sim.store.mutate(R.nodes, undefined, 'node-3', (n) => {

@@ -11,7 +11,7 @@ import type { MaintenanceRequest } from '../../../src/core/request.js';
 import { R } from '@kubemaint/kubesim';
 import { testControlDeps } from '../../support/control.js';
 import { requestOn } from '../../support/in-process-executor.js';
-import { requestReader } from '../../support/requests.js';
+import { requestReader, runningRequest } from '../../support/requests.js';
 import { startTestSim, type TestSim } from '../../support/sim.js';
 
 const MIN = 60_000;
@@ -33,23 +33,9 @@ describe('a failed executor Job: the request says how its container ended', () =
     seeded += 1;
     const id = `r-0fa${seeded.toString(16).padStart(3, '0')}`;
     const job = `kubemaint-${id}-${node}`;
-    const now = sim.clock.now();
-    const at = (ms: number) => new Date(now.getTime() + ms).toISOString();
-    await requestReader(sim.kubeconfigPath).seed({
-      id,
-      node,
-      action: 'reboot',
-      state: 'running',
-      reason: 'kernel',
-      requestedBy: 'k8s:alice',
-      createdAt: at(-20 * MIN),
-      updatedAt: at(-5 * MIN),
-      approvals: [],
-      history: [{ from: 'approved', to: 'running', at: at(-5 * MIN), by: 'kubemaint' }],
-      job,
-      cordonedByUs: true,
-      wasCordoned: false,
-    });
+    await requestReader(sim.kubeconfigPath).seed(
+      runningRequest(id, node, new Date(sim.clock.now().getTime() - 5 * MIN)),
+    );
     sim.store.mutate(R.nodes, undefined, node, (n) => {
       n.spec = { ...n.spec, unschedulable: true };
     });

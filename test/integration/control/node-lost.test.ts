@@ -8,11 +8,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { runTick, type TickDeps } from '../../../src/app/control/tick.js';
 import { LABEL_STATE } from '../../../src/core/names.js';
-import type { MaintenanceRequest } from '../../../src/core/request.js';
 import { R } from '@kubemaint/kubesim';
 import { testControlDeps, testControlSettings } from '../../support/control.js';
 import { requestOn } from '../../support/in-process-executor.js';
-import { requestReader } from '../../support/requests.js';
+import { requestReader, runningRequest } from '../../support/requests.js';
 import { startTestSim, type TestSim } from '../../support/sim.js';
 
 const MIN = 60_000;
@@ -28,22 +27,9 @@ describe('a node lost while its executor runs', () => {
   const lose = async (node: string, id: string, silentMinutes: number) => {
     const now = sim.clock.now();
     const at = (ms: number) => new Date(now.getTime() + ms).toISOString();
-    const running: MaintenanceRequest = {
-      id,
-      node,
-      action: 'reboot',
-      state: 'running',
-      reason: 'kernel',
-      requestedBy: 'k8s:alice',
-      createdAt: at(-60 * MIN),
-      updatedAt: at(-40 * MIN),
-      approvals: [],
-      history: [{ from: 'approved', to: 'running', at: at(-40 * MIN), by: 'kubemaint' }],
-      job: `kubemaint-${id}-${node}`,
+    const running = runningRequest(id, node, new Date(now.getTime() - 40 * MIN), {
       slot: 'kubemaint-slot-0',
-      cordonedByUs: true,
-      wasCordoned: false,
-    };
+    });
     await requestReader(sim.kubeconfigPath).seed(running);
     // Its kubelet is gone with the machine; the node lifecycle controller said so at the time.
     sim.admin.stopKubelet(node);
