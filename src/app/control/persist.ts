@@ -1,10 +1,11 @@
 /**
  * Writing a request back: every transition is a conditional write on the request object's
- * resourceVersion, so two ticks (or a tick and a click) cannot both win. A new request is created; if
- * another active one for the same node was created first (two proposals racing), the later one is
- * withdrawn (deleted) at once. A lost race is not an error: the winner's write stands and the next tick decides
- * again from what the cluster says. A request that is gone when its write lands lost one too: another
- * serve withdrew it (it lost a creation race) or retention deleted it between the read and the write.
+ * resourceVersion, so two ticks (or a tick and a click) cannot both win. A new request is created;
+ * if another active one for the same node was created first (two proposals racing), the later one
+ * is withdrawn (deleted) at once. A lost race is not an error: the winner's write stands and the
+ * next tick decides again from what the cluster says. A request that is gone when its write lands
+ * lost one too: another serve withdrew it (it lost a creation race) or retention deleted it between
+ * the read and the write.
  */
 import type { TransitionResult } from '../../core/approval.js';
 import type { EventKind, MaintenanceEvent } from '../../core/events.js';
