@@ -109,17 +109,14 @@ export function createSlackNotifier(options: SlackNotifierOptions): SlackNotifie
     async flush(timeoutMs) {
       // New events may queue while we wait (a reply queues nothing, but callers might): loop.
       const deadline = timeoutMs === undefined ? Infinity : Date.now() + timeoutMs;
-      const settled = async () => {
+      while ((chains.size > 0 || digests.waiting() > 0) && Date.now() < deadline) {
+        // Events still being delivered ask for their digest's edit when they are: deliver them
+        // first, so one edit shows them all instead of one now and one for the latecomers. The
+        // edits made here queue on the chains, which the next turn waits for.
         const all = Promise.allSettled([...chains.values()]);
         if (deadline === Infinity) await all;
         else await Promise.race([all, sleep(Math.max(0, deadline - Date.now()))]);
-      };
-      while ((chains.size > 0 || digests.waiting() > 0) && Date.now() < deadline) {
-        // Events still being delivered ask for their digest's edit when they are: deliver them
-        // first, so one edit shows them all instead of one now and one for the latecomers.
-        await settled();
         digests.now();
-        await settled();
       }
     },
     pending: () => queued + digests.waiting(),
